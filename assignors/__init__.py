@@ -1,0 +1,1 @@
+"""kgroup.assignors: the pure core: data model, Kafka assignors, validity, diff and balance."""

@@ -1,0 +1,130 @@
+"""Compare two assignments: what moves, what each member loses and gains, balance and stickiness."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kgroup.assignors.model import Assignment, Cluster, Member, TopicPartition, sort_partitions
+
+
+@dataclass(frozen=True, slots=True)
+class MemberChange:
+    member_id: str
+    before: tuple[TopicPartition, ...]
+    after: tuple[TopicPartition, ...]
+    kept: tuple[TopicPartition, ...]
+    revoked: tuple[TopicPartition, ...]
+    gained: tuple[TopicPartition, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    tp: TopicPartition
+    source: str | None  # None: nobody owned it before
+    target: str | None  # None: nobody owns it after
+
+
+@dataclass(frozen=True, slots=True)
+class AssignmentDiff:
+    members: tuple[MemberChange, ...]
+    moves: tuple[Move, ...]
+
+    @property
+    def moved(self) -> int:
+        """Partitions whose owner changed from one member to another (not newly created or dropped)."""
+        return sum(1 for m in self.moves if m.source is not None and m.target is not None)
+
+
+def diff(old: Assignment, new: Assignment) -> AssignmentDiff:
+    names = list(old.owners) + [m for m in new.owners if m not in old.owners]
+    changes = []
+    for name in names:
+        before, after = set(old.partitions_of(name)), set(new.partitions_of(name))
+        changes.append(MemberChange(
+            name, old.partitions_of(name), new.partitions_of(name),
+            tuple(sort_partitions(before & after)), tuple(sort_partitions(before - after)),
+            tuple(sort_partitions(after - before))))
+    old_owner = {tp: holders[0] for tp, holders in old.owner_map().items()}
+    new_owner = {tp: holders[0] for tp, holders in new.owner_map().items()}
+    moves = [Move(tp, old_owner.get(tp), new_owner.get(tp))
+             for tp in sort_partitions(set(old_owner) | set(new_owner))
+             if old_owner.get(tp) != new_owner.get(tp)]
+    return AssignmentDiff(tuple(changes), tuple(moves))
+
+
+@dataclass(frozen=True, slots=True)
+class Spread:
+    minimum: int
+    maximum: int
+
+    @property
+    def spread(self) -> int:
+        return self.maximum - self.minimum
+
+
+@dataclass(frozen=True, slots=True)
+class Balance:
+    counts: tuple[tuple[str, int], ...]  # member -> number of partitions, every member listed
+    overall: Spread
+    per_topic: tuple[tuple[str, Spread], ...]  # over the topic's subscribers
+    kafka_balanced: bool
+    kafka_unbalance: str | None  # why not, when not
+
+
+def _spread(values: list[int]) -> Spread:
+    return Spread(min(values), max(values)) if values else Spread(0, 0)
+
+
+def _kafka_balance_issue(members: Sequence[Member], assignment: Assignment) -> str | None:
+    """Kafka's test rule (`AbstractStickyAssignorTest.verifyValidityAndBalance`): two members whose
+    counts differ by more than one are acceptable only if the smaller is subscribed to none of the
+    larger one's topics (no partition could move to it)."""
+    subs = {m.member_id: set(m.topics) for m in members}
+    counts = [(m.member_id, len(assignment.partitions_of(m.member_id))) for m in members]
+    for i, (a, len_a) in enumerate(counts):
+        for b, len_b in counts[i + 1:]:
+            if abs(len_a - len_b) <= 1:
+                continue
+            big, small = (a, b) if len_a > len_b else (b, a)
+            movable = [tp for tp in assignment.partitions_of(big) if tp.topic in subs[small]]
+            if movable:
+                return (f"{big} has {max(len_a, len_b)} partitions and {small} has {min(len_a, len_b)}, "
+                        f"but {small} subscribes to {movable[0].topic}")
+    return None
+
+
+def balance(cluster: Cluster, members: Sequence[Member], assignment: Assignment) -> Balance:
+    counts = tuple((m.member_id, len(assignment.partitions_of(m.member_id))) for m in members)
+    per_member_topic = {m.member_id: Counter(tp.topic for tp in assignment.partitions_of(m.member_id))
+                        for m in members}
+    subscriptions = [(m.member_id, set(m.topics)) for m in members]
+    per_topic = []
+    for topic in cluster.topics:
+        values = [per_member_topic[member][topic.name] for member, subs in subscriptions if topic.name in subs]
+        if values:
+            per_topic.append((topic.name, _spread(values)))
+    issue = _kafka_balance_issue(members, assignment)
+    return Balance(counts, _spread([c for _, c in counts]), tuple(per_topic), issue is None, issue)
+
+
+@dataclass(frozen=True, slots=True)
+class Stickiness:
+    kept: int
+    keepable: int  # partitions owned before by a member that is still in the group, still existing
+
+    @property
+    def ratio(self) -> float | None:
+        return self.kept / self.keepable if self.keepable else None
+
+
+def stickiness(cluster: Cluster, members: Sequence[Member], old: Assignment, new: Assignment) -> Stickiness:
+    """Share of the partitions that surviving members owned before and still own after."""
+    kept = keepable = 0
+    for member in members:
+        before = [tp for tp in old.partitions_of(member.member_id) if cluster.exists(tp)]
+        after = set(new.partitions_of(member.member_id))
+        keepable += len(before)
+        kept += sum(1 for tp in before if tp in after)
+    return Stickiness(kept, keepable)

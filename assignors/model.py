@@ -1,0 +1,180 @@
+"""The frozen data model every layer of kgroup shares: cluster metadata, members, groups, assignments.
+
+Values only: no I/O, no clock. Collections are tuples or read-only mappings, so two values with the same
+content compare equal and can be used as dict keys.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import NamedTuple
+
+from kgroup.assignors.javaisms import java_string_key
+
+
+class TopicPartition(NamedTuple):
+    """One partition; `str()` gives Kafka's `TopicPartition.toString` form, `orders-3`.
+
+    A NamedTuple, not a dataclass: assignors build a million of these on Kafka's scale-test shape.
+    """
+
+    topic: str
+    partition: int
+
+    def __str__(self) -> str:
+        return f"{self.topic}-{self.partition}"
+
+    @classmethod
+    def parse(cls, text: str) -> TopicPartition:
+        """Parse `topic-N`; the topic may itself contain dashes (the last one separates)."""
+        topic, sep, number = text.rpartition("-")
+        if not sep or not topic or not number.isascii() or not number.isdigit():
+            raise ValueError(f"{text!r} is not of the form TOPIC-PARTITION")
+        return cls(topic, int(number))
+
+
+def partition_sort_key(tp: TopicPartition) -> tuple[bytes, int]:
+    """Kafka's `Utils.TopicPartitionComparator`: topic in Java string order, then partition number."""
+    return (java_string_key(tp.topic), tp.partition)
+
+
+def sort_partitions(parts: Iterable[TopicPartition]) -> list[TopicPartition]:
+    """Partitions in `TopicPartitionComparator` order, computing each topic's Java key once."""
+    items = list(parts)
+    keys = {topic: java_string_key(topic) for topic in {tp.topic for tp in items}}
+    return sorted(items, key=lambda tp: (keys[tp.topic], tp.partition))
+
+
+@dataclass(frozen=True, slots=True)
+class Topic:
+    """Topic metadata: partition count, the racks of each partition's replicas, an optional topic id."""
+
+    name: str
+    partitions: int
+    # One frozenset per partition: the racks of all its replicas. Empty tuple: no rack information.
+    replica_racks: tuple[frozenset[str], ...] = ()
+    topic_id: str | None = None
+
+    def partition_list(self) -> list[TopicPartition]:
+        return [TopicPartition(self.name, p) for p in range(self.partitions)]
+
+    def racks_of(self, partition: int) -> frozenset[str]:
+        if partition < len(self.replica_racks):
+            return self.replica_racks[partition]
+        return frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class Cluster:
+    """The topics the group can see, in the order they were listed."""
+
+    topics: tuple[Topic, ...] = ()
+
+    def topic(self, name: str) -> Topic | None:
+        for topic in self.topics:
+            if topic.name == name:
+                return topic
+        return None
+
+    def by_name(self) -> dict[str, Topic]:
+        return {topic.name: topic for topic in self.topics}
+
+    def exists(self, tp: TopicPartition) -> bool:
+        topic = self.topic(tp.topic)
+        return topic is not None and 0 <= tp.partition < topic.partitions
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """A group member as the group leader (or the KIP-848 coordinator) sees it."""
+
+    member_id: str
+    topics: tuple[str, ...] = ()  # subscription, in the order given, without duplicates
+    instance_id: str | None = None  # group.instance.id: static membership
+    rack: str | None = None  # client.rack
+    client_id: str = ""
+    host: str = ""
+    owned: tuple[TopicPartition, ...] = ()  # what the member reports owning when it (re)joins
+    generation: int | None = None  # generation of `owned`; None: never assigned
+    # Legacy Scala consumer: consumer threads per topic (num.streams); empty means one per topic.
+    streams: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+
+    def streams_for(self, topic: str) -> int:
+        return self.streams.get(topic, 1) if topic in self.topics else 0
+
+
+@dataclass(frozen=True, slots=True)
+class Assignment:
+    """Member id -> partitions. Every member of the group has an entry, possibly empty."""
+
+    owners: Mapping[str, tuple[TopicPartition, ...]] = field(default_factory=lambda: MappingProxyType({}))
+
+    @classmethod
+    def of(cls, mapping: Mapping[str, Iterable[TopicPartition]]) -> Assignment:
+        """Build from any mapping; partitions are kept in Kafka's TopicPartition order."""
+        return cls(MappingProxyType({member: tuple(sort_partitions(set(parts))) for member, parts in mapping.items()}))
+
+    @classmethod
+    def presorted(cls, mapping: Mapping[str, list[TopicPartition]]) -> Assignment:
+        """Build from lists the caller already holds in TopicPartition order, without duplicates."""
+        return cls(MappingProxyType({member: tuple(parts) for member, parts in mapping.items()}))
+
+    def partitions_of(self, member_id: str) -> tuple[TopicPartition, ...]:
+        return self.owners.get(member_id, ())
+
+    def owner_map(self) -> dict[TopicPartition, list[str]]:
+        """Partition -> every member that holds it (more than one only in an invalid assignment)."""
+        result: dict[TopicPartition, list[str]] = {}
+        for member, parts in self.owners.items():
+            for tp in parts:
+                result.setdefault(tp, []).append(member)
+        return result
+
+    def total(self) -> int:
+        return sum(len(parts) for parts in self.owners.values())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Assignment) and dict(self.owners) == dict(other.owners)
+
+    def __hash__(self) -> int:
+        return hash(frozenset(self.owners.items()))
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionOffsets:
+    """Offsets of one partition as a group sees it; None where unknown or never committed."""
+
+    tp: TopicPartition
+    committed: int | None = None
+    log_start: int | None = None
+    log_end: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """One consumer group: its members, the assignors they support and its current assignment."""
+
+    group_id: str
+    protocol: str = "classic"  # classic | consumer (KIP-848)
+    assignors: tuple[str, ...] = ("range",)  # in the members' order of preference
+    members: tuple[Member, ...] = ()
+    assignment: Assignment = field(default_factory=Assignment)
+    generation: int | None = None
+    state: str | None = None
+    offsets: tuple[PartitionOffsets, ...] = ()
+
+    def member(self, member_id: str) -> Member | None:
+        for member in self.members:
+            if member.member_id == member_id:
+                return member
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class GroupState:
+    """What one what-if or assignor run looks at: the cluster and one group in it."""
+
+    cluster: Cluster
+    group: Group

@@ -1,0 +1,51 @@
+"""One validity checker for every assignor's output (built-in, user, or read from a fixture)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kgroup.assignors.model import Assignment, Cluster, Member
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    rule: str  # unknown-member | not-subscribed | missing-partition | unassigned | duplicate
+    detail: str
+
+
+def check_validity(cluster: Cluster, members: Sequence[Member], assignment: Assignment,
+                   allow_unassigned: bool = False) -> list[Violation]:
+    """Each subscribed existing partition exactly once, and only to a member subscribed to its topic.
+
+    Kafka's tests check the same (`AbstractStickyAssignorTest.verifyValidityAndBalance`).
+    `allow_unassigned` admits partitions withheld for a later round (cooperative protocols).
+    """
+    violations: list[Violation] = []
+    by_id = {m.member_id: m for m in members}
+    subscriptions = {m.member_id: set(m.topics) for m in members}
+    for member_id, parts in assignment.owners.items():
+        if member_id not in by_id:
+            if parts:
+                violations.append(Violation("unknown-member",
+                                            f"{member_id} is not a member of the group but got {len(parts)} partitions"))
+            continue
+        for tp in parts:
+            if not cluster.exists(tp):
+                violations.append(Violation("missing-partition", f"{member_id} got {tp}, which does not exist"))
+            elif tp.topic not in subscriptions[member_id]:
+                violations.append(Violation("not-subscribed", f"{member_id} got {tp} but is not subscribed to {tp.topic}"))
+    owners = assignment.owner_map()
+    for tp, holders in owners.items():
+        if len(holders) > 1:
+            violations.append(Violation("duplicate", f"{tp} is assigned to {len(holders)} members: {', '.join(holders)}"))
+    if not allow_unassigned:
+        subscribed = set().union(*subscriptions.values()) if subscriptions else set()
+        for topic in cluster.topics:
+            if topic.name not in subscribed:
+                continue
+            missing = [p for p in range(topic.partitions) if (topic.name, p) not in owners]
+            if missing:
+                shown = ", ".join(f"{topic.name}-{p}" for p in missing[:5]) + (" ..." if len(missing) > 5 else "")
+                violations.append(Violation("unassigned", f"{len(missing)} partitions of {topic.name} have no owner: {shown}"))
+    return violations

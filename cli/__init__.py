@@ -1,0 +1,1 @@
+"""kgroup.cli: the command line: parses, renders and sets the exit code."""

@@ -1,0 +1,47 @@
+"""`kgroup assign`: run one assignor on a fixture's group as it stands."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from kgroup.cli import documents
+from kgroup.cli.errors import handle_errors
+from kgroup.cli.options import FixtureArg, GroupOpt, OutputOpt, load
+from kgroup.cli.output import OutputFormat, document, emit, warn
+from kgroup.cli.render import print_run
+from kgroup.inspectors.errors import RunError
+from kgroup.inspectors.simulation import simulate
+
+
+@handle_errors
+def assign(
+    fixture: FixtureArg = None,
+    assignor: Annotated[str, typer.Option("--assignor", "-a", help="A built-in assignor or package.module:Class.")]
+    = "",
+    group: GroupOpt = None,
+    output: OutputOpt = OutputFormat.table,
+) -> None:
+    """Compute the assignment an assignor gives the group's members.
+
+    `-o yaml` writes a saved assignment that `kgroup diff` reads.
+
+    Examples:
+
+      kgroup assign seed-roundrobin --assignor roundrobin
+
+      kgroup assign group.yaml -a range -o yaml > range.yaml
+    """
+    loaded = load(fixture)
+    sim = simulate(loaded, group, [assignor] if assignor else [], [], [], [], [])
+    run = sim.runs[0]
+    if run.error is not None or run.assignment is None:
+        raise RunError(f"assignor {run.assignor}: {run.error}")
+    body = {"group_id": sim.before.group.group_id, "assignor": run.assignor,
+            "assignment": documents.assignment(run.assignment)}
+    if run.threads is not None:
+        body["threads"] = {t: documents.partitions(p) for t, p in run.threads.items()}
+    for line in loaded.warnings:
+        warn(line)
+    emit(document("assignment", body), output, lambda console: print_run(console, run, run.assignor))

@@ -1,0 +1,128 @@
+"""Tables for people (rich). Pure functions of results; the commands choose where they go."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from itertools import groupby
+
+from rich.console import Console
+from rich.table import Table
+
+from kgroup.assignors.checks import CheckResult
+from kgroup.assignors.diff import AssignmentDiff
+from kgroup.assignors.evaluate import AssignorRun
+from kgroup.assignors.model import Assignment, TopicPartition
+from kgroup.assignors.whatif import AddMember, RemoveMember, Subscribe, WhatIf
+
+
+def _ranges(numbers: list[int]) -> str:
+    """`0-2,5` for [0, 1, 2, 5]; numbers ascending."""
+    runs: list[str] = []
+    start = prev = numbers[0]
+    for n in numbers[1:]:
+        if n != prev + 1:
+            runs.append(str(start) if start == prev else f"{start}-{prev}")
+            start = n
+        prev = n
+    runs.append(str(start) if start == prev else f"{start}-{prev}")
+    return ",".join(runs)
+
+
+def compact(parts: Iterable[TopicPartition]) -> str:
+    """`orders[0-2,5] payments[1]`: partitions grouped by topic, consecutive numbers as ranges."""
+    chunks = [f"{topic}[{_ranges([tp.partition for tp in items])}]"
+              for topic, items in groupby(parts, key=lambda tp: tp.topic)]
+    return " ".join(chunks) or "-"
+
+
+def _signed(parts: tuple[TopicPartition, ...], sign: str) -> str:
+    return " ".join(f"{sign}{tp}" for tp in parts) if len(parts) <= 4 else f"{sign}{len(parts)}: {compact(parts)}"
+
+
+def assignment_table(title: str, value: Assignment, change: AssignmentDiff | None = None) -> Table:
+    table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
+    for column in ("MEMBER", "PARTITIONS", "COUNT") + (("GAINED", "REVOKED") if change else ()):
+        table.add_column(column, justify="right" if column == "COUNT" else "left",
+                         overflow="fold", no_wrap=column == "MEMBER")
+    changes = {c.member_id: c for c in change.members} if change else {}
+    for member, parts in value.owners.items():
+        row = [member, compact(parts), str(len(parts))]
+        if change:
+            c = changes.get(member)
+            row += [_signed(c.gained, "+") if c and c.gained else "", _signed(c.revoked, "-") if c and c.revoked else ""]
+        table.add_row(*row)
+    if change:  # members that left still lose their partitions
+        for c in change.members:
+            if c.member_id not in value.owners and c.revoked:
+                table.add_row(f"{c.member_id} (left)", "-", "0", "", _signed(c.revoked, "-"))
+    return table
+
+
+def summary_line(run: AssignorRun) -> str:
+    if run.error is not None:
+        return f"Kafka's assignor would fail: {run.error}"
+    assert run.balance and run.stickiness and run.diff
+    b = run.balance.overall
+    topic_spread = max((s.spread for _, s in run.balance.per_topic), default=0)
+    sticky = "n/a (nothing owned)" if run.stickiness.ratio is None else \
+        f"{run.stickiness.ratio:.0%} ({run.stickiness.kept}/{run.stickiness.keepable} kept)"
+    valid = "valid" if not run.violations else "INVALID: " + "; ".join(v.detail for v in run.violations[:3])
+    return (f"moved {run.diff.moved} · partitions per member {b.minimum}..{b.maximum} (spread {b.spread}) · "
+            f"max per-topic spread {topic_spread} · stickiness {sticky} · {valid}")
+
+
+def comparison_table(runs: Iterable[AssignorRun]) -> Table:
+    table = Table(title="Side by side", title_justify="left", show_edge=False, pad_edge=False)
+    for column in ("ASSIGNOR", "MOVED", "MIN", "MAX", "SPREAD", "TOPIC-SPREAD", "STICKINESS", "KAFKA-BALANCED",
+                   "VALID"):
+        table.add_column(column, justify="left" if column == "ASSIGNOR" else "right")
+    for run in runs:
+        if run.error is not None or not (run.balance and run.stickiness and run.diff):
+            table.add_row(run.assignor, *["-"] * 7, "error")
+            continue
+        ratio = run.stickiness.ratio
+        table.add_row(run.assignor, str(run.diff.moved), str(run.balance.overall.minimum),
+                      str(run.balance.overall.maximum), str(run.balance.overall.spread),
+                      str(max((s.spread for _, s in run.balance.per_topic), default=0)),
+                      "n/a" if ratio is None else f"{ratio:.0%}", "yes" if run.balance.kafka_balanced else "no",
+                      "yes" if not run.violations else "no")
+    return table
+
+
+def threads_table(threads: dict[str, tuple[TopicPartition, ...]]) -> Table:
+    table = Table(title="Per consumer thread", title_justify="left", show_edge=False, pad_edge=False)
+    table.add_column("THREAD")
+    table.add_column("PARTITIONS", overflow="fold")
+    for thread in sorted(threads):
+        table.add_row(thread, compact(threads[thread]))
+    return table
+
+
+def checks_table(results: list[CheckResult]) -> Table:
+    table = Table(show_edge=False, pad_edge=False)
+    for column in ("CHECK", "RESULT", "EXPECTED", "ACTUAL"):
+        table.add_column(column, overflow="fold")
+    for r in results:
+        table.add_row(r.name, "ok" if r.ok else "FAIL", r.expected, r.actual)
+    return table
+
+
+def print_run(console: Console, run: AssignorRun, title: str) -> None:
+    if run.assignment is not None:
+        console.print(assignment_table(title, run.assignment, run.diff))
+        if run.threads:
+            console.print(threads_table(run.threads))
+    else:
+        console.print(title)
+    console.print(summary_line(run), markup=False)
+    console.print()
+
+
+def describe_change(change: WhatIf) -> str:
+    if isinstance(change, AddMember):
+        return f"{change.member_id} joins" + (f" ({','.join(change.topics)})" if change.topics else "")
+    if isinstance(change, RemoveMember):
+        return f"{change.member_id} leaves"
+    if isinstance(change, Subscribe):
+        return f"{change.member_id} subscribes to {','.join(change.topics)}"
+    return f"{change.topic} grows to {change.partitions} partitions"

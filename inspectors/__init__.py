@@ -1,0 +1,1 @@
+"""kgroup.inspectors: reads the outside world (fixtures, admin API) into the core model."""

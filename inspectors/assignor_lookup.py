@@ -1,0 +1,94 @@
+"""Find an assignor by name: a built-in, or a user assignor given as `package.module:Name`.
+
+User assignor protocol (documented in README): an object or class with `name` (optional) and
+`assign(cluster, members)`, receiving `kgroup.assignors.model.Cluster` and the members as a sequence of
+`kgroup.assignors.model.Member` in JoinGroup order, returning a mapping member id -> partitions, each a
+`TopicPartition`, a `(topic, partition)` pair or a `"topic-N"` string (or an `Assignment`).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from kgroup.assignors import registry
+from kgroup.assignors.base import Assignor
+from kgroup.assignors.model import Assignment, Cluster, Member, TopicPartition
+from kgroup.inspectors.errors import InputError, RunError
+
+# Assignors Kafka has that this version of kgroup does not implement yet; fixtures may name them.
+PLANNED = ("sticky", "cooperative-sticky", "uniform", "range-server")
+
+
+def known_assignor_names() -> list[str]:
+    return registry.known_names() + [name for name in PLANNED if name not in registry.known_names()]
+
+
+def resolve(name: str) -> Assignor:
+    """The assignor behind a name; InputError (exit 2) when it cannot be found or imported."""
+    found = registry.builtin(name)
+    if found is not None:
+        return found
+    if ":" in name:
+        return _load_user(name)
+    if name in PLANNED:
+        raise InputError(f"assignor {name!r} is not implemented in this version of kgroup; "
+                         f"available: {', '.join(registry.known_names())}", field="--assignor")
+    raise InputError(f"unknown assignor {name!r}; known: {', '.join(registry.known_names())} "
+                     "(or a user assignor as package.module:Class)", field="--assignor")
+
+
+class _UserAssignor:
+    """Wraps a user assignor: normalises what it returns and reports its failures as one line."""
+
+    def __init__(self, spec: str, target: Any) -> None:
+        self.spec = spec
+        self.target = target
+        self.name = str(getattr(target, "name", spec))
+
+    def assign(self, cluster: Cluster, members: Sequence[Member]) -> Assignment:
+        try:
+            raw = self.target.assign(cluster, list(members))
+        except Exception as exc:  # a plugin bug must not become a traceback
+            raise RunError(f"user assignor {self.spec} raised {type(exc).__name__}: {exc}") from None
+        if isinstance(raw, Assignment):
+            return raw
+        if not isinstance(raw, Mapping):
+            raise RunError(f"user assignor {self.spec} returned {type(raw).__name__}; "
+                           "expected a mapping member id -> partitions")
+        try:
+            return Assignment.of({str(member): [_as_partition(p) for p in parts] for member, parts in raw.items()})
+        except (TypeError, ValueError) as exc:
+            raise RunError(f"user assignor {self.spec} returned an invalid partition: {exc}") from None
+
+
+def _as_partition(value: Any) -> TopicPartition:
+    if isinstance(value, TopicPartition):
+        return value
+    if isinstance(value, str):
+        return TopicPartition.parse(value)
+    if isinstance(value, (tuple, list)) and len(value) == 2 and isinstance(value[1], int):
+        return TopicPartition(str(value[0]), value[1])
+    raise TypeError(f"{value!r} is not a partition")
+
+
+def _load_user(spec: str) -> Assignor:
+    module_name, _, attr = spec.partition(":")
+    if not module_name or not attr:
+        raise InputError(f"{spec!r} is not of the form package.module:Name", field="--assignor")
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as exc:
+        raise InputError(f"cannot import {module_name!r}: {type(exc).__name__}: {exc}", field="--assignor") from None
+    target = getattr(module, attr, None)
+    if target is None:
+        raise InputError(f"module {module_name!r} has no attribute {attr!r}", field="--assignor")
+    if isinstance(target, type):
+        try:
+            target = target()
+        except Exception as exc:
+            raise InputError(f"cannot create {spec}: {type(exc).__name__}: {exc}", field="--assignor") from None
+    if not callable(getattr(target, "assign", None)):
+        raise InputError(f"{spec} has no assign(cluster, members) method", field="--assignor")
+    return _UserAssignor(spec, target)
