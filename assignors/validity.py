@@ -47,5 +47,6 @@ def check_validity(cluster: Cluster, members: Sequence[Member], assignment: Assi
             missing = [p for p in range(topic.partitions) if (topic.name, p) not in owners]
             if missing:
                 shown = ", ".join(f"{topic.name}-{p}" for p in missing[:5]) + (" ..." if len(missing) > 5 else "")
-                violations.append(Violation("unassigned", f"{len(missing)} partitions of {topic.name} have no owner: {shown}"))
+                noun = "partition" if len(missing) == 1 else "partitions"
+                violations.append(Violation("unassigned", f"no owner for {len(missing)} {noun} of {topic.name}: {shown}"))
     return violations

@@ -8,7 +8,7 @@ from kgroup.assignors.evaluate import AssignorRun, CurrentAssignment, evaluate
 from kgroup.assignors.model import GroupState
 from kgroup.assignors.whatif import AddMember, AddPartitions, RemoveMember, Subscribe, WhatIf, WhatIfError, apply_all
 from kgroup.inspectors.assignor_lookup import resolve
-from kgroup.inspectors.errors import InputError
+from kgroup.inspectors.errors import InputError, RunError
 from kgroup.inspectors.fixtures import Fixture
 
 
@@ -73,3 +73,12 @@ def check_current(fixture: Fixture, group_id: str | None) -> AssignorRun:
     """Evaluate the fixture's current assignment as it stands."""
     state = GroupState(fixture.cluster, fixture.group(group_id))
     return evaluate(state, state, "current", CurrentAssignment(state.group.assignment))
+
+
+def require_valid(runs: tuple[AssignorRun, ...]) -> None:
+    """An assignor whose output breaks Kafka's rules is a failure, reported before anything is printed."""
+    for run in runs:
+        if run.violations:
+            details = "; ".join(v.detail for v in run.violations[:3])
+            more = f" (+{len(run.violations) - 3} more)" if len(run.violations) > 3 else ""
+            raise RunError(f"assignor {run.assignor} returned an invalid assignment: {details}{more}")

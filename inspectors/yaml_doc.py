@@ -17,6 +17,7 @@ Path = tuple[str | int, ...]
 
 
 def format_path(path: Path) -> str:
+    """`groups[0].members[2].owned[1]`; "(document)" for the root."""
     text = ""
     for part in path:
         text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
@@ -36,7 +37,7 @@ class YamlDoc:
             line = self.lines.get(path[:cut])
             if line is not None:
                 break
-        return InputError(message, self.source, line, format_path(path))
+        return InputError(message, self.source, line, format_path(path) if path else None)
 
 
 def _scalar(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Any:
@@ -51,11 +52,11 @@ def _build(loader: yaml.SafeLoader, node: yaml.Node, path: Path, doc: YamlDoc) -
             key = _scalar(loader, key_node) if isinstance(key_node, yaml.ScalarNode) else None
             if not isinstance(key, (str, int)) or isinstance(key, bool):
                 raise InputError("mapping keys must be strings", doc.source, key_node.start_mark.line + 1,
-                                 format_path(path))
+                                 format_path(path) if path else None)
             key = str(key)
             if key in result:
                 raise InputError(f"duplicate key {key!r}", doc.source, key_node.start_mark.line + 1,
-                                 format_path(path))
+                                 format_path(path) if path else None)
             result[key] = _build(loader, value_node, path + (key,), doc)
         return result
     if isinstance(node, yaml.SequenceNode):

@@ -12,7 +12,7 @@ from kgroup.cli.options import FixtureArg, GroupOpt, OutputOpt, load
 from kgroup.cli.output import OutputFormat, document, emit, warn
 from kgroup.cli.render import print_run
 from kgroup.inspectors.errors import RunError
-from kgroup.inspectors.simulation import simulate
+from kgroup.inspectors.simulation import require_valid, simulate
 
 
 @handle_errors
@@ -36,6 +36,7 @@ def assign(
     loaded = load(fixture)
     sim = simulate(loaded, group, [assignor] if assignor else [], [], [], [], [])
     run = sim.runs[0]
+    require_valid(sim.runs)
     if run.error is not None or run.assignment is None:
         raise RunError(f"assignor {run.assignor}: {run.error}")
     body = {"group_id": sim.before.group.group_id, "assignor": run.assignor,

@@ -11,6 +11,7 @@ from kgroup.cli.errors import handle_errors
 from kgroup.cli.options import FixtureArg, GroupOpt, OutputOpt, load
 from kgroup.cli.output import OutputFormat, document, emit, warn
 from kgroup.cli.render import comparison_table, describe_change, print_run
+from kgroup.inspectors.simulation import require_valid
 from kgroup.inspectors.simulation import simulate as run_simulation
 
 
@@ -46,6 +47,7 @@ def simulate(
     loaded = load(fixture)
     sim = run_simulation(loaded, group, assignor or [], add_member or [], remove_member or [],
                          add_partitions or [], subscribe or [])
+    require_valid(sim.runs)
     before, after = sim.before.group, sim.after.group
     doc = document("simulation", {
         "source": loaded.source,

@@ -1,0 +1,34 @@
+"""Running kgroup as a user would: in-process through Typer's runner, or as a real process."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner
+
+from kgroup.cli.app import app
+
+ROOT = Path(__file__).parents[2]
+FIXTURES = ROOT / "fixtures"
+
+
+def run(*args: str) -> Any:
+    return CliRunner().invoke(app, list(args))
+
+
+def run_json(*args: str) -> dict[str, Any]:
+    result = run(*args, "-o", "json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def run_process(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """The installed `kgroup` entry point, stdout and stderr piped (not a terminal)."""
+    script = Path(sys.executable).parent / "kgroup"
+    return subprocess.run([str(script), *args], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, **(env or {})}, cwd=cwd)

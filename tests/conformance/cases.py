@@ -1,0 +1,101 @@
+"""Read the conformance data (vendored, or KGROUP_CONFORMANCE_DIR) into kgroup's model.
+
+Both schemas are documented at the top of assignor-cases.yaml and in shared/spec/oracle.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from kgroup.assignors.model import Cluster, Member, Topic, TopicPartition
+
+VENDORED = Path(__file__).parent / "data"
+
+# Names in the data -> kgroup's names.
+NAMES = {"server-uniform": "uniform", "server-range": "range-server", "range-server": "range-server"}
+
+
+def data_dir() -> Path:
+    return Path(os.environ.get("KGROUP_CONFORMANCE_DIR") or VENDORED)
+
+
+def data_file(name: str) -> Path | None:
+    path = data_dir() / name
+    return path if path.is_file() else None
+
+
+@dataclass
+class Case:
+    id: str
+    assignor: str  # kgroup's name
+    cluster: Cluster
+    members: list[Member]
+    expected: dict[str, set[str]] | None = None
+    expected_error: str | None = None
+    legacy: bool = False
+    raw: dict[str, Any] = field(default_factory=dict)
+
+
+def _racks(rows: list[list[str]] | None) -> tuple[frozenset[str], ...]:
+    return tuple(frozenset(r for r in row if r) for row in rows or [])
+
+
+def _owned(items: list[str] | None) -> tuple[TopicPartition, ...]:
+    return tuple(TopicPartition.parse(text) for text in items or [])
+
+
+def yaml_cases() -> list[Case]:
+    path = data_file("assignor-cases.yaml")
+    if path is None:
+        return []
+    cases = []
+    for raw in yaml.safe_load(path.read_text())["cases"]:
+        topics = tuple(Topic(name, t["partitions"], _racks(t.get("racks")), t.get("id"))
+                       for name, t in (raw.get("topics") or {}).items() if t.get("exists", True))
+        legacy = raw["assignor"].startswith("legacy-")
+        members = []
+        for member_id, m in (raw.get("members") or {}).items():
+            m = m or {}
+            if legacy:
+                streams = m.get("streams") or {}
+                members.append(Member(member_id, tuple(streams), streams=streams))
+            else:
+                members.append(Member(member_id, tuple(m.get("topics") or []), m.get("instance_id"), m.get("rack"),
+                                      owned=_owned(m.get("owned")), generation=m.get("generation")))
+        expected = {k: set(v or []) for k, v in raw["expected"].items()} if "expected" in raw else None
+        cases.append(Case(raw["name"], NAMES.get(raw["assignor"], raw["assignor"]), Cluster(topics), members,
+                          expected, raw.get("expected_error"), legacy, raw))
+    return cases
+
+
+def jsonl_cases() -> list[Case]:
+    path = data_file("kafka-assignors.jsonl")
+    if path is None:
+        return []
+    cases = []
+    with path.open() as handle:
+        for line in handle:
+            if not line.strip():
+                continue
+            raw = json.loads(line)
+            topics = tuple(Topic(t["name"], t["partitions"], _racks(t.get("replica_racks")), t.get("id"))
+                           for t in raw["topics"])
+            members = [Member(m["member_id"], tuple(m["topics"]), m.get("group_instance_id"), m.get("rack"),
+                              owned=tuple(TopicPartition(t, p) for t, p in m.get("owned_partitions") or []),
+                              generation=m.get("generation"))
+                       for m in raw["members"]]
+            expected = {k: {f"{t}-{p}" for t, p in v} for k, v in raw["expected"].items()}
+            cases.append(Case(raw["id"], NAMES.get(raw["assignor"], raw["assignor"]), Cluster(topics), members,
+                              expected, raw.get("expected_error"), False, raw))
+    return cases
+
+
+def coordinator_vectors() -> list[dict[str, Any]]:
+    path = data_file("find-coordinator.yaml")
+    return yaml.safe_load(path.read_text())["vectors"] if path else []

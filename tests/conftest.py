@@ -1,0 +1,39 @@
+"""Test isolation, and the conformance summary (passed/total per assignor) at the end of the run."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+import pytest
+
+_conformance: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setenv("KGROUP_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if "test_matches_kafka[" not in report.nodeid or report.when != "call":
+        return
+    assignor = report.nodeid.split("[", 1)[1].split(":")[1]
+    _conformance[assignor][1] += 1
+    _conformance[assignor][0] += report.passed
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    from tests.conformance.cases import data_dir
+    from tests.conformance.test_assignor_conformance import not_implemented_summary
+
+    if not _conformance:
+        return
+    terminalreporter.section(f"conformance ({data_dir()})")
+    for assignor, (passed, total) in sorted(_conformance.items()):
+        terminalreporter.write_line(f"{assignor:20} {passed}/{total} passed")
+    for assignor, count in sorted(not_implemented_summary().items()):
+        terminalreporter.write_line(f"{assignor:20} not implemented ({count} cases not run)")
