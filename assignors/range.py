@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import groupby
 
-from kgroup.assignors.base import subscribed_topics
+from kgroup.assignors.base import gc_paused, subscribed_topics, subscriber_positions, topic_partitions
 from kgroup.assignors.javaisms import java_string_key
-from kgroup.assignors.model import Assignment, Cluster, Member, TopicPartition
+from kgroup.assignors.model import Assignment, Cluster, Member, Topic, TopicPartition
 from kgroup.assignors.ordering import member_sort_key
 
 
@@ -136,28 +136,24 @@ def _assign_with_rack_matching(states: list[_TopicState], out: dict[str, list[To
                 _assign_ranges(copartitioned[0], True, out)
 
 
-def _subscribers_per_topic(members: Sequence[Member], topics: dict[str, int]) -> dict[str, list[Member]]:
-    """Topic -> its subscribers in `MemberInfo` order (one pass over the subscriptions, one sort)."""
-    result: dict[str, list[Member]] = {topic: [] for topic in topics}
-    for member in sorted(members, key=member_sort_key):
-        for topic in dict.fromkeys(member.topics):
-            if topic in result:
-                result[topic].append(member)
-    return result
-
-
-def _plain_range(topics: dict[str, int], subscribers: dict[str, list[Member]],
+def _plain_range(topics: dict[str, int], ordered: list[Member], positions: dict[str, list[int]],
                  members: Sequence[Member]) -> Assignment:
     """The closed form of range when no topic is rack-aware: subscriber i gets q (+1 for i < r)."""
     out: dict[str, list[TopicPartition]] = {m.member_id: [] for m in members}
+    lists = [out[m.member_id] for m in ordered]
     for topic in sorted(topics, key=java_string_key):  # appending in topic order keeps lists sorted
-        n, ordered = topics[topic], subscribers[topic]
-        q, r = divmod(n, len(ordered))
-        start = 0
-        for i, member in enumerate(ordered):
-            length = q + (1 if i < r else 0)
-            out[member.member_id].extend([TopicPartition(topic, p) for p in range(start, start + length)])
-            start += length
+        parts = topic_partitions(topic, topics[topic])
+        targets = [lists[i] for i in positions[topic]]
+        q, r = divmod(len(parts), len(targets))
+        head = r * (q + 1)
+        for i in range(r):
+            targets[i] += parts[i * (q + 1):(i + 1) * (q + 1)]
+        if q == 1:
+            for target, tp in zip(targets[r:], parts[head:]):
+                target.append(tp)
+        elif q > 1:
+            for j, target in enumerate(targets[r:]):
+                target += parts[head + j * q:head + (j + 1) * q]
     return Assignment.presorted(out)
 
 
@@ -167,19 +163,22 @@ class RangeAssignor:
     name = "range"
 
     def assign(self, cluster: Cluster, members: Sequence[Member]) -> Assignment:
-        topics = subscribed_topics(cluster, members)
-        subscribers = _subscribers_per_topic(members, topics)
-        known = cluster.by_name()
-        states = [_TopicState(topic, n, subscribers[topic], [known[topic].racks_of(p) for p in range(n)])
-                  for topic, n in topics.items()
-                  if any(m.rack for m in subscribers[topic])]
-        if not any(state.needs_rack_aware for state in states):
-            return _plain_range(topics, subscribers, members)
+        with gc_paused():
+            topics = subscribed_topics(cluster, members)
+            ordered = sorted(members, key=member_sort_key)
+            positions = subscriber_positions(ordered, topics)
+            subscribers = {topic: [ordered[i] for i in positions[topic]] for topic in topics}
+            known = cluster.by_name()
+            racked = [topic for topic in topics if any(m.rack for m in subscribers[topic])]
+            if not any(_state(topic, topics[topic], subscribers[topic], known).needs_rack_aware for topic in racked):
+                return _plain_range(topics, ordered, positions, members)
+            states = [_state(topic, n, subscribers[topic], known) for topic, n in topics.items()]
+            out: dict[str, list[TopicPartition]] = {m.member_id: [] for m in members}
+            _assign_with_rack_matching(states, out)
+            for state in states:
+                _assign_ranges(state, False, out)
+            return Assignment.of(out)
 
-        states = [_TopicState(topic, n, subscribers[topic], [known[topic].racks_of(p) for p in range(n)])
-                  for topic, n in topics.items()]
-        out: dict[str, list[TopicPartition]] = {m.member_id: [] for m in members}
-        _assign_with_rack_matching(states, out)
-        for state in states:
-            _assign_ranges(state, False, out)
-        return Assignment.of(out)
+
+def _state(topic: str, n: int, subscribers: list[Member], known: dict[str, Topic]) -> _TopicState:
+    return _TopicState(topic, n, subscribers, [known[topic].racks_of(p) for p in range(n)])

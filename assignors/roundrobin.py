@@ -12,7 +12,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Sequence
 
-from kgroup.assignors.base import subscribed_topics
+from kgroup.assignors.base import gc_paused, subscribed_topics, subscriber_positions, topic_partitions
 from kgroup.assignors.javaisms import java_string_key
 from kgroup.assignors.model import Assignment, Cluster, Member, TopicPartition
 from kgroup.assignors.ordering import member_sort_key
@@ -24,25 +24,27 @@ class RoundRobinAssignor:
     name = "roundrobin"
 
     def assign(self, cluster: Cluster, members: Sequence[Member]) -> Assignment:
-        ordered = sorted(members, key=member_sort_key)
-        topics = subscribed_topics(cluster, members)
-        positions: dict[str, list[int]] = {topic: [] for topic in topics}
-        for index, member in enumerate(ordered):
-            for topic in dict.fromkeys(member.topics):
-                if topic in positions:
-                    positions[topic].append(index)
-
-        out: dict[str, list[TopicPartition]] = {m.member_id: [] for m in members}
-        cursor = 0
-        for topic in sorted(topics, key=java_string_key):
-            subscribers, n = positions[topic], topics[topic]
-            # The cursor skips non-subscribers, so the topic's subscribers take turns starting with the
-            # first one at or after the cursor; partition i goes to the (i mod s)-th of that rotation.
-            start = bisect_left(subscribers, cursor) % len(subscribers)
-            rotation = subscribers[start:] + subscribers[:start]
-            s = len(rotation)
-            for j, index in enumerate(rotation[:n]):
-                out[ordered[index].member_id].extend([TopicPartition(topic, p) for p in range(j, n, s)])
-            cursor = (rotation[(n - 1) % s] + 1) % len(ordered)
-        # Topics were visited in Java order and partitions ascending, so every list is already sorted.
-        return Assignment.presorted(out)
+        with gc_paused():
+            ordered = sorted(members, key=member_sort_key)
+            topics = subscribed_topics(cluster, members)
+            positions = subscriber_positions(ordered, topics)
+            lists = [[] for _ in ordered]  # type: list[list[TopicPartition]]
+            cursor = 0
+            for topic in sorted(topics, key=java_string_key):
+                subscribers, n = positions[topic], topics[topic]
+                # The cursor skips non-subscribers, so the topic's subscribers take turns starting with
+                # the first one at or after the cursor; partition i goes to the (i mod s)-th of them.
+                start = bisect_left(subscribers, cursor) % len(subscribers)
+                rotation = subscribers[start:] + subscribers[:start]
+                s = len(rotation)
+                parts = topic_partitions(topic, n)
+                if n <= s:
+                    for index, tp in zip(rotation, parts):
+                        lists[index].append(tp)
+                else:
+                    for j, index in enumerate(rotation):
+                        lists[index] += parts[j::s]
+                cursor = (rotation[(n - 1) % s] + 1) % len(ordered)
+            # Topics were visited in Java order and partitions ascending: every list is already sorted.
+            by_id = {m.member_id: lists[i] for i, m in enumerate(ordered)}
+            return Assignment.presorted({m.member_id: by_id[m.member_id] for m in members})
