@@ -35,13 +35,11 @@ class TopicPartition(NamedTuple):
         return cls(topic, int(number))
 
 
-def partition_sort_key(tp: TopicPartition) -> tuple[bytes, int]:
-    """Kafka's `Utils.TopicPartitionComparator`: topic in Java string order, then partition number."""
-    return (java_string_key(tp.topic), tp.partition)
-
-
 def sort_partitions(parts: Iterable[TopicPartition]) -> list[TopicPartition]:
-    """Partitions in `TopicPartitionComparator` order, computing each topic's Java key once."""
+    """Kafka's `Utils.TopicPartitionComparator` order: topic in Java string order, then partition.
+
+    Each topic's Java sort key is computed once.
+    """
     items = list(parts)
     keys = {topic: java_string_key(topic) for topic in {tp.topic for tp in items}}
     return sorted(items, key=lambda tp: (keys[tp.topic], tp.partition))
@@ -57,9 +55,6 @@ class Topic:
     replica_racks: tuple[frozenset[str], ...] = ()
     topic_id: str | None = None
 
-    def partition_list(self) -> list[TopicPartition]:
-        return [TopicPartition(self.name, p) for p in range(self.partitions)]
-
     def racks_of(self, partition: int) -> frozenset[str]:
         if partition < len(self.replica_racks):
             return self.replica_racks[partition]
@@ -71,15 +66,17 @@ class Cluster:
     """The topics the group can see, in the order they were listed."""
 
     topics: tuple[Topic, ...] = ()
+    # Name -> topic, built once: validity and stickiness look a topic up for every partition.
+    _index: dict[str, Topic] = field(init=False, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_index", {topic.name: topic for topic in self.topics})
 
     def topic(self, name: str) -> Topic | None:
-        for topic in self.topics:
-            if topic.name == name:
-                return topic
-        return None
+        return self._index.get(name)
 
     def by_name(self) -> dict[str, Topic]:
-        return {topic.name: topic for topic in self.topics}
+        return dict(self._index)
 
     def exists(self, tp: TopicPartition) -> bool:
         topic = self.topic(tp.topic)
@@ -131,9 +128,6 @@ class Assignment:
             for tp in parts:
                 result.setdefault(tp, []).append(member)
         return result
-
-    def total(self) -> int:
-        return sum(len(parts) for parts in self.owners.values())
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Assignment) and dict(self.owners) == dict(other.owners)

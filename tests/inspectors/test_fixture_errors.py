@@ -64,6 +64,8 @@ def test_the_good_fixture_loads() -> None:
      "duplicate member id 'c0'"),
     (GOOD.replace("c1: [orders-1, orders-2]", "c1: [orders-1, orders-7]"), 18, "groups[0].assignment.c1[1]",
      "orders-7 does not exist: orders has partitions 0..2"),
+    (GOOD.replace("topics: [orders]\n", "topics: [orders]\n        owned: [payments-5]\n"), 16,
+     "groups[0].members[1].owned[0]", "payments-5 does not exist: payments has partitions 0..1"),
     (GOOD.replace("assignors: [range]", "assignors: [rnage]"), 10, "groups[0].assignors[0]",
      "unknown assignor 'rnage'; known: range, roundrobin"),
     (GOOD.replace("schema: kgroup/v1", "schema: kgroup/v9"), 1, "schema", "unsupported schema"),
