@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from enum import IntEnum
 from typing import Any, Callable, TypeVar
@@ -23,21 +24,36 @@ class ExitCode(IntEnum):
     INTERRUPTED = 130
 
 
+def _say(message: str) -> None:
+    one_line = message.replace("\r", "\\r").replace("\n", "\\n")
+    sys.stderr.write(f"kgroup: error: {one_line}\n")
+
+
 def handle_errors(command: F) -> F:
-    """Turn kgroup's own errors into one line on stderr and the documented exit code."""
+    """Turn kgroup's own errors into one line on stderr and the documented exit code.
+
+    Anything unexpected is a kgroup bug: one line too, with the traceback only under KGROUP_DEBUG=1.
+    """
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
         except InputError as exc:
-            sys.stderr.write(f"kgroup: error: {exc}\n")
+            _say(str(exc))
             raise typer.Exit(ExitCode.BAD_INPUT) from None
         except RunError as exc:
-            sys.stderr.write(f"kgroup: error: {exc}\n")
+            _say(str(exc))
             raise typer.Exit(ExitCode.RUNTIME_ERROR) from None
         except KeyboardInterrupt:
             sys.stderr.write("kgroup: interrupted\n")
             raise typer.Exit(ExitCode.INTERRUPTED) from None
+        except typer.Exit:
+            raise
+        except Exception as exc:
+            if os.environ.get("KGROUP_DEBUG"):
+                raise
+            _say(f"internal error: {type(exc).__name__}: {exc} (a kgroup bug; KGROUP_DEBUG=1 shows the traceback)")
+            raise typer.Exit(ExitCode.RUNTIME_ERROR) from None
 
     return wrapper  # type: ignore[return-value]

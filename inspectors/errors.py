@@ -19,7 +19,9 @@ class InputError(Exception):
         if self.source:
             where = f"{self.source}:{self.line}: " if self.line else f"{self.source}: "
         field = f"{self.field}: " if self.field else ""
-        return f"{where}{field}{self.message}"
+        text = f"{where}{field}{self.message}"
+        # One line, whatever the input held: a value echoed in the message may contain line breaks.
+        return text.replace("\r", "\\r").replace("\n", "\\n")
 
 
 class RunError(Exception):

@@ -88,6 +88,12 @@ class _Reader:
                 raise self.fail(path, f"missing required key {key!r}")
         return value
 
+    def keyed(self, value: Any, path: Path) -> dict[str, Any]:
+        """A mapping whose keys are data (member ids, topics, partitions), not schema fields."""
+        if not isinstance(value, dict):
+            raise self.fail(path, f"expected a mapping, got {_kind(value)}")
+        return value
+
     def seq(self, value: Any, path: Path) -> list[Any]:
         if not isinstance(value, list):
             raise self.fail(path, f"expected a list, got {_kind(value)}")
@@ -118,6 +124,11 @@ class _Reader:
             value = [value]
         items = [self.text(v, path + (i,)) for i, v in enumerate(self.seq(value, path))]
         return tuple(dict.fromkeys(items))
+
+
+def _or_empty(value: Any) -> Any:
+    """An empty YAML value (`members:`) reads as an empty list; `false` or `0` stay wrong."""
+    return [] if value is None else value
 
 
 def _kind(value: Any) -> str:
@@ -158,7 +169,7 @@ def _read_cluster(r: _Reader, raw: Any, path: Path) -> Cluster:
     data = r.mapping(raw, path, {"topics"}, ("topics",))
     topics: list[Topic] = []
     seen: set[str] = set()
-    for i, item in enumerate(r.seq(data["topics"] or [], path + ("topics",))):
+    for i, item in enumerate(r.seq(_or_empty(data["topics"]), path + ("topics",))):
         topic = _read_topic(r, item, path + ("topics", i))
         if topic.name in seen:
             raise r.fail(path + ("topics", i, "name"), f"duplicate topic {topic.name!r}")
@@ -201,7 +212,7 @@ def _read_member(r: _Reader, raw: Any, path: Path, cluster: Cluster) -> Member:
     member_id = r.text(data["member_id"], path + ("member_id",))
     streams: dict[str, int] = {}
     if data.get("streams") is not None:
-        streams_raw = r.mapping(data["streams"], path + ("streams",), set(data["streams"] or {}))
+        streams_raw = r.keyed(data["streams"], path + ("streams",))
         streams = {topic: r.integer(n, path + ("streams", topic), minimum=1) for topic, n in streams_raw.items()}
     if data.get("topics") is not None:
         topics = r.text_list(data["topics"], path + ("topics",))
@@ -243,7 +254,7 @@ def _read_assignors(r: _Reader, data: dict[str, Any], path: Path, protocol: str)
 
 
 def _read_offsets(r: _Reader, raw: Any, path: Path, cluster: Cluster) -> tuple[PartitionOffsets, ...]:
-    data = r.mapping(raw, path, set(raw) if isinstance(raw, dict) else set())
+    data = r.keyed(raw, path)
     result = []
     for key, value in data.items():
         tp = _parse_partition(r, key, path + (key,), cluster)
@@ -265,7 +276,7 @@ def _read_group(r: _Reader, raw: Any, path: Path, cluster: Cluster) -> Group:
     if protocol not in PROTOCOLS:
         raise r.fail(path + ("protocol",), f"unknown protocol {protocol!r}; expected one of {', '.join(PROTOCOLS)}")
     members: list[Member] = []
-    for i, item in enumerate(r.seq(data.get("members") or [], path + ("members",))):
+    for i, item in enumerate(r.seq(_or_empty(data.get("members")), path + ("members",))):
         member = _read_member(r, item, path + ("members", i), cluster)
         if any(m.member_id == member.member_id for m in members):
             raise r.fail(path + ("members", i, "member_id"), f"duplicate member id {member.member_id!r}")
@@ -275,7 +286,7 @@ def _read_group(r: _Reader, raw: Any, path: Path, cluster: Cluster) -> Group:
     ids = {m.member_id for m in members}
     owners: dict[str, tuple[TopicPartition, ...]] = {}
     if data.get("assignment") is not None:
-        assignment_raw = r.mapping(data["assignment"], path + ("assignment",), set(data["assignment"] or {}))
+        assignment_raw = r.keyed(data["assignment"], path + ("assignment",))
         for member_id, parts in assignment_raw.items():
             if member_id not in ids:
                 raise r.fail(path + ("assignment", member_id), f"{member_id!r} is not a member of the group")
@@ -287,7 +298,7 @@ def _read_group(r: _Reader, raw: Any, path: Path, cluster: Cluster) -> Group:
     generation = None
     if data.get("generation") is not None:
         generation = r.integer(data["generation"], path + ("generation",), minimum=-1)
-    offsets = _read_offsets(r, data["offsets"], path + ("offsets",), cluster) if data.get("offsets") else ()
+    offsets = () if data.get("offsets") is None else _read_offsets(r, data["offsets"], path + ("offsets",), cluster)
     return Group(
         group_id=group_id, protocol=protocol, assignors=_read_assignors(r, data, path, protocol),
         members=tuple(members), assignment=Assignment.of({m.member_id: owners.get(m.member_id, ()) for m in members}),
@@ -339,7 +350,7 @@ def load_assignment_source(path: str, group_id: str | None = None) -> SavedAssig
         r = _Reader(doc)
         data = r.mapping(doc.data, (), _ASSIGNMENT_KEYS, ("assignment",))
         _check_schema(r, data, "assignment")
-        raw = r.mapping(data["assignment"], ("assignment",), set(data["assignment"] or {}))
+        raw = r.keyed(data["assignment"], ("assignment",))
         owners = {}
         for member, parts in raw.items():
             items = r.seq(parts, ("assignment", member))

@@ -20,7 +20,11 @@ def format_path(path: Path) -> str:
     """`groups[0].members[2].owned[1]`; "(document)" for the root."""
     text = ""
     for part in path:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+        if isinstance(part, int):
+            text += f"[{part}]"
+            continue
+        name = part if part.isprintable() else repr(part)  # keys with newlines would break the one line
+        text += f".{name}" if text else name
     return text or "(document)"
 
 

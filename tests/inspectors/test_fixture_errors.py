@@ -75,6 +75,10 @@ def test_the_good_fixture_loads() -> None:
     (GOOD.replace("partitions: 2", "partitions: two"), 7, "cluster.topics[1].partitions",
      "expected an integer, got a string"),
     (GOOD + "groups: []\n", 19, None, "duplicate key 'groups'"),
+    (GOOD.replace("    assignment:\n      c0: [orders-0, payments-0, payments-1]\n      c1: [orders-1, orders-2]\n",
+                  "    assignment: true\n"), 16, "groups[0].assignment", "expected a mapping, got a boolean"),
+    (GOOD.replace("    members:\n", "    offsets: false\n    members:\n"), 11, "groups[0].offsets",
+     "expected a mapping, got a boolean"),
 ])
 def test_bad_input_is_one_precise_line(text: str, line: int | None, field: str | None, words: str) -> None:
     err = error_of(text)
