@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import gc
+from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import repeat
 from typing import Protocol, runtime_checkable
 
+from kgroup.assignors.javaisms import java_string_key
 from kgroup.assignors.model import Assignment, Cluster, Member, TopicPartition
 
 
@@ -69,9 +71,42 @@ def subscriber_positions(ordered: Sequence[Member], topics: Iterable[str]) -> di
     return result
 
 
-def topic_partitions(topic: str, count: int) -> list[TopicPartition]:
-    """`topic-0 .. topic-(count-1)`, built in C: `tuple.__new__` skips the NamedTuple constructor."""
-    return list(map(tuple.__new__, repeat(TopicPartition), zip(repeat(topic), range(count))))
+def topic_partitions(topic: str, count: int, numbers: Sequence[int] | None = None) -> list[TopicPartition]:
+    """`topic-0 .. topic-(count-1)`, built in C: `tuple.__new__` skips the NamedTuple constructor.
+
+    `numbers` (0, 1, 2, ...) lets many topics share one int object per partition number.
+    """
+    source = range(count) if numbers is None else numbers[:count]
+    return list(map(tuple.__new__, repeat(TopicPartition), zip(repeat(topic), source)))
+
+
+def contiguous_ranges(topics: dict[str, int], ordered: list[Member], positions: dict[str, list[int]],
+                 members: Sequence[Member]) -> Assignment:
+    """Per topic, the i-th subscriber (in `ordered`) takes the next q partitions, +1 while i < n % k.
+
+    The closed form shared by client `range` without racks (`RangeAssignor.assignRanges` with every
+    partition assignable) and the server-side `range` (`RangeAssignor.addPartitionsToAssignment`).
+    """
+    out: dict[str, list[TopicPartition]] = {m.member_id: [] for m in members}
+    lists = [out[m.member_id] for m in ordered]
+    numbers = list(range(max(topics.values(), default=0)))
+    targets_of: dict[int, list[list[TopicPartition]]] = {}  # topics with the same subscribers share one
+    for topic in sorted(topics, key=java_string_key):  # appending in topic order keeps lists sorted
+        parts = topic_partitions(topic, topics[topic], numbers)
+        subscribers = positions[topic]
+        targets = targets_of.get(id(subscribers))
+        if targets is None:
+            targets = targets_of[id(subscribers)] = [lists[i] for i in subscribers]
+        q, r = divmod(len(parts), len(targets))
+        head = r * (q + 1)
+        for i in range(r):
+            targets[i] += parts[i * (q + 1):(i + 1) * (q + 1)]
+        if q == 1:  # one partition each, the common case of a large group: append in C
+            deque(map(list.append, targets[r:], parts[head:]), maxlen=0)
+        elif q > 1:
+            for j, target in enumerate(targets[r:]):
+                target += parts[head + j * q:head + (j + 1) * q]
+    return Assignment.presorted(out)
 
 
 @contextmanager

@@ -14,8 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import groupby
 
-from kgroup.assignors.base import gc_paused, subscribed_topics, subscriber_positions, topic_partitions
-from kgroup.assignors.javaisms import java_string_key
+from kgroup.assignors.base import contiguous_ranges, gc_paused, subscribed_topics, subscriber_positions
 from kgroup.assignors.model import Assignment, Cluster, Member, Topic, TopicPartition
 from kgroup.assignors.ordering import member_sort_key
 
@@ -136,27 +135,6 @@ def _assign_with_rack_matching(states: list[_TopicState], out: dict[str, list[To
                 _assign_ranges(copartitioned[0], True, out)
 
 
-def _plain_range(topics: dict[str, int], ordered: list[Member], positions: dict[str, list[int]],
-                 members: Sequence[Member]) -> Assignment:
-    """The closed form of range when no topic is rack-aware: subscriber i gets q (+1 for i < r)."""
-    out: dict[str, list[TopicPartition]] = {m.member_id: [] for m in members}
-    lists = [out[m.member_id] for m in ordered]
-    for topic in sorted(topics, key=java_string_key):  # appending in topic order keeps lists sorted
-        parts = topic_partitions(topic, topics[topic])
-        targets = [lists[i] for i in positions[topic]]
-        q, r = divmod(len(parts), len(targets))
-        head = r * (q + 1)
-        for i in range(r):
-            targets[i] += parts[i * (q + 1):(i + 1) * (q + 1)]
-        if q == 1:
-            for target, tp in zip(targets[r:], parts[head:]):
-                target.append(tp)
-        elif q > 1:
-            for j, target in enumerate(targets[r:]):
-                target += parts[head + j * q:head + (j + 1) * q]
-    return Assignment.presorted(out)
-
-
 class RangeAssignor:
     """Kafka: `org.apache.kafka.clients.consumer.RangeAssignor.assignPartitions` (3.5+, KIP-881)."""
 
@@ -171,7 +149,7 @@ class RangeAssignor:
             known = cluster.by_name()
             racked = [topic for topic in topics if any(m.rack for m in subscribers[topic])]
             if not any(_state(topic, topics[topic], subscribers[topic], known).needs_rack_aware for topic in racked):
-                return _plain_range(topics, ordered, positions, members)
+                return contiguous_ranges(topics, ordered, positions, members)
             states = [_state(topic, n, subscribers[topic], known) for topic, n in topics.items()]
             out: dict[str, list[TopicPartition]] = {m.member_id: [] for m in members}
             _assign_with_rack_matching(states, out)

@@ -6,6 +6,7 @@ from kgroup.assignors.base import Assignor, AssignorInfo
 from kgroup.assignors.legacy import LegacyRangeAssignor, LegacyRoundRobinAssignor
 from kgroup.assignors.range import RangeAssignor
 from kgroup.assignors.roundrobin import RoundRobinAssignor
+from kgroup.assignors.server_range import ServerRangeAssignor
 
 BUILTINS: dict[str, tuple[Assignor, AssignorInfo]] = {
     "range": (RangeAssignor(), AssignorInfo(
@@ -16,6 +17,10 @@ BUILTINS: dict[str, tuple[Assignor, AssignorInfo]] = {
         "roundrobin", "client", "eager",
         "all partitions in topic order dealt to sorted members by one circular cursor",
         "org.apache.kafka.clients.consumer.RoundRobinAssignor")),
+    "server-range": (ServerRangeAssignor(), AssignorInfo(
+        "server-range", "server", "consumer",
+        "KIP-848 `range`: stateless, per-topic ranges over sorted members; co-partitions equal topics",
+        "org.apache.kafka.coordinator.group.assignor.RangeAssignor")),
     "legacy-range": (LegacyRangeAssignor(), AssignorInfo(
         "legacy-range", "legacy", "zookeeper",
         "Scala consumer 0.8/0.9: range over consumer threads (num.streams)",

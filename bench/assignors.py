@@ -8,8 +8,9 @@ Shapes:
 Each measurement runs in its own process, so peak memory (ru_maxrss) is that run's alone.
 
 Usage: python bench/assignors.py [--shapes a,b] [--repeat N]
-Targets on shape b (issue #2): range <= 1.0 s, roundrobin <= 1.3 s, range >= 3x faster than
-kafka-python's, peak memory <= 1.5 GB. Kafka's Java (warm JVM, this machine): range 0.98 s, rr 1.33 s.
+Targets on shape b: range <= 1.0 s, roundrobin <= 1.3 s, range >= 3x faster than kafka-python's,
+peak memory <= 1.5 GB (issue #2); server-range <= 0.3 s (issue #3). Kafka's Java (warm JVM, this
+machine): range 0.98 s, roundrobin 1.33 s, server-range 0.23 s.
 """
 
 from __future__ import annotations
@@ -23,8 +24,10 @@ import time
 from collections import namedtuple
 
 SHAPES = {"a": (10, 1_000, 1_000), "b": (500, 2_000, 2_000)}
-TARGETS_B = {"range": 1.0, "roundrobin": 1.3}
-JAVA_B = {"range": 0.98, "roundrobin": 1.33}
+TARGETS_B = {"range": 1.0, "roundrobin": 1.3, "server-range": 0.3}
+JAVA_B = {"range": 0.98, "roundrobin": 1.33, "server-range": 0.232}
+# kafka-python has no KIP-848 server-side assignors: those rows compare with Kafka's Java only.
+KAFKA_PYTHON = {"range", "roundrobin"}
 
 
 def topic_names(shape: str) -> list[str]:
@@ -110,18 +113,21 @@ def main() -> None:
         print(json.dumps(measure_one(impl, assignor, shape, int(repeat))))
         return
 
-    print(f"{'shape':5} {'assignor':10} {'kgroup s':>9} {'peak MB':>8} {'kafka-python s':>15} {'ratio':>7}  note")
+    print(f"{'shape':5} {'assignor':12} {'kgroup s':>9} {'peak MB':>8} {'kafka-python s':>15} {'ratio':>7}  note")
     for shape in args.shapes.split(","):
-        for assignor in ("range", "roundrobin"):
+        for assignor in ("range", "roundrobin", "server-range"):
             ours = spawn("kgroup", assignor, shape, args.repeat)
-            theirs = spawn("kafka-python", assignor, shape, 1 if shape == "b" else args.repeat)
+            theirs = (spawn("kafka-python", assignor, shape, 1 if shape == "b" else args.repeat)
+                      if assignor in KAFKA_PYTHON else {"absent": True})
             our_s = ours.get("best_s")
             their_s = theirs.get("best_s")
             ratio = f"{their_s / our_s:6.1f}x" if our_s and their_s else "   n/a"
             note = []
             if "error" in ours:
                 note.append(f"kgroup failed: {ours['error']}")
-            if "error" in theirs:
+            if "absent" in theirs:
+                note.append("no kafka-python peer")
+            elif "error" in theirs:
                 note.append(f"kafka-python failed: {theirs['error']}")
             if shape == "b" and our_s is not None:
                 target = TARGETS_B[assignor]
@@ -132,7 +138,7 @@ def main() -> None:
             ours_s = f"{our_s:9.3f}" if our_s is not None else "      n/a"
             peak = f"{ours['peak_mb']:8.0f}" if "peak_mb" in ours else "     n/a"
             theirs_s = f"{their_s:15.3f}" if their_s is not None else "            n/a"
-            print(f"{shape:5} {assignor:10} {ours_s} {peak} {theirs_s} {ratio}  {'; '.join(note)}")
+            print(f"{shape:5} {assignor:12} {ours_s} {peak} {theirs_s} {ratio}  {'; '.join(note)}")
             sys.stdout.flush()
 
 

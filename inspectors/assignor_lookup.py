@@ -18,7 +18,7 @@ from kgroup.assignors.model import Assignment, Cluster, Member, TopicPartition
 from kgroup.inspectors.errors import InputError, RunError
 
 # Assignors Kafka has that this version of kgroup does not implement yet; fixtures may name them.
-PLANNED = ("sticky", "cooperative-sticky", "uniform", "range-server")
+PLANNED = ("sticky", "cooperative-sticky", "uniform")
 
 
 def known_assignor_names() -> list[str]:

@@ -105,3 +105,14 @@ def test_diff_of_a_fixture_against_a_saved_assignment(tmp_path) -> None:  # type
     (tmp_path / "next.yaml").write_text(saved.stdout)
     doc = run_json("diff", "demo", str(tmp_path / "next.yaml"))
     assert doc["moved"] == 4
+
+
+def test_server_range_from_the_cli() -> None:
+    # KIP-848 range with identical subscriptions and no static members: per topic, members sorted by
+    # id take q (+1 for the first n % k), the same hand-worked result as client range on the demo.
+    doc = run_json("simulate", "demo", "-a", "server-range")
+    assert doc["results"][0]["assignment"] == {
+        M0: ["orders-0", "orders-1", "payments-0", "payments-1"],
+        M1: ["orders-2", "orders-3", "payments-2"],
+        M2: ["orders-4", "orders-5", "payments-3"],
+    }

@@ -18,7 +18,7 @@ from kgroup.assignors.model import Cluster, Member, Topic, TopicPartition
 VENDORED = Path(__file__).parent / "data"
 
 # Names in the data -> kgroup's names.
-NAMES = {"server-uniform": "uniform", "server-range": "range-server", "range-server": "range-server"}
+NAMES = {"server-uniform": "uniform", "server-range": "server-range", "range-server": "server-range"}
 
 
 def data_dir() -> Path:
