@@ -147,10 +147,12 @@ class RangeAssignor:
             positions = subscriber_positions(ordered, topics)
             subscribers = {topic: [ordered[i] for i in positions[topic]] for topic in topics}
             known = cluster.by_name()
-            racked = [topic for topic in topics if any(m.rack for m in subscribers[topic])]
-            if not any(_state(topic, topics[topic], subscribers[topic], known).needs_rack_aware for topic in racked):
+            # Only topics with a racked subscriber can need rack awareness; build their states once.
+            racked = {topic: _state(topic, topics[topic], subscribers[topic], known)
+                      for topic in topics if any(m.rack for m in subscribers[topic])}
+            if not any(state.needs_rack_aware for state in racked.values()):
                 return contiguous_ranges(topics, ordered, positions, members)
-            states = [_state(topic, n, subscribers[topic], known) for topic, n in topics.items()]
+            states = [racked.get(topic) or _state(topic, n, subscribers[topic], known) for topic, n in topics.items()]
             out: dict[str, list[TopicPartition]] = {m.member_id: [] for m in members}
             _assign_with_rack_matching(states, out)
             for state in states:

@@ -10,7 +10,7 @@ from typing import Any, Callable, TypeVar
 
 import typer
 
-from kgroup.inspectors.errors import InputError, RunError
+from kgroup.inspectors.errors import InputError, RunError, one_line
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -25,8 +25,7 @@ class ExitCode(IntEnum):
 
 
 def _say(message: str) -> None:
-    one_line = message.replace("\r", "\\r").replace("\n", "\\n")
-    sys.stderr.write(f"kgroup: error: {one_line}\n")
+    sys.stderr.write(f"kgroup: error: {one_line(message)}\n")
 
 
 def handle_errors(command: F) -> F:

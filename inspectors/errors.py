@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 
+def one_line(text: str) -> str:
+    """Fold line breaks, so a message that echoes user input still prints as one line."""
+    return text.replace("\r", "\\r").replace("\n", "\\n")
+
+
 class InputError(Exception):
     """Bad input: a fixture, a scenario, a flag value. The CLI prints `str(err)` and exits 2."""
 
@@ -19,9 +24,7 @@ class InputError(Exception):
         if self.source:
             where = f"{self.source}:{self.line}: " if self.line else f"{self.source}: "
         field = f"{self.field}: " if self.field else ""
-        text = f"{where}{field}{self.message}"
-        # One line, whatever the input held: a value echoed in the message may contain line breaks.
-        return text.replace("\r", "\\r").replace("\n", "\\n")
+        return one_line(f"{where}{field}{self.message}")
 
 
 class RunError(Exception):

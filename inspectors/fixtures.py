@@ -17,7 +17,7 @@ from kgroup.assignors.model import (
 )
 from kgroup.inspectors.assignor_lookup import known_assignor_names
 from kgroup.inspectors.errors import InputError
-from kgroup.inspectors.yaml_doc import Path, YamlDoc, format_path, parse_yaml, read_yaml
+from kgroup.inspectors.yaml_doc import Path, YamlDoc, parse_yaml, read_yaml
 
 SCHEMA = "kgroup/v1"
 PROTOCOLS = ("classic", "consumer")
@@ -365,4 +365,4 @@ def load_assignment_source(path: str, group_id: str | None = None) -> SavedAssig
 
 
 __all__ = ["Fixture", "SavedAssignment", "load_fixture", "load_fixture_text", "load_assignment_source",
-           "fixture_from_doc", "format_path", "SCHEMA"]
+           "fixture_from_doc", "SCHEMA"]

@@ -16,8 +16,8 @@ from kgroup.inspectors.errors import InputError
 Path = tuple[str | int, ...]
 
 
-def format_path(path: Path) -> str:
-    """`groups[0].members[2].owned[1]`; "(document)" for the root."""
+def format_path(path: Path) -> str | None:
+    """`groups[0].members[2].owned[1]`; None for the document root, which has no field to name."""
     text = ""
     for part in path:
         if isinstance(part, int):
@@ -25,7 +25,7 @@ def format_path(path: Path) -> str:
             continue
         name = part if part.isprintable() else repr(part)  # keys with newlines would break the one line
         text += f".{name}" if text else name
-    return text or "(document)"
+    return text or None
 
 
 @dataclass
@@ -41,7 +41,7 @@ class YamlDoc:
             line = self.lines.get(path[:cut])
             if line is not None:
                 break
-        return InputError(message, self.source, line, format_path(path) if path else None)
+        return InputError(message, self.source, line, format_path(path))
 
 
 def _scalar(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Any:
@@ -56,11 +56,11 @@ def _build(loader: yaml.SafeLoader, node: yaml.Node, path: Path, doc: YamlDoc) -
             key = _scalar(loader, key_node) if isinstance(key_node, yaml.ScalarNode) else None
             if not isinstance(key, (str, int)) or isinstance(key, bool):
                 raise InputError("mapping keys must be strings", doc.source, key_node.start_mark.line + 1,
-                                 format_path(path) if path else None)
+                                 format_path(path))
             key = str(key)
             if key in result:
                 raise InputError(f"duplicate key {key!r}", doc.source, key_node.start_mark.line + 1,
-                                 format_path(path) if path else None)
+                                 format_path(path))
             result[key] = _build(loader, value_node, path + (key,), doc)
         return result
     if isinstance(node, yaml.SequenceNode):

@@ -11,8 +11,7 @@ from kgroup.cli.errors import handle_errors
 from kgroup.cli.options import FixtureArg, GroupOpt, OutputOpt, load
 from kgroup.cli.output import OutputFormat, document, emit, warn
 from kgroup.cli.render import comparison_table, describe_change, print_run
-from kgroup.inspectors.simulation import require_valid
-from kgroup.inspectors.simulation import simulate as run_simulation
+from kgroup.inspectors.simulation import require_valid, simulate as run_simulation
 
 
 @handle_errors
