@@ -72,10 +72,12 @@ def summary_line(run: AssignorRun) -> str:
 
 
 def comparison_table(runs: Iterable[AssignorRun]) -> Table:
+    runs = list(runs)
     table = Table(title="Side by side", title_justify="left", show_edge=False, pad_edge=False)
-    for column in ("ASSIGNOR", "MOVED", "MIN", "MAX", "SPREAD", "TOPIC-SPREAD", "STICKINESS", "KAFKA-BALANCED",
-                   "VALID"):
-        table.add_column(column, justify="left" if column == "ASSIGNOR" else "right")
+    # The assignor name is what the reader compares by: narrow terminals squeeze the numbers instead.
+    table.add_column("ASSIGNOR", no_wrap=True, min_width=max(len(run.assignor) for run in runs))
+    for column in ("MOVED", "MIN", "MAX", "SPREAD", "TOPIC-SPREAD", "STICKINESS", "KAFKA-BALANCED", "VALID"):
+        table.add_column(column, justify="right")
     for run in runs:
         if run.error is not None or not (run.balance and run.stickiness and run.diff):
             table.add_row(run.assignor, *["-"] * 7, "error")

@@ -159,3 +159,11 @@ def test_help_imports_no_heavy_package() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert "simulate" in result.stdout
+
+
+def test_side_by_side_keeps_assignor_names_whole_on_a_narrow_terminal() -> None:
+    result = run_process("simulate", "demo", "-a", "server-range", "-a", "roundrobin", env={"COLUMNS": "80"})
+    assert result.returncode == 0
+    side_by_side = result.stdout.split("Side by side", 1)[1]
+    names = [line.split("│")[0].strip() for line in side_by_side.splitlines() if "│" in line]
+    assert names == ["server-range", "roundrobin"], result.stdout
