@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -12,8 +13,12 @@ ROOT = Path(__file__).parents[1]
 
 
 def test_wheel_layout(tmp_path: Path) -> None:
+    # Build from a copy: setuptools writes build/ and *.egg-info next to the sources it builds.
+    source = tmp_path / "src"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".git", ".venv", "build", "*.egg-info",
+                                                                "__pycache__", ".pytest_cache", ".hypothesis"))
     result = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                             "-w", str(tmp_path), str(ROOT)], capture_output=True, text=True, timeout=300)
+                             "-w", str(tmp_path), str(source)], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]
     (wheel,) = tmp_path.glob("kgroup-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
