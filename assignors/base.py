@@ -43,6 +43,8 @@ class AssignorInfo:
     protocol: str  # eager | cooperative | consumer | zookeeper
     summary: str
     kafka_source: str
+    # (Kafka version, what changed in the output); kgroup reproduces Kafka 4.0 unless a row says otherwise.
+    history: tuple[tuple[str, str], ...] = ()
 
 
 def subscribed_topics(cluster: Cluster, members: Sequence[Member]) -> dict[str, int]:

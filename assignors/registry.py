@@ -7,20 +7,61 @@ from kgroup.assignors.legacy import LegacyRangeAssignor, LegacyRoundRobinAssigno
 from kgroup.assignors.range import RangeAssignor
 from kgroup.assignors.roundrobin import RoundRobinAssignor
 from kgroup.assignors.server_range import ServerRangeAssignor
+from kgroup.assignors.sticky import CooperativeStickyAssignor, StickyAssignor
+from kgroup.assignors.uniform import UniformAssignor
+
+# Kafka versions that changed an assignor's output (apache/kafka commit history; shared spec §4.7, §5).
+_STICKY_HISTORY = (
+    ("0.11", "StickyAssignor (KIP-54): the general algorithm only"),
+    ("2.3", "generation in the user data (KIP-341): the newest claim on a partition wins"),
+    ("2.7", "KAFKA-9987 (also 2.4.2-2.6.1): a faster constrained path when all subscriptions are equal"),
+    ("3.0", "KAFKA-12464 constrained rewrite; KAFKA-12675 general path performance"),
+    ("3.1", "KAFKA-12984: claims of the same generation void each other"),
+    ("3.4", "KAFKA-13715: generationId taken from the subscription (v2)"),
+    ("3.5", "KIP-881: rack-aware placement"),
+    ("3.6", "KAFKA-14639, KAFKA-15106: revocation and isBalanced fixes"),
+    ("3.8", "KAFKA-16277: owned partitions trimmed in (partition, topic) order; KAFKA-15170 rack fixes"),
+)
+_RANGE_HISTORY = (("3.5", "KIP-881: rack-aware placement when member and replica racks overlap"),)
+_UNIFORM_HISTORY = (
+    ("3.7", "UniformAssignor (KIP-848, early access): rack-aware, TreeSet-based builders"),
+    ("3.8", "KAFKA-16694: racks no longer passed to server-side assignors"),
+    ("3.9", "KAFKA-16864: homogeneous builder rewrite"),
+    ("4.0", "KAFKA-17710: heterogeneous builder rewrite (least-loaded ranges, 16 balancing passes)"),
+    ("4.1", "KAFKA-18688: homogeneous builder lets any member keep its extra partition "
+            "(not reproduced: kgroup follows 4.0)"),
+)
+_SERVER_RANGE_HISTORY = (
+    ("3.7", "server-side range (KIP-848), sticky over the current assignment"),
+    ("3.9", "KAFKA-16944: stateless; the current assignment is ignored"),
+)
+_COOPERATIVE_HISTORY = (("2.4", "CooperativeStickyAssignor (KIP-429)"),) + _STICKY_HISTORY[2:]
 
 BUILTINS: dict[str, tuple[Assignor, AssignorInfo]] = {
     "range": (RangeAssignor(), AssignorInfo(
         "range", "client", "eager",
         "per topic, contiguous runs to members sorted by instance id/member id; rack-aware (KIP-881)",
-        "org.apache.kafka.clients.consumer.RangeAssignor")),
+        "org.apache.kafka.clients.consumer.RangeAssignor", _RANGE_HISTORY)),
     "roundrobin": (RoundRobinAssignor(), AssignorInfo(
         "roundrobin", "client", "eager",
         "all partitions in topic order dealt to sorted members by one circular cursor",
         "org.apache.kafka.clients.consumer.RoundRobinAssignor")),
+    "sticky": (StickyAssignor(), AssignorInfo(
+        "sticky", "client", "eager",
+        "balanced, keeps owned partitions (from its user data); constrained path for equal subscriptions",
+        "org.apache.kafka.clients.consumer.StickyAssignor", _STICKY_HISTORY)),
+    "cooperative-sticky": (CooperativeStickyAssignor(), AssignorInfo(
+        "cooperative-sticky", "client", "cooperative",
+        "sticky, in two rebalances: partitions changing owner are withheld until revoked",
+        "org.apache.kafka.clients.consumer.CooperativeStickyAssignor", _COOPERATIVE_HISTORY)),
+    "uniform": (UniformAssignor(), AssignorInfo(
+        "uniform", "server", "consumer",
+        "KIP-848 default: sticky and balanced target assignment computed by the group coordinator",
+        "org.apache.kafka.coordinator.group.assignor.UniformAssignor", _UNIFORM_HISTORY)),
     "server-range": (ServerRangeAssignor(), AssignorInfo(
         "server-range", "server", "consumer",
         "KIP-848 `range`: stateless, per-topic ranges over sorted members; co-partitions equal topics",
-        "org.apache.kafka.coordinator.group.assignor.RangeAssignor")),
+        "org.apache.kafka.coordinator.group.assignor.RangeAssignor", _SERVER_RANGE_HISTORY)),
     "legacy-range": (LegacyRangeAssignor(), AssignorInfo(
         "legacy-range", "legacy", "zookeeper",
         "Scala consumer 0.8/0.9: range over consumer threads (num.streams)",

@@ -15,17 +15,7 @@ from collections.abc import Sequence
 from kgroup.assignors.base import contiguous_ranges, gc_paused, subscribed_topics, subscriber_positions
 from kgroup.assignors.model import Assignment, Cluster, Member
 from kgroup.assignors.ordering import member_sort_key
-
-HOMOGENEOUS = "HOMOGENEOUS"
-HETEROGENEOUS = "HETEROGENEOUS"
-
-
-def subscription_type(members: Sequence[Member]) -> str:
-    """Kafka: `ModernGroup.subscriptionType`: homogeneous when every subscribed topic name (existing or
-    not) is subscribed by every member."""
-    sets = {frozenset(m.topics) for m in members}
-    return HOMOGENEOUS if len(sets) <= 1 else HETEROGENEOUS
-
+from kgroup.assignors.server_group import HOMOGENEOUS, subscription_type
 
 class ServerRangeAssignor:
     """Kafka: `coordinator.group.assignor.RangeAssignor.assign` (4.0)."""

@@ -17,12 +17,8 @@ from kgroup.assignors.base import Assignor
 from kgroup.assignors.model import Assignment, Cluster, Member, TopicPartition
 from kgroup.inspectors.errors import InputError, RunError
 
-# Assignors Kafka has that this version of kgroup does not implement yet; fixtures may name them.
-PLANNED = ("sticky", "cooperative-sticky", "uniform")
-
-
 def known_assignor_names() -> list[str]:
-    return registry.known_names() + [name for name in PLANNED if name not in registry.known_names()]
+    return registry.known_names()
 
 
 def resolve(name: str) -> Assignor:
@@ -32,9 +28,6 @@ def resolve(name: str) -> Assignor:
         return found
     if ":" in name:
         return _load_user(name)
-    if name in PLANNED:
-        raise InputError(f"assignor {name!r} is not implemented in this version of kgroup; "
-                         f"available: {', '.join(registry.known_names())}", field="--assignor")
     raise InputError(f"unknown assignor {name!r}; known: {', '.join(registry.known_names())} "
                      "(or a user assignor as package.module:Class)", field="--assignor")
 

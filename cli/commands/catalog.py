@@ -2,30 +2,39 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
+import typer
 from rich.table import Table
 
 from kgroup.assignors import registry
 from kgroup.cli.errors import handle_errors
 from kgroup.cli.options import OutputOpt
 from kgroup.cli.output import OutputFormat, document, emit
-from kgroup.inspectors.assignor_lookup import PLANNED
 from kgroup.inspectors.bundled import bundled_names, bundled_path
 from kgroup.inspectors.fixtures import load_fixture
 
 
 @handle_errors
-def assignors(output: OutputOpt = OutputFormat.table) -> None:
+def assignors(
+    output: OutputOpt = OutputFormat.table,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v",
+                                          help="Also show the Kafka class and the versions that changed its output.")] = False,
+) -> None:
     """List the built-in assignors, one line each.
 
+    kgroup reproduces Kafka 4.0. --verbose lists, per assignor, the Kafka versions whose changes alter
+    its output, so a prediction for an older client can be read with care.
     A user assignor plugs in anywhere an assignor is named, as --assignor package.module:Class.
 
     Example:
 
-      kgroup assignors
+      kgroup assignors --verbose
     """
     infos = [registry.info(name) for name in registry.known_names()]
     rows = [{"name": i.name, "side": i.side, "protocol": i.protocol, "summary": i.summary,
-             "kafka_source": i.kafka_source} for i in infos if i]
+             "kafka_source": i.kafka_source,
+             "history": [{"version": v, "change": c} for v, c in i.history]} for i in infos if i]
 
     def table(console):  # type: ignore[no-untyped-def]
         t = Table(show_edge=False, pad_edge=False)
@@ -34,9 +43,17 @@ def assignors(output: OutputOpt = OutputFormat.table) -> None:
         for row in rows:
             t.add_row(row["name"], row["side"], row["protocol"], row["summary"])
         console.print(t)
-        console.print(f"Not implemented yet: {', '.join(PLANNED)}", markup=False)
+        if not verbose:
+            return
+        for row in rows:
+            console.print()
+            console.print(f"{row['name']}  ({row['kafka_source']})", markup=False, highlight=False)
+            for change in row["history"]:
+                console.print(f"  {change['version']:>5}  {change['change']}", markup=False, highlight=False)
+            if not row["history"]:
+                console.print("  no output-changing versions recorded", markup=False, highlight=False)
 
-    emit(document("assignors", {"assignors": rows, "not_implemented": list(PLANNED)}), output, table)
+    emit(document("assignors", {"kafka_version": "4.0", "assignors": rows}), output, table)
 
 
 @handle_errors

@@ -49,7 +49,6 @@ def test_bad_fixture_is_one_line_exit_2_and_no_stdout(tmp_path) -> None:  # type
     (["simulate", "demo", "--add-partitions", "orders=3"], "cannot shrink"),
     (["simulate", "demo", "--add-partitions", "orders"], "expected TOPIC=N"),
     (["simulate", "demo", "--remove-member", "ghost"], "has no member 'ghost'"),
-    (["simulate", "demo", "-a", "sticky"], "'sticky' is not implemented"),
     (["simulate", "no-such-file.yaml"], "no-such-file.yaml: no such file"),
     (["check", "demo", "--min-stickiness", "1.5"], "between 0 and 1"),
 ])

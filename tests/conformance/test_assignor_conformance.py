@@ -11,6 +11,8 @@ import pytest
 
 from kgroup.assignors import registry
 from kgroup.assignors.base import AssignorError
+from kgroup.assignors.model import Assignment
+from kgroup.assignors.sticky import CooperativeStickyAssignor
 from tests.conformance.cases import Case, jsonl_cases, yaml_cases
 
 ALL = [("yaml", c) for c in yaml_cases()] + [("jsonl", c) for c in jsonl_cases()]
@@ -24,12 +26,36 @@ def _result(case: Case) -> dict[str, set[str]]:
     if case.legacy:
         threads = assignor.assign_threads(case.cluster, case.members)  # type: ignore[attr-defined]
         return {t: {str(tp) for tp in parts} for t, parts in threads.items()}
-    if case.assignor == "server-range" and case.raw.get("subscription_type"):
-        # assignor-cases.yaml gives the GroupSpec's subscription type exactly as the Kafka test set it.
-        result = assignor.assign(case.cluster, case.members, case.raw["subscription_type"])  # type: ignore[call-arg]
-    else:
-        result = assignor.assign(case.cluster, case.members)
-    return {m: {str(tp) for tp in parts} for m, parts in result.owners.items()}
+    return _as_strings(assignor.assign(case.cluster, case.members, **server_spec(case)))  # type: ignore[call-arg]
+
+
+def server_spec(case: Case) -> dict[str, str]:
+    """How a Kafka unit test built its GroupSpec, as assignor-cases.yaml records it.
+
+    The tests may force the subscription type, list members in sorted order (a TreeMap) and give
+    assignments as linked (listed-order) collections; production uses hash orders throughout.
+    """
+    raw = case.raw
+    spec: dict[str, str] = {}
+    if case.assignor in ("server-range", "uniform") and raw.get("subscription_type"):
+        spec["forced_type"] = raw["subscription_type"]
+    if case.assignor == "uniform":
+        if raw.get("member_iteration_order") == "sorted":
+            spec["member_order"] = "sorted"
+        if raw.get("owned_iteration_order") == "listed":
+            spec["owned_order"] = "listed"
+    return spec
+
+
+def _as_strings(assignment: Assignment) -> dict[str, set[str]]:
+    return {m: {str(tp) for tp in parts} for m, parts in assignment.owners.items()}
+
+
+def _same(expected: dict[str, set[str]], got: dict[str, set[str]]) -> dict[str, tuple[list[str], list[str]]]:
+    """Member -> (kafka, kgroup) where they differ; a member missing from a map got nothing."""
+    names = set(expected) | set(got)
+    return {n: (sorted(expected.get(n, set())), sorted(got.get(n, set())))
+            for n in names if expected.get(n, set()) != got.get(n, set())}
 
 
 @pytest.mark.parametrize("source,case", IMPLEMENTED, ids=[f"{s}:{c.assignor}:{c.id}" for s, c in IMPLEMENTED])
@@ -40,11 +66,25 @@ def test_matches_kafka(source: str, case: Case) -> None:
         return
     got = _result(case)
     assert case.expected is not None
-    # A member or thread Kafka leaves out of its map is one that got nothing.
-    names = set(case.expected) | set(got)
-    mismatches = {n: (sorted(case.expected.get(n, set())), sorted(got.get(n, set())))
-                  for n in names if case.expected.get(n, set()) != got.get(n, set())}
+    mismatches = _same(case.expected, got)
     assert not mismatches, f"{case.id}: member -> (kafka, kgroup): {mismatches}"
+
+
+COOPERATIVE = [c for _, c in ALL if c.assignor == "cooperative-sticky" and "expected_transferring" in c.raw]
+
+
+@pytest.mark.parametrize("case", COOPERATIVE, ids=[c.id for c in COOPERATIVE])
+def test_cooperative_rounds_match_kafka(case: Case) -> None:
+    """Both rounds of a cooperative rebalance: what is withheld, to whom it goes, and the follow-up."""
+    assignor = CooperativeStickyAssignor()
+    generation = case.raw.get("followup_generation")
+    rounds = assignor.assign_rounds(case.cluster, case.members, generation)
+    transferring = {str(tp): member for tp, member in rounds.transferring.items()}
+    assert transferring == case.raw["expected_transferring"]
+    if "expected_followup" in case.raw:
+        expected = {m: set(parts or []) for m, parts in case.raw["expected_followup"].items()}
+        mismatches = _same(expected, _as_strings(rounds.second))
+        assert not mismatches, f"{case.id} follow-up: member -> (kafka, kgroup): {mismatches}"
 
 
 def test_the_data_is_there() -> None:

@@ -1,0 +1,123 @@
+"""Client-side `sticky` and `cooperative-sticky` (Kafka `StickyAssignor`, `CooperativeStickyAssignor`).
+
+Both balance partitions over the members while keeping as many as possible where they were. Members
+with identical subscriptions take the constrained path (quotas, then round robin), others the general
+one (least-loaded placement, then balancing moves). Example: c1 owns t-0, t-1, t-2 at generation 4 and
+c2 joins: `sticky` gives c1 t-0 and t-1, c2 t-2. `cooperative-sticky` gives c2 nothing in this first
+rebalance (c1 must revoke t-2 first); in the follow-up rebalance c2 gets t-2.
+
+What a member claims to own: for `sticky` (eager, previous assignment carried in the assignor's user
+data) `Member.owned` and `Member.generation` stand for that user data; for `cooperative-sticky` for the
+subscription's ownedPartitions and generationId. Claims of the newest generation win; two claims in the
+same generation void each other (Kafka: `AbstractStickyAssignor.allSubscriptionsEqual`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from kgroup.assignors.base import gc_paused
+from kgroup.assignors.model import Assignment, Cluster, Member, TopicPartition
+from kgroup.assignors.sticky_constrained import ConstrainedBuilder
+from kgroup.assignors.sticky_general import GeneralBuilder
+from kgroup.assignors.sticky_input import read_input
+
+
+@dataclass(frozen=True)
+class StickyResult:
+    """The full sticky assignment and, on the constrained path, the partitions changing owner.
+
+    `transferring` is None on the general path: Kafka leaves it for the cooperative assignor to compute.
+    """
+
+    assignment: dict[str, list[TopicPartition]]
+    transferring: dict[TopicPartition, str] | None
+
+
+def sticky_assign(cluster: Cluster, members: Sequence[Member]) -> StickyResult:
+    """Kafka: `AbstractStickyAssignor.assignPartitions`."""
+    given = read_input(cluster, members)
+    if given.all_equal:
+        builder = ConstrainedBuilder(given)
+        return StickyResult(builder.build(), builder.transferring)
+    return StickyResult(GeneralBuilder(given).build(), None)
+
+
+class StickyAssignor:
+    """Kafka: `org.apache.kafka.clients.consumer.StickyAssignor` (eager)."""
+
+    name = "sticky"
+
+    def assign(self, cluster: Cluster, members: Sequence[Member]) -> Assignment:
+        with gc_paused():
+            return Assignment.of(sticky_assign(cluster, members).assignment)
+
+
+@dataclass(frozen=True)
+class CooperativeRounds:
+    """One cooperative rebalance and the follow-up that hands over the partitions withheld in it.
+
+    `first` is what the leader returns now; `transferring` maps each withheld partition to the member
+    that gets it once its current owner has revoked it; `second` is the follow-up rebalance, in which
+    every member reports `first` as owned at `generation + 1`.
+    """
+
+    first: Assignment
+    transferring: dict[TopicPartition, str]
+    second: Assignment
+    generation: int
+
+
+class CooperativeStickyAssignor:
+    """Kafka: `org.apache.kafka.clients.consumer.CooperativeStickyAssignor`."""
+
+    name = "cooperative-sticky"
+
+    def assign(self, cluster: Cluster, members: Sequence[Member]) -> Assignment:
+        with gc_paused():
+            first, _ = self.assign_round(cluster, members)
+            return first
+
+    def assign_round(self, cluster: Cluster,
+                     members: Sequence[Member]) -> tuple[Assignment, dict[TopicPartition, str]]:
+        """One rebalance: the sticky result minus the partitions whose owner must revoke them first."""
+        result = sticky_assign(cluster, members)
+        transferring = result.transferring
+        if transferring is None:
+            transferring = _transferring(members, result.assignment)
+        assignment = result.assignment
+        for tp, member in transferring.items():
+            assignment[member].remove(tp)
+        return Assignment.of(assignment), transferring
+
+    def assign_rounds(self, cluster: Cluster, members: Sequence[Member], generation: int | None = None) -> CooperativeRounds:
+        """This rebalance and the follow-up one, as the group would run them back to back.
+
+        Kafka: `ConsumerCoordinator`: a member that lost partitions in a cooperative rebalance rejoins,
+        reporting what it kept. `generation` is the one this rebalance creates (default: one above the
+        newest the members report).
+        """
+        with gc_paused():
+            first, transferring = self.assign_round(cluster, members)
+            if generation is None:
+                generation = max((m.generation for m in members if m.generation is not None), default=0) + 1
+            again = [replace(m, owned=first.partitions_of(m.member_id), generation=generation) for m in members]
+            second, _ = self.assign_round(cluster, again)
+            return CooperativeRounds(first, transferring, second, generation)
+
+
+def _transferring(members: Sequence[Member], assignment: dict[str, list[TopicPartition]]) -> dict[TopicPartition, str]:
+    """Kafka: `CooperativeStickyAssignor.computePartitionsTransferringOwnership`.
+
+    Partitions added to a member that did not own them and revoked from a member that did.
+    """
+    owned_by = {m.member_id: m.owned for m in members}
+    added: dict[TopicPartition, str] = {}
+    revoked: set[TopicPartition] = set()
+    for member, parts in assignment.items():
+        owned = set(owned_by[member])
+        mine = set(parts)
+        added.update((tp, member) for tp in parts if tp not in owned)
+        revoked.update(tp for tp in owned_by[member] if tp not in mine)
+    return {tp: member for tp, member in added.items() if tp in revoked}
