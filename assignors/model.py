@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import chain
+from operator import itemgetter
 from types import MappingProxyType
 from typing import NamedTuple
 
@@ -38,11 +40,19 @@ class TopicPartition(NamedTuple):
 def sort_partitions(parts: Iterable[TopicPartition]) -> list[TopicPartition]:
     """Kafka's `Utils.TopicPartitionComparator` order: topic in Java string order, then partition.
 
-    Each topic's Java sort key is computed once.
+    Python compares strings by code point, Java by UTF-16 unit; the two orders agree unless a name has
+    a character above U+FFFF, so only then is a Java key computed (once per topic).
     """
     items = list(parts)
-    keys = {topic: java_string_key(topic) for topic in {tp.topic for tp in items}}
+    topics = {tp.topic for tp in items}
+    if all(_bmp_only(topic) for topic in topics):
+        return sorted(items)
+    keys = {topic: java_string_key(topic) for topic in topics}
     return sorted(items, key=lambda tp: (keys[tp.topic], tp.partition))
+
+
+def _bmp_only(text: str) -> bool:
+    return not text or max(text) <= "\uffff"
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +121,11 @@ class Assignment:
     @classmethod
     def of(cls, mapping: Mapping[str, Iterable[TopicPartition]]) -> Assignment:
         """Build from any mapping; partitions are kept in Kafka's TopicPartition order."""
-        return cls(MappingProxyType({member: tuple(sort_partitions(set(parts))) for member, parts in mapping.items()}))
+        sets = {member: set(parts) for member, parts in mapping.items()}
+        topics = set(map(itemgetter(0), chain.from_iterable(sets.values())))
+        if all(map(_bmp_only, topics)):  # native tuple order is Java's order (see sort_partitions)
+            return cls(MappingProxyType({member: tuple(sorted(parts)) for member, parts in sets.items()}))
+        return cls(MappingProxyType({member: tuple(sort_partitions(parts)) for member, parts in sets.items()}))
 
     @classmethod
     def presorted(cls, mapping: Mapping[str, list[TopicPartition]]) -> Assignment:

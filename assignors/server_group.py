@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from collections import deque
 from collections.abc import Sequence
 
 from kgroup.assignors.javahash import (
@@ -26,7 +27,8 @@ from kgroup.assignors.javahash import (
     string_order,
 )
 from kgroup.assignors.javaisms import java_string_key
-from kgroup.assignors.model import Cluster, Member, TopicPartition
+from kgroup.assignors.base import topic_partitions
+from kgroup.assignors.model import Assignment, Cluster, Member, TopicPartition
 
 HOMOGENEOUS = "HOMOGENEOUS"
 HETEROGENEOUS = "HETEROGENEOUS"
@@ -62,6 +64,8 @@ class ServerGroup:
             ids = string_order(ids)
         self.member_ids: list[str] = ids
         self.owned_order = owned_order
+        self._ids_cache: dict[tuple[str, ...], list[str]] = {}
+        self._hash_cache: dict[str, int] = {}
         self.uuid: dict[str, Uuid] = {}  # topic name -> id
         self.name: dict[str, str] = {}  # id text -> topic name
         self.partitions: dict[str, int] = {}  # id text -> partition count
@@ -76,29 +80,74 @@ class ServerGroup:
         return self.partitions.get(topic_id, -1)
 
     def subscribed_ids(self, member_id: str) -> list[str]:
-        """`MemberSubscription.subscribedTopicIds()`: names in HashSet order, resolved, unknown skipped."""
-        names = string_order(self.members[member_id].topics, capacity_for_collection(len(self.members[member_id].topics)))
-        return [self.uuid[n].text for n in names if n in self.uuid]
+        """`MemberSubscription.subscribedTopicIds()`: names in HashSet order, resolved, unknown skipped.
+
+        Members usually share a few subscriptions; each distinct one is ordered once.
+        """
+        topics = self.members[member_id].topics
+        cached = self._ids_cache.get(topics)
+        if cached is None:
+            names = string_order(topics, capacity_for_collection(len(topics)))
+            cached = self._ids_cache[topics] = [self.uuid[n].text for n in names if n in self.uuid]
+        return cached
+
+    def _hash_of(self, topic_id: str) -> int:
+        code = self._hash_cache.get(topic_id)
+        if code is None:
+            code = self._hash_cache[topic_id] = Uuid(topic_id).hash_code()
+        return code
 
     def id_set_order(self, ids: Sequence[str], size_hint: int) -> list[str]:
         """`new HashSet<Uuid>(collection)` of these ids: the collection's size sets the table size."""
-        uuids = [Uuid(i) for i in ids]
-        return iteration_order(list(ids), [u.hash_code() for u in uuids], capacity_for_collection(size_hint))
+        return iteration_order(list(ids), [self._hash_of(i) for i in ids], capacity_for_collection(size_hint))
 
-    def current_target(self, member_id: str) -> list[tuple[str, list[int]]]:
-        """`memberAssignment(id).partitions()`: (topic id, partitions) in the record's map/set order.
+    def current_target(self, member_id: str) -> dict[str, list[int]]:
+        """`memberAssignment(id).partitions()` as topic id -> partitions, in the order they were listed.
 
         Owned partitions of topics the metadata does not know are kept under a name-derived id, as the
         coordinator keeps ids of deleted topics; assignors drop them as unsubscribed.
         """
         grouped: dict[str, list[int]] = {}
+        uuid = self.uuid
         for tp in self.members[member_id].owned:
-            uuid = self.uuid.get(tp.topic) or Uuid(derived_topic_id(tp.topic))
-            grouped.setdefault(uuid.text, []).append(tp.partition)
+            known = uuid.get(tp.topic)
+            topic_id = known.text if known else derived_topic_id(tp.topic)
+            parts = grouped.get(topic_id)
+            if parts is None:
+                parts = grouped[topic_id] = []
+            parts.append(tp.partition)
+        return grouped
+
+    def in_record_order(self, grouped: dict[str, list[int]]) -> list[tuple[str, list[int]]]:
+        """The current target as Kafka iterates it: a HashMap<Uuid, HashSet<Integer>> read from a record
+        (`Assignment.fromRecord`), or the listed order when a unit test used linked collections."""
         if self.owned_order == LISTED:
             return list(grouped.items())
-        topics = iteration_order(list(grouped), [Uuid(t).hash_code() for t in grouped], DEFAULT_CAPACITY)
-        return [(t, integer_order(grouped[t], capacity_for_collection(len(grouped[t])))) for t in topics]
+        topics = iteration_order(list(grouped), [self._hash_of(t) for t in grouped], DEFAULT_CAPACITY)
+        return [(t, _integer_set_order(grouped[t])) for t in topics]
 
-    def topic_partition(self, topic_id: str, partition: int) -> TopicPartition:
-        return TopicPartition(self.name[topic_id], partition)
+    def to_assignment(self, owners: dict[str, list[int]]) -> Assignment:
+        """Member -> partitions from topic id -> owner (an index into member_ids, -1 for none) per partition.
+
+        Topics are walked in Java name order and partitions ascending, so each member's list comes out
+        in TopicPartition order without a sort.
+        """
+        lists: list[list[TopicPartition]] = [[] for _ in self.member_ids]
+        by_name = sorted(owners, key=lambda t: java_string_key(self.name[t]))
+        for topic_id in by_name:
+            holders = owners[topic_id]
+            parts = topic_partitions(self.name[topic_id], len(holders))
+            if -1 in holders:
+                pairs = [(lists[h], tp) for h, tp in zip(holders, parts) if h != -1]
+                deque(map(list.append, [lst for lst, _ in pairs], [tp for _, tp in pairs]), maxlen=0)
+            else:
+                deque(map(list.append, [lists[h] for h in holders], parts), maxlen=0)
+        return Assignment.presorted(dict(zip(self.member_ids, lists)))
+
+
+def _integer_set_order(parts: list[int]) -> list[int]:
+    """`new HashSet<Integer>(parts)` iteration order; plain ascending while every value fits the table."""
+    capacity = capacity_for_collection(len(parts))
+    if 0 <= min(parts) and max(parts) < capacity and len(set(parts)) == len(parts):
+        return sorted(parts)
+    return integer_order(parts, capacity)

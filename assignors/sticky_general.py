@@ -162,11 +162,16 @@ class GeneralBuilder:
         """Kafka: `assignOwnedPartitions`: drop what a member no longer subscribes to (or off-rack)."""
         assigned: list[TopicPartition] = []
         racks = self.racks
+        rack_aware = racks.enabled
+        topic_sets: dict[tuple[str, ...], frozenset[str]] = {}
         for member_id, parts in self.current.items():
-            raw_topics = self.given.members[member_id].topics
+            topics = self.given.members[member_id].topics
+            raw_topics = topic_sets.get(topics)
+            if raw_topics is None:
+                raw_topics = topic_sets[topics] = frozenset(topics)
             keep = []
             for tp in parts:
-                if tp.topic not in raw_topics or (racks.enabled and racks.mismatch(member_id, tp)):
+                if tp.topic not in raw_topics or (rack_aware and racks.mismatch(member_id, tp)):
                     # The partition must be revoked first; Kafka leaves its owner entry in place.
                     self.revocation_required = True
                 else:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kgroup.assignors.base import AssignorError, gc_paused
-from kgroup.assignors.model import Assignment, Cluster, Member, TopicPartition
+from kgroup.assignors.model import Assignment, Cluster, Member
 from kgroup.assignors.server_group import HASH, HOMOGENEOUS, ServerGroup, subscription_type
 from kgroup.assignors.uniform_heterogeneous import HeterogeneousBuilder
 
@@ -35,22 +35,28 @@ class UniformAssignor:
         with gc_paused():
             group = ServerGroup(cluster, members, member_order, owned_order)
             if (forced_type or subscription_type(members)) == HOMOGENEOUS:
-                targets = _homogeneous(group)
+                owners = _homogeneous(group)
             else:
-                targets = HeterogeneousBuilder(group).build()
-            return _to_assignment(group, targets)
+                owners = HeterogeneousBuilder(group).build()
+            if owners is None:
+                return Assignment.of({})  # nothing subscribed: Kafka returns an empty map
+            return group.to_assignment(owners)
 
 
-def _homogeneous(group: ServerGroup) -> dict[str, dict[str, list[int]]]:
-    """Kafka: `UniformHomogeneousAssignmentBuilder.build` (4.0, before KAFKA-18688)."""
+def _homogeneous(group: ServerGroup) -> dict[str, list[int]] | None:
+    """Kafka: `UniformHomogeneousAssignmentBuilder.build` (4.0, before KAFKA-18688).
+
+    Returns topic id -> owner index per partition; None when the first member subscribes to nothing.
+    """
     first = group.member_ids[0]
     first_ids = group.subscribed_ids(first)
     topics = group.id_set_order(first_ids, len(group.members[first].topics))
     if not topics:
-        return {}
+        return None
+    targets = [group.current_target(m) for m in group.member_ids]
     taken: set[tuple[str, int]] = set()  # GroupSpec.isPartitionAssigned
-    for member_id in group.member_ids:
-        for topic_id, parts in group.current_target(member_id):
+    for grouped in targets:
+        for topic_id, parts in grouped.items():
             taken.update((topic_id, p) for p in parts)
     unassigned: list[tuple[str, int]] = []
     total = 0
@@ -64,50 +70,34 @@ def _homogeneous(group: ServerGroup) -> dict[str, dict[str, list[int]]]:
     wanted = set(topics)
     min_quota, extra = divmod(total, len(group.member_ids))
 
-    targets: dict[str, dict[str, list[int]]] = {}
-    unfilled: list[tuple[str, int]] = []
-    for member_id in group.member_ids:  # maybeRevokePartitions
+    owners = {t: [-1] * group.num_partitions(t) for t in topics}
+    unfilled: list[tuple[int, int]] = []
+    for index in range(len(group.member_ids)):  # maybeRevokePartitions
         quota = min_quota
         if extra > 0:
             quota += 1
             extra -= 1
-        kept: dict[str, list[int]] = {}
-        for topic_id, parts in group.current_target(member_id):
+        grouped = targets[index]
+        held = sum(len(parts) for t, parts in grouped.items() if t in wanted)
+        # The map and set order only decide what is revoked, so it is computed only when something is.
+        entries = grouped.items() if held <= quota else group.in_record_order(grouped)
+        for topic_id, parts in entries:
             if topic_id not in wanted:
                 continue
-            if len(parts) <= quota:
-                kept[topic_id] = list(parts)
-                quota -= len(parts)
-                continue
-            keep = []
-            for p in parts:
-                if quota > 0:
-                    keep.append(p)
-                    quota -= 1
-                else:
-                    unassigned.append((topic_id, p))
-            if keep:
-                kept[topic_id] = keep
+            holders = owners[topic_id]
+            keep = parts if len(parts) <= quota else parts[:quota]
+            for p in keep:
+                holders[p] = index
+            quota -= len(keep)
+            unassigned += [(topic_id, p) for p in parts[len(keep):]]
         if quota > 0:
-            unfilled.append((member_id, quota))
-        targets[member_id] = kept
+            unfilled.append((index, quota))
 
-    index = 0  # assignRemainingPartitions
-    for member_id, quota in unfilled:
-        take = unassigned[index:index + quota]
-        index += len(take)
-        for topic_id, p in take:
-            targets[member_id].setdefault(topic_id, []).append(p)
-    if index < len(unassigned):
+    taken_count = 0  # assignRemainingPartitions
+    for index, quota in unfilled:
+        for topic_id, p in unassigned[taken_count:taken_count + quota]:
+            owners[topic_id][p] = index
+        taken_count += min(quota, len(unassigned) - taken_count)
+    if taken_count < len(unassigned):
         raise AssignorError("PartitionAssignorException", "Partitions were left unassigned")
-    return targets
-
-
-def _to_assignment(group: ServerGroup, targets: dict[str, dict[str, list[int]]]) -> Assignment:
-    out: dict[str, list[TopicPartition]] = {}
-    for member_id, by_topic in targets.items():
-        parts: list[TopicPartition] = []
-        for topic_id, numbers in by_topic.items():
-            parts += [group.topic_partition(topic_id, p) for p in numbers]
-        out[member_id] = parts
-    return Assignment.of(out)
+    return owners

@@ -39,7 +39,7 @@ class _Balancer:
 
     def initialize(self, members: list[int]) -> int:
         sizes = self.sizes
-        self.members = sorted(members, key=lambda i: (sizes[i], i))
+        self.members = [i for _, i in sorted(zip(map(sizes.__getitem__, members), members))]
         n = len(self.members)
         self.least_end = 0
         self.least_level = sizes[self.members[0]] - 1
@@ -95,26 +95,38 @@ class HeterogeneousBuilder:
         self.group = group
         self.member_ids = group.member_ids
         self.sizes = [0] * len(self.member_ids)
-        self.subscribed: list[set[str]] = []
-        self.subscribers: dict[str, list[int]] = {}
+        self.subscribed: list[frozenset[str]] = []
+        # Members sharing a subscription are handled together: subscribers lists stay ascending because
+        # each distinct subscription's members are collected in member order and merged at the end.
+        by_subscription: dict[tuple[str, ...], list[int]] = {}
+        shared: dict[tuple[str, ...], frozenset[str]] = {}
         for index, member_id in enumerate(self.member_ids):
-            ids = group.subscribed_ids(member_id)
-            self.subscribed.append(set(ids))
-            for topic_id in ids:
+            topics = group.members[member_id].topics
+            by_subscription.setdefault(topics, []).append(index)
+            if topics not in shared:
+                shared[topics] = frozenset(group.subscribed_ids(member_id))
+            self.subscribed.append(shared[topics])
+        per_topic_runs: dict[str, list[list[int]]] = {}
+        for topics, indices in by_subscription.items():
+            for topic_id in group.subscribed_ids(group.member_ids[indices[0]]):
                 if group.num_partitions(topic_id) == -1:
                     raise AssignorError("PartitionAssignorException",
                                         f"Members are subscribed to topic {topic_id} which doesn't exist in the topic metadata.")
-                self.subscribers.setdefault(topic_id, []).append(index)
+                per_topic_runs.setdefault(topic_id, []).append(indices)
+        self.subscribers: dict[str, list[int]] = {
+            t: runs[0] if len(runs) == 1 else sorted(i for run in runs for i in run)
+            for t, runs in per_topic_runs.items()}
         self.owners = {t: [-1] * group.num_partitions(t) for t in self.subscribers}
         self.uuid_keys = {t: Uuid(t).sort_key() for t in self.subscribers}
 
-    def build(self) -> dict[str, dict[str, list[int]]]:
+    def build(self) -> dict[str, list[int]] | None:
+        """Topic id -> owner index per partition; None when nobody subscribes to an existing topic."""
         if not self.subscribers:
-            return {}
+            return None
         self._keep_subscribed()
         self._assign_unassigned()
         self._balance()
-        return self._targets()
+        return self.owners
 
     def _topic_order(self, topic_ids: list[str]) -> list[str]:
         """Kafka's topic comparator: partitions per subscriber descending, subscribers ascending, id."""
@@ -124,19 +136,27 @@ class HeterogeneousBuilder:
         return sorted(topic_ids, key=key)
 
     def _keep_subscribed(self) -> None:
-        """Kafka: `maybeRevokePartitions`."""
+        """Kafka: `maybeRevokePartitions`: members keep the partitions of topics they still subscribe to.
+
+        """
+        uuid = self.group.uuid
+        holders_of: dict[frozenset[str], dict[str, list[int]]] = {}
         for index, member_id in enumerate(self.member_ids):
             mine = self.subscribed[index]
-            for topic_id, parts in self.group.current_target(member_id):
-                if topic_id not in mine:
-                    continue
-                owners = self.owners[topic_id]
-                self.sizes[index] += len(parts)
-                for p in parts:
-                    if not 0 <= p < len(owners):
-                        raise AssignorError("ArrayIndexOutOfBoundsException",
-                                            f"{member_id} holds partition {p} of a topic with {len(owners)}")
-                    owners[p] = index
+            holders = holders_of.get(mine)
+            if holders is None:
+                holders = holders_of[mine] = {name: self.owners[u.text] for name, u in uuid.items() if u.text in mine}
+            kept = 0
+            try:
+                for topic, partition in self.group.members[member_id].owned:
+                    owners = holders.get(topic)
+                    if owners is not None:
+                        owners[partition] = index
+                        kept += 1
+            except IndexError:
+                raise AssignorError("ArrayIndexOutOfBoundsException",
+                                    f"{member_id} holds a partition beyond its topic's partition count") from None
+            self.sizes[index] += kept
 
     def _assign_unassigned(self) -> None:
         """Kafka: `computeUnassignedPartitions` + `assignRemainingPartitions`, one round per load level."""
@@ -144,7 +164,8 @@ class HeterogeneousBuilder:
         sizes = self.sizes
         for topic_id in self._topic_order([t for t, parts in unassigned.items() if parts]):
             parts = unassigned[topic_id]
-            ranked = sorted(self.subscribers[topic_id], key=lambda i: (sizes[i], i))
+            subscribers = self.subscribers[topic_id]
+            ranked = [i for _, i in sorted(zip(map(sizes.__getitem__, subscribers), subscribers))]
             receivers: list[int] = []
             end, level = 0, sizes[ranked[0]] - 1
             while len(receivers) < len(parts):
@@ -176,7 +197,7 @@ class HeterogeneousBuilder:
         """Kafka: `balanceTopic`: move each most-loaded member's last partition (by owner, number)."""
         subscribers = self.subscribers[topic_id]
         sizes = self.sizes
-        loads = [sizes[i] for i in subscribers]
+        loads = list(map(sizes.__getitem__, subscribers))
         if max(loads) - min(loads) <= 1:
             return 0  # `initialize` would report imbalance <= 1; its state is rebuilt before the next use
         balancer.initialize(subscribers)
@@ -205,11 +226,3 @@ class HeterogeneousBuilder:
             sizes[receiver] += 1
             moved += 1
         return moved
-
-    def _targets(self) -> dict[str, dict[str, list[int]]]:
-        targets: dict[str, dict[str, list[int]]] = {m: {} for m in self.member_ids}
-        for topic_id, owners in self.owners.items():
-            for p, index in enumerate(owners):
-                if index != -1:
-                    targets[self.member_ids[index]].setdefault(topic_id, []).append(p)
-        return targets
