@@ -47,6 +47,8 @@ def derived_topic_id(name: str) -> str:
 def subscription_type(members: Sequence[Member]) -> str:
     """Kafka: `ModernGroup.subscriptionType`: homogeneous when every subscribed topic name (existing or
     not) is subscribed by every member."""
+    if len({m.topics for m in members}) <= 1:  # identical lists: no need to build sets
+        return HOMOGENEOUS
     sets = {frozenset(m.topics) for m in members}
     return HOMOGENEOUS if len(sets) <= 1 else HETEROGENEOUS
 

@@ -54,19 +54,47 @@ class StickyAssignor:
             return Assignment.of(sticky_assign(cluster, members).assignment)
 
 
+MAX_FOLLOW_UPS = 10
+
+
+@dataclass(frozen=True)
+class CooperativeRound:
+    """One rebalance: what the leader hands out, and what it withholds until the owner has revoked it
+    (partition -> the member that gets it once free)."""
+
+    assignment: Assignment
+    withheld: dict[TopicPartition, str]
+    generation: int | None
+
+
 @dataclass(frozen=True)
 class CooperativeRounds:
-    """One cooperative rebalance and the follow-up that hands over the partitions withheld in it.
+    """A cooperative rebalance and its follow-ups, run back to back until nothing is withheld.
 
-    `first` is what the leader returns now; `transferring` maps each withheld partition to the member
-    that gets it once its current owner has revoked it; `second` is the follow-up rebalance, in which
-    every member reports `first` as owned at `generation + 1`.
+    Usually two: the first withholds the partitions changing owner, the follow-up hands them over. On
+    the general path a follow-up may move partitions again and need a third; `settled` is False if
+    the group was still withholding partitions after `MAX_FOLLOW_UPS` follow-ups.
     """
 
-    first: Assignment
-    transferring: dict[TopicPartition, str]
-    second: Assignment
-    generation: int
+    rounds: tuple[CooperativeRound, ...]
+    settled: bool
+
+    @property
+    def first(self) -> Assignment:
+        return self.rounds[0].assignment
+
+    @property
+    def transferring(self) -> dict[TopicPartition, str]:
+        return self.rounds[0].withheld
+
+    @property
+    def second(self) -> Assignment:
+        """The very next rebalance (the first again if nothing was withheld)."""
+        return self.rounds[min(1, len(self.rounds) - 1)].assignment
+
+    @property
+    def final(self) -> Assignment:
+        return self.rounds[-1].assignment
 
 
 class CooperativeStickyAssignor:
@@ -92,19 +120,24 @@ class CooperativeStickyAssignor:
         return Assignment.of(assignment), transferring
 
     def assign_rounds(self, cluster: Cluster, members: Sequence[Member], generation: int | None = None) -> CooperativeRounds:
-        """This rebalance and the follow-up one, as the group would run them back to back.
+        """This rebalance and its follow-ups, as the group would run them back to back.
 
         Kafka: `ConsumerCoordinator`: a member that lost partitions in a cooperative rebalance rejoins,
-        reporting what it kept. `generation` is the one this rebalance creates (default: one above the
-        newest the members report).
+        reporting what it kept. `generation` is the one the follow-up runs at (default: one above the
+        newest the members report); each further follow-up adds one.
         """
         with gc_paused():
-            first, transferring = self.assign_round(cluster, members)
             if generation is None:
                 generation = max((m.generation for m in members if m.generation is not None), default=0) + 1
-            again = [replace(m, owned=first.partitions_of(m.member_id), generation=generation) for m in members]
-            second, _ = self.assign_round(cluster, again)
-            return CooperativeRounds(first, transferring, second, generation)
+            assignment, withheld = self.assign_round(cluster, members)
+            rounds = [CooperativeRound(assignment, withheld, None)]
+            while withheld and len(rounds) <= MAX_FOLLOW_UPS:
+                members = [replace(m, owned=assignment.partitions_of(m.member_id), generation=generation)
+                           for m in members]
+                assignment, withheld = self.assign_round(cluster, members)
+                rounds.append(CooperativeRound(assignment, withheld, generation))
+                generation += 1
+            return CooperativeRounds(tuple(rounds), not withheld)
 
 
 def _transferring(members: Sequence[Member], assignment: dict[str, list[TopicPartition]]) -> dict[TopicPartition, str]:

@@ -1,21 +1,26 @@
-"""Assignor benchmark (not a test): kgroup against kafka-python 3.0.12 on the same input, same run.
+"""Assignor benchmark (not a test): every kgroup assignor, with kafka-python 3.0.12 timed in the same run.
 
 Shapes:
   a: 10 topics x 1,000 partitions, 1,000 members, everyone subscribed to everything.
   b: Kafka's scale test (AbstractStickyAssignorTest.testLargeAssignmentAndGroupWithNonEqualSubscription):
      500 topics t000..t499 x 2,000 partitions, 2,000 consumers c0000..c1999, all on every topic except
      c1999, which is on t000 only.
-Each measurement runs in its own process, so peak memory (ru_maxrss) is that run's alone.
+Rounds: "first" with nothing owned; "steady" where c0001.. report their first-round assignment at
+generation 1 and c0000 reports nothing (the test's second call). Steady rounds are run only for the
+assignors that read the current assignment (sticky, cooperative-sticky, uniform).
+Each (implementation, assignor, shape) runs in its own process, so peak memory (ru_maxrss) is its own.
 
-Usage: python bench/assignors.py [--shapes a,b] [--repeat N]
-Targets on shape b: range <= 1.0 s, roundrobin <= 1.3 s, range >= 3x faster than kafka-python's,
-peak memory <= 1.5 GB (issue #2); server-range <= 0.3 s (issue #3). Kafka's Java (warm JVM, this
-machine): range 0.98 s, roundrobin 1.33 s, server-range 0.23 s.
+Usage: python bench/assignors.py [--shapes a,b] [--repeat N] [--assignors name,...]
+
+Java figures: Kafka's own code in a warm JVM on this machine (shared/spec/oracle.md), median ms.
+Targets: shape b within 1.5x of Java for the sticky family and uniform, range <= 1.0 s, roundrobin
+<= 1.3 s, server-range <= 0.3 s, peak memory <= 3 GB; shape a sticky and cooperative-sticky <= 0.1 s.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import resource
 import subprocess
@@ -24,21 +29,37 @@ import time
 from collections import namedtuple
 
 SHAPES = {"a": (10, 1_000, 1_000), "b": (500, 2_000, 2_000)}
-TARGETS_B = {"range": 1.0, "roundrobin": 1.3, "server-range": 0.3}
-JAVA_B = {"range": 0.98, "roundrobin": 1.33, "server-range": 0.232}
-# kafka-python has no KIP-848 server-side assignors: those rows compare with Kafka's Java only.
-KAFKA_PYTHON = {"range", "roundrobin"}
+ASSIGNORS = ("range", "roundrobin", "sticky", "cooperative-sticky", "uniform", "server-range")
+STATEFUL = {"sticky", "cooperative-sticky", "uniform"}
+JAVA_S = {  # (shape, assignor, round) -> seconds
+    ("a", "range", "first"): 0.0070, ("a", "roundrobin", "first"): 0.0014,
+    ("a", "sticky", "first"): 0.0021, ("a", "sticky", "steady"): 0.0050,
+    ("a", "cooperative-sticky", "first"): 0.0018, ("a", "cooperative-sticky", "steady"): 0.0040,
+    ("a", "uniform", "first"): 0.0012, ("a", "uniform", "steady"): 0.0012,
+    ("a", "server-range", "first"): 0.0008,
+    ("b", "range", "first"): 0.981, ("b", "roundrobin", "first"): 1.334,
+    ("b", "sticky", "first"): 3.834, ("b", "sticky", "steady"): 7.627,
+    ("b", "cooperative-sticky", "first"): 5.156, ("b", "cooperative-sticky", "steady"): 4.595,
+    ("b", "uniform", "first"): 1.034, ("b", "uniform", "steady"): 0.740,
+    ("b", "server-range", "first"): 0.232,
+}
+FIXED_TARGETS_S = {("b", "range"): 1.0, ("b", "roundrobin"): 1.3, ("b", "server-range"): 0.3,
+                   ("a", "sticky"): 0.1, ("a", "cooperative-sticky"): 0.1}
+JAVA_FACTOR = 1.5  # the sticky family and uniform on shape b: within 1.5x of Java
+MEMORY_TARGET_MB = 3 * 1024
+# kafka-python peers: the same input through kafka-python's assignor of the same name. It has no
+# KIP-848 server-side assignors; its sticky assignors are too slow for shape b (minutes).
+KAFKA_PYTHON = {"a": {"range", "roundrobin", "sticky", "cooperative-sticky"}, "b": {"range", "roundrobin"}}
 
 
 def topic_names(shape: str) -> list[str]:
-    n_topics = SHAPES[shape][0]
-    return [f"t{i:03d}" for i in range(n_topics)]
+    return [f"t{i:03d}" for i in range(SHAPES[shape][0])]
 
 
 def build_kgroup(shape: str):  # type: ignore[no-untyped-def]
     from kgroup.assignors.model import Cluster, Member, Topic
 
-    n_topics, n_partitions, n_members = SHAPES[shape]
+    _, n_partitions, n_members = SHAPES[shape]
     names = topic_names(shape)
     cluster = Cluster(tuple(Topic(name, n_partitions) for name in names))
     members = [Member(f"c{i:04d}", tuple(names)) for i in range(n_members)]
@@ -47,65 +68,128 @@ def build_kgroup(shape: str):  # type: ignore[no-untyped-def]
     return cluster, members
 
 
+def steady_kgroup(members, first):  # type: ignore[no-untyped-def]
+    """Everyone but the first member reports its first-round assignment at generation 1."""
+    return [m if i == 0 else dataclasses.replace(m, owned=first.partitions_of(m.member_id), generation=1)
+            for i, m in enumerate(members)]
+
+
 def build_kafka_python(shape: str):  # type: ignore[no-untyped-def]
-    n_topics, n_partitions, n_members = SHAPES[shape]
+    _, n_partitions, n_members = SHAPES[shape]
     names = topic_names(shape)
     partitions = set(range(n_partitions))
 
     class ClusterStub:
-        """kafka-python's assignors only call ClusterMetadata.partitions_for_topic."""
+        """kafka-python's assignors call ClusterMetadata.topics and partitions_for_topic only."""
+
+        def topics(self) -> set[str]:
+            return set(names)
 
         def partitions_for_topic(self, topic: str) -> set[int] | None:
             return partitions if topic in names else None
 
-    Metadata = namedtuple("Metadata", "topics")
-    GroupMember = namedtuple("GroupMember", "member_id group_instance_id metadata")
-    members = [GroupMember(f"c{i:04d}", None, Metadata(names)) for i in range(n_members)]
+    members = [_kp_member(f"c{i:04d}", names) for i in range(n_members)]
     if shape == "b":
-        members[-1] = GroupMember(members[-1].member_id, None, Metadata([names[0]]))
+        members[-1] = _kp_member(members[-1].member_id, [names[0]])
     return ClusterStub(), members
 
 
+Metadata = namedtuple("Metadata", "topics user_data owned_partitions generation_id")
+GroupMember = namedtuple("GroupMember", "member_id group_instance_id metadata")
+
+
+def _kp_member(member_id: str, topics: list[str], owned=None, generation: int = -1):  # type: ignore[no-untyped-def]
+    from kafka.coordinator.assignors.sticky.user_data import StickyAssignorUserData
+    from kafka.protocol.consumer.metadata import ConsumerProtocolSubscription
+
+    by_topic: dict[str, list[int]] = {}
+    for tp in owned or ():
+        by_topic.setdefault(tp[0], []).append(tp[1])
+    user_data = StickyAssignorUserData(list(by_topic.items()), generation) if owned is not None else b""
+    sub_tp = ConsumerProtocolSubscription.TopicPartition
+    owned_partitions = [sub_tp(topic=t, partitions=sorted(p)) for t, p in by_topic.items()]
+    return GroupMember(member_id, None, Metadata(topics, user_data, owned_partitions, generation))
+
+
+def steady_kafka_python(members, first):  # type: ignore[no-untyped-def]
+    out = [members[0]]
+    for m in members[1:]:
+        owned = [(t, p) for t, parts in first[m.member_id].assigned_partitions for p in parts]
+        out.append(_kp_member(m.member_id, m.metadata.topics, owned, 1))
+    return out
+
+
+def _kafka_python_assignor(name: str):  # type: ignore[no-untyped-def]
+    from kafka.coordinator.assignors.cooperative_sticky import CooperativeStickyAssignor
+    from kafka.coordinator.assignors.range import RangePartitionAssignor
+    from kafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
+    from kafka.coordinator.assignors.sticky.sticky_assignor import StickyPartitionAssignor
+
+    return {"range": RangePartitionAssignor, "roundrobin": RoundRobinPartitionAssignor,
+            "sticky": StickyPartitionAssignor(), "cooperative-sticky": CooperativeStickyAssignor()}[name]
+
+
+def _best(run, repeat: int) -> tuple[float, object]:  # type: ignore[no-untyped-def]
+    times, result = [], None
+    for _ in range(repeat):
+        result = None
+        start = time.perf_counter()
+        result = run()
+        times.append(time.perf_counter() - start)
+    return min(times), result
+
+
 def measure_one(impl: str, assignor: str, shape: str, repeat: int) -> dict:
-    """Runs in a child process: build the input, run `repeat` times, report best time and memory."""
-    if impl == "kgroup":
-        from kgroup.assignors.registry import builtin
-
-        cluster, members = build_kgroup(shape)
-        run = lambda: builtin(assignor).assign(cluster, members)  # noqa: E731
-    else:
-        from kafka.coordinator.assignors.range import RangePartitionAssignor
-        from kafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
-
-        cluster, members = build_kafka_python(shape)
-        cls = {"range": RangePartitionAssignor, "roundrobin": RoundRobinPartitionAssignor}[assignor]
-        run = lambda: cls.assign(cluster, members)  # noqa: E731
-    before_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    times = []
+    """Runs in a child process: both rounds (where they apply), best of `repeat`, peak memory."""
+    report: dict = {}
     try:
-        for _ in range(repeat):
-            start = time.perf_counter()
-            result = run()
-            times.append(time.perf_counter() - start)
-            del result
+        if impl == "kgroup":
+            from kgroup.assignors.registry import builtin
+
+            cluster, members = build_kgroup(shape)
+            chosen = builtin(assignor)
+            report["first"], first = _best(lambda: chosen.assign(cluster, members), repeat)
+            if assignor in STATEFUL:
+                steady = steady_kgroup(members, first)
+                report["steady"], _ = _best(lambda: chosen.assign(cluster, steady), repeat)
+        else:
+            cluster, members = build_kafka_python(shape)
+            chosen = _kafka_python_assignor(assignor)
+            report["first"], first = _best(lambda: chosen.assign(cluster, members), repeat)
+            if assignor in STATEFUL:
+                steady = steady_kafka_python(members, first)
+                report["steady"], _ = _best(lambda: chosen.assign(cluster, steady), repeat)
     except Exception as exc:  # kafka-python fails on some inputs; report it, don't hide it
-        return {"error": f"{type(exc).__name__}: {exc}"[:120]}
-    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return {"best_s": min(times), "peak_mb": peak_kb / 1024, "input_mb": before_kb / 1024}
+        report["error"] = f"{type(exc).__name__}: {exc}"[:120]
+    report["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return report
 
 
 def spawn(impl: str, assignor: str, shape: str, repeat: int) -> dict:
     args = [sys.executable, __file__, "--one", impl, assignor, shape, str(repeat)]
-    done = subprocess.run(args, capture_output=True, text=True, timeout=1800)
+    done = subprocess.run(args, capture_output=True, text=True, timeout=3600)
     if done.returncode != 0:
         return {"error": (done.stderr.strip().splitlines() or ["failed"])[-1][:120]}
     return json.loads(done.stdout)
+
+
+def _target(shape: str, assignor: str, round_: str) -> float | None:
+    if (shape, assignor) in FIXED_TARGETS_S:
+        return FIXED_TARGETS_S[(shape, assignor)]
+    if shape == "b" and assignor in STATEFUL:
+        return JAVA_FACTOR * JAVA_S[(shape, assignor, round_)]
+    return None
+
+
+def _seconds(value: float | None, width: int) -> str:
+    return f"{value:{width}.3f}" if value is not None else " " * (width - 3) + "n/a"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--shapes", default="a,b")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--assignors", default=",".join(ASSIGNORS))
     parser.add_argument("--one", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
@@ -113,33 +197,36 @@ def main() -> None:
         print(json.dumps(measure_one(impl, assignor, shape, int(repeat))))
         return
 
-    print(f"{'shape':5} {'assignor':12} {'kgroup s':>9} {'peak MB':>8} {'kafka-python s':>15} {'ratio':>7}  note")
+    print(f"{'shape':5} {'assignor':18} {'round':6} {'kgroup s':>9} {'peak MB':>8} {'kafka-python s':>15} "
+          f"{'speed-up':>8} {'Java s':>8} {'vs Java':>8}  target")
     for shape in args.shapes.split(","):
-        for assignor in ("range", "roundrobin", "server-range"):
-            ours = spawn("kgroup", assignor, shape, args.repeat)
-            theirs = (spawn("kafka-python", assignor, shape, 1 if shape == "b" else args.repeat)
-                      if assignor in KAFKA_PYTHON else {"absent": True})
-            our_s = ours.get("best_s")
-            their_s = theirs.get("best_s")
-            ratio = f"{their_s / our_s:6.1f}x" if our_s and their_s else "   n/a"
-            note = []
-            if "error" in ours:
-                note.append(f"kgroup failed: {ours['error']}")
-            if "absent" in theirs:
-                note.append("no kafka-python peer")
-            elif "error" in theirs:
-                note.append(f"kafka-python failed: {theirs['error']}")
-            if shape == "b" and our_s is not None:
-                target = TARGETS_B[assignor]
-                note.append(f"target <= {target} s: {'met' if our_s <= target else 'MISSED'}; "
-                            f"Java {JAVA_B[assignor]} s; vs Java {our_s / JAVA_B[assignor]:.2f}x")
-                if ours["peak_mb"] > 1536:
-                    note.append("memory target (1.5 GB) MISSED")
-            ours_s = f"{our_s:9.3f}" if our_s is not None else "      n/a"
-            peak = f"{ours['peak_mb']:8.0f}" if "peak_mb" in ours else "     n/a"
-            theirs_s = f"{their_s:15.3f}" if their_s is not None else "            n/a"
-            print(f"{shape:5} {assignor:12} {ours_s} {peak} {theirs_s} {ratio}  {'; '.join(note)}")
-            sys.stdout.flush()
+        for assignor in args.assignors.split(","):
+            repeat = 1 if shape == "b" else args.repeat
+            ours = spawn("kgroup", assignor, shape, repeat)
+            theirs = spawn("kafka-python", assignor, shape, 1) if assignor in KAFKA_PYTHON[shape] else {}
+            for round_ in ("first", "steady"):
+                if round_ == "steady" and assignor not in STATEFUL:
+                    continue
+                our_s, their_s = ours.get(round_), theirs.get(round_)
+                java_s = JAVA_S.get((shape, assignor, round_))
+                speedup = f"{their_s / our_s:7.1f}x" if our_s and their_s else "     n/a"
+                vs_java = f"{our_s / java_s:7.2f}x" if our_s and java_s else "     n/a"
+                notes = []
+                target = _target(shape, assignor, round_)
+                if target is not None and our_s is not None:
+                    notes.append(f"<= {target:.3g} s {'met' if our_s <= target else 'MISSED'}")
+                if "peak_mb" in ours and ours["peak_mb"] > MEMORY_TARGET_MB:
+                    notes.append("memory <= 3 GB MISSED")
+                if "error" in ours:
+                    notes.append(f"kgroup failed: {ours['error']}")
+                if "error" in theirs:
+                    notes.append(f"kafka-python failed: {theirs['error']}")
+                elif assignor not in KAFKA_PYTHON[shape]:
+                    notes.append("no kafka-python run")
+                peak = f"{ours['peak_mb']:8.0f}" if "peak_mb" in ours else "     n/a"
+                print(f"{shape:5} {assignor:18} {round_:6} {_seconds(our_s, 9)} {peak} {_seconds(their_s, 15)} "
+                      f"{speedup} {_seconds(java_s, 8)} {vs_java}  {'; '.join(notes)}")
+                sys.stdout.flush()
 
 
 if __name__ == "__main__":

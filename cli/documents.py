@@ -54,6 +54,13 @@ def run_body(run: AssignorRun) -> dict[str, Any]:
     }
     if run.threads is not None:
         body["threads"] = {t: partitions(parts) for t, parts in run.threads.items()}
+    if run.rounds:
+        body["rebalances"] = [
+            {"rebalance": number, "assignment": assignment(value.assignment),
+             "withheld": [{"partition": str(h.tp), "revoked_by": h.source, "assigned_to": h.target}
+                          for h in run.withheld if h.rebalance == number]}
+            for number, value in enumerate(run.rounds, start=1)]
+        body["settled"] = run.settled
     return body
 
 

@@ -109,13 +109,41 @@ def checks_table(results: list[CheckResult]) -> Table:
     return table
 
 
+def handover_lines(run: AssignorRun) -> list[str]:
+    """A cooperative run in words: what each rebalance withholds and the next one hands over."""
+    if not run.rounds:
+        return []
+    if not run.withheld:
+        return ["cooperative: one rebalance; no partition changes owner, so nothing is withheld"]
+    lines = []
+    for number in range(1, len(run.rounds) + 1):
+        held = [h for h in run.withheld if h.rebalance == number]
+        if held:
+            moves = ", ".join(f"{h.tp} {h.source or '(unowned)'}->{h.target}" for h in held)
+            noun = "partition" if len(held) == 1 else "partitions"
+            lines.append(f"cooperative: rebalance {number} withholds {len(held)} {noun} until revoked, "
+                         f"unconsumed until rebalance {number + 1}: {moves}")
+    if not run.settled:
+        lines.append(f"cooperative: still withholding partitions after {len(run.rounds)} rebalances")
+    return lines
+
+
 def print_run(console: Console, run: AssignorRun, title: str) -> None:
     if run.assignment is not None:
-        console.print(assignment_table(title, run.assignment, run.diff))
+        if len(run.rounds) > 1:
+            for number, value in enumerate(run.rounds, start=1):
+                label = f"{title}: rebalance {number} of {len(run.rounds)}"
+                if number == len(run.rounds):
+                    label += " (settled)" if run.settled else " (not settled)"
+                console.print(assignment_table(label, value.assignment, value.diff))
+        else:
+            console.print(assignment_table(title, run.assignment, run.diff))
         if run.threads:
             console.print(threads_table(run.threads))
     else:
         console.print(title)
+    for line in handover_lines(run):
+        console.print(line, markup=False, highlight=False)
     console.print(summary_line(run), markup=False)
     console.print()
 

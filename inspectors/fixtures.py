@@ -293,11 +293,14 @@ def _read_group(r: _Reader, raw: Any, path: Path, cluster: Cluster) -> Group:
             owners[member_id] = read_partitions(r, parts, path + ("assignment", member_id), cluster)
     else:
         owners = {m.member_id: m.owned for m in members if m.owned}
-    # A member that reports nothing of its own owns what the group's assignment gives it.
-    members = [m if m.owned else replace(m, owned=owners.get(m.member_id, ())) for m in members]
     generation = None
     if data.get("generation") is not None:
         generation = r.integer(data["generation"], path + ("generation",), minimum=-1)
+    # A member that reports nothing of its own owns what the group's assignment gives it, from the
+    # group's generation (what a sticky member's user data or a cooperative subscription would say).
+    members = [m if m.owned or not owners.get(m.member_id) else
+               replace(m, owned=owners[m.member_id], generation=generation if m.generation is None else m.generation)
+               for m in members]
     offsets = () if data.get("offsets") is None else _read_offsets(r, data["offsets"], path + ("offsets",), cluster)
     return Group(
         group_id=group_id, protocol=protocol, assignors=_read_assignors(r, data, path, protocol),

@@ -116,3 +116,45 @@ def test_server_range_from_the_cli() -> None:
         M1: ["orders-2", "orders-3", "payments-2"],
         M2: ["orders-4", "orders-5", "payments-3"],
     }
+
+
+def test_cooperative_sticky_shows_both_rebalances() -> None:
+    # M2 joins owning nothing, so everything it ends up with must first be revoked by M0 or M1: the
+    # first rebalance withholds exactly those partitions, the second hands them over.
+    doc = run_json("simulate", "demo", "-a", "cooperative-sticky", "-a", "sticky")
+    coop, sticky = doc["results"]
+    first, second = coop["rebalances"]
+    assert coop["settled"] is True
+    withheld = {w["partition"] for w in first["withheld"]}
+    assert withheld == set(second["assignment"][M2]) and first["assignment"][M2] == []
+    assert {w["assigned_to"] for w in first["withheld"]} == {M2}
+    for w in first["withheld"]:
+        assert w["partition"] not in first["assignment"][w["revoked_by"]]
+    assert second["withheld"] == []
+    # Cooperative and eager sticky agree on where the group ends up.
+    assert coop["assignment"] == second["assignment"] == sticky["assignment"]
+    assert coop["stickiness"] == sticky["stickiness"]
+
+
+def test_cooperative_sticky_table_names_the_rebalances() -> None:
+    result = run("simulate", "demo", "-a", "cooperative-sticky")
+    assert result.exit_code == 0, result.output
+    assert "rebalance 1 of 2" in result.stdout and "rebalance 2 of 2 (settled)" in result.stdout
+    assert "unconsumed until rebalance 2" in result.stdout
+
+
+def test_every_kafka_assignor_runs_side_by_side() -> None:
+    names = ["range", "roundrobin", "sticky", "cooperative-sticky", "uniform", "server-range"]
+    doc = run_json("simulate", "demo", *[arg for n in names for arg in ("-a", n)])
+    assert [r["assignor"] for r in doc["results"]] == names
+    assert all(r["valid"] and r["error"] is None for r in doc["results"])
+
+
+def test_assignors_verbose_lists_output_changing_versions() -> None:
+    result = run("assignors", "--verbose")
+    assert result.exit_code == 0, result.output
+    assert "KAFKA-18688" in result.stdout and "KAFKA-16277" in result.stdout
+    doc = run_json("assignors")
+    uniform = next(a for a in doc["assignors"] if a["name"] == "uniform")
+    assert any(h["version"] == "4.1" and "KAFKA-18688" in h["change"] for h in uniform["history"])
+    assert doc["kafka_version"] == "4.0"
