@@ -22,6 +22,9 @@ from kgroup.inspectors.yaml_doc import Path, YamlDoc, parse_yaml, read_yaml
 SCHEMA = "kgroup/v1"
 PROTOCOLS = ("classic", "consumer")
 DEFAULT_ASSIGNORS = {"classic": ("range",), "consumer": ("uniform",)}
+# A consumer-protocol group names the coordinator's assignors as Kafka does (group.remote.assignor):
+# its `range` is the server-side one.
+CONSUMER_PROTOCOL_NAMES = {"range": "server-range"}
 
 _TOP_KEYS = {"schema", "kind", "description", "cluster", "groups"}
 _TOPIC_KEYS = {"name", "partitions", "replica_racks", "id"}
@@ -250,7 +253,9 @@ def _read_assignors(r: _Reader, data: dict[str, Any], path: Path, protocol: str)
         if name not in known and ":" not in name:
             raise r.fail(path + ("assignors", i),
                          f"unknown assignor {name!r}; known: {', '.join(known)} (or package.module:Class)")
-    return names
+    if protocol == "consumer":
+        names = [CONSUMER_PROTOCOL_NAMES.get(name, name) for name in names]
+    return tuple(names)
 
 
 def _read_offsets(r: _Reader, raw: Any, path: Path, cluster: Cluster) -> tuple[PartitionOffsets, ...]:

@@ -158,3 +158,27 @@ def test_assignors_verbose_lists_output_changing_versions() -> None:
     uniform = next(a for a in doc["assignors"] if a["name"] == "uniform")
     assert any(h["version"] == "4.1" and "KAFKA-18688" in h["change"] for h in uniform["history"])
     assert doc["kafka_version"] == "4.0"
+
+
+def test_kip848_group_defaults_to_uniform_worked_by_hand() -> None:
+    # OpenJDK 17 iterates the coordinator's HashMap of these member ids as hZb, 6fJ, Xq3 and a HashMap
+    # of the two topic ids as refunds, payments. 11 partitions over 3 members: quotas 4, 4, 3 in that
+    # order. 6fJ keeps refunds 0-1, then payments 0-1 of its 0-3 (quota 4); Xq3 keeps refunds 2 and
+    # payments 4-5 (quota 3); the revoked payments 2, 3, 6, 7 go to hZb, which had nothing.
+    doc = run_json("simulate", "kip848-uniform")
+    (res,) = doc["results"]
+    assert res["assignor"] == "uniform"
+    assert res["assignment"] == {
+        "6fJcIHAuTBKJ0bXL1tvcFw": ["payments-0", "payments-1", "refunds-0", "refunds-1"],
+        "Xq3c3A2aTn6ROfDt2sRX9A": ["payments-4", "payments-5", "refunds-2"],
+        "hZbXj9PXQWi1mGbzkS5p3w": ["payments-2", "payments-3", "payments-6", "payments-7"],
+    }
+
+
+def test_consumer_group_range_is_the_coordinators(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    fixture = yaml.safe_load((FIXTURES / "kip848-uniform.yaml").read_text())
+    fixture["groups"][0]["assignors"] = ["range"]
+    path = tmp_path / "range.yaml"
+    path.write_text(yaml.safe_dump(fixture))
+    (res,) = run_json("simulate", str(path))["results"]
+    assert res["assignor"] == "server-range"
