@@ -147,18 +147,14 @@ def measure_one(impl: str, assignor: str, shape: str, repeat: int) -> dict:
             from kgroup.assignors.registry import builtin
 
             cluster, members = build_kgroup(shape)
-            chosen = builtin(assignor)
-            report["first"], first = _best(lambda: chosen.assign(cluster, members), repeat)
-            if assignor in STATEFUL:
-                steady = steady_kgroup(members, first)
-                report["steady"], _ = _best(lambda: chosen.assign(cluster, steady), repeat)
+            chosen, steady_of = builtin(assignor), steady_kgroup
         else:
             cluster, members = build_kafka_python(shape)
-            chosen = _kafka_python_assignor(assignor)
-            report["first"], first = _best(lambda: chosen.assign(cluster, members), repeat)
-            if assignor in STATEFUL:
-                steady = steady_kafka_python(members, first)
-                report["steady"], _ = _best(lambda: chosen.assign(cluster, steady), repeat)
+            chosen, steady_of = _kafka_python_assignor(assignor), steady_kafka_python
+        report["first"], first = _best(lambda: chosen.assign(cluster, members), repeat)
+        if assignor in STATEFUL:
+            steady = steady_of(members, first)
+            report["steady"], _ = _best(lambda: chosen.assign(cluster, steady), repeat)
     except Exception as exc:  # kafka-python fails on some inputs; report it, don't hide it
         report["error"] = f"{type(exc).__name__}: {exc}"[:120]
     report["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
