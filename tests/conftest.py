@@ -19,11 +19,16 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    if "test_matches_kafka[" not in report.nodeid or report.when != "call":
+    if report.when != "call":
         return
-    assignor = report.nodeid.split("[", 1)[1].split(":")[1]
-    _conformance[assignor][1] += 1
-    _conformance[assignor][0] += report.passed
+    if "test_matches_kafka[" in report.nodeid:
+        key = report.nodeid.split("[", 1)[1].split(":")[1]
+    elif "test_classic_coordinator_matches_kafka[" in report.nodeid:
+        key = "coordinator classic"
+    else:
+        return
+    _conformance[key][1] += 1
+    _conformance[key][0] += report.passed
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
