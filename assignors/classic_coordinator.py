@@ -13,211 +13,25 @@ Writes to __consumer_offsets always succeed at once.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from kgroup.assignors.classic_group import (
+    COMPLETING,
+    DEAD,
+    EMPTY,
+    PREPARING,
+    STABLE,
+    ClassicGroup,
+    ClassicMember,
+    CoordinatorConfig,
+    JoinResponse,
+    LeaveResponse,
+    Protocols,
+    SyncResponse,
+    Transition,
+)
 from kgroup.assignors.timer_queue import TimerQueue
-
-EMPTY, PREPARING, COMPLETING, STABLE, DEAD = "Empty", "PreparingRebalance", "CompletingRebalance", "Stable", "Dead"
-
-# Kafka: ClassicGroupState's valid previous states.
-_VALID_PREVIOUS = {
-    EMPTY: {PREPARING},
-    PREPARING: {EMPTY, COMPLETING, STABLE},
-    COMPLETING: {PREPARING},
-    STABLE: {COMPLETING},
-    DEAD: {EMPTY, PREPARING, COMPLETING, STABLE, DEAD},
-}
-
-Protocols = tuple[tuple[str, Any], ...]  # (assignor name, metadata), most preferred first
-
-
-@dataclass(frozen=True)
-class CoordinatorConfig:
-    """Broker settings (coordinator.md §2); the defaults are Kafka's."""
-
-    initial_rebalance_delay_ms: int = 3000
-    new_member_join_timeout_ms: int = 300_000
-    min_session_timeout_ms: int = 6000
-    max_session_timeout_ms: int = 1_800_000
-    max_size: int = 2**31 - 1
-
-
-@dataclass
-class JoinResponse:
-    """A JoinGroup answer; `done` stays False while the request is parked."""
-
-    done: bool = False
-    error: str = "NONE"
-    member_id: str = ""
-    generation: int = -1
-    leader: str | None = None
-    protocol_name: str | None = None
-    members: tuple[tuple[str, str | None, Any], ...] = ()  # leader only: (member id, instance id, metadata)
-    skip_assignment: bool = False
-    at_ms: int | None = None
-
-    def answer(self, now: int, **fields: Any) -> None:
-        for name, value in fields.items():
-            setattr(self, name, value)
-        self.done = True
-        self.at_ms = now
-
-
-@dataclass
-class SyncResponse:
-    done: bool = False
-    error: str = "NONE"
-    assignment: tuple[Any, ...] = ()
-    protocol_name: str | None = None
-    at_ms: int | None = None
-
-    def answer(self, now: int, **fields: Any) -> None:
-        for name, value in fields.items():
-            setattr(self, name, value)
-        self.done = True
-        self.at_ms = now
-
-
-@dataclass
-class LeaveResponse:
-    error: str = "NONE"
-    members: list[tuple[str, str | None, str]] = field(default_factory=list)  # (member id, instance id, error)
-
-
-@dataclass
-class ClassicMember:
-    """Kafka: `ClassicGroupMember`."""
-
-    member_id: str
-    instance_id: str | None
-    client_id: str
-    protocol_type: str
-    protocols: Protocols
-    session_timeout_ms: int
-    rebalance_timeout_ms: int
-    assignment: tuple[Any, ...] = ()
-    awaiting_join: JoinResponse | None = None
-    awaiting_sync: SyncResponse | None = None
-    is_new: bool = False
-
-    def matches(self, protocols: Protocols) -> bool:
-        return self.protocols == protocols
-
-    def has_satisfied_heartbeat(self) -> bool:
-        """`hasSatisfiedHeartbeat`: a member parked in JoinGroup or SyncGroup is alive."""
-        if self.is_new:
-            return False
-        return self.awaiting_join is not None or self.awaiting_sync is not None
-
-    def vote(self, candidates: set[str]) -> str:
-        return next(name for name, _ in self.protocols if name in candidates)
-
-    def metadata_for(self, protocol: str | None) -> Any:
-        return next((meta for name, meta in self.protocols if name == protocol), None)
-
-
-@dataclass
-class ClassicGroup:
-    """Kafka: `ClassicGroup`. `members` keeps insertion order (kgroup's stand-in for HashMap order)."""
-
-    group_id: str
-    state: str = EMPTY
-    previous_state: str | None = None
-    generation: int = 0
-    protocol_type: str | None = None
-    protocol_name: str | None = None
-    leader: str | None = None
-    members: dict[str, ClassicMember] = field(default_factory=dict)
-    static_members: dict[str, str] = field(default_factory=dict)
-    pending_join: dict[str, None] = field(default_factory=dict)  # an ordered set
-    pending_sync: set[str] = field(default_factory=set)
-    new_member_added: bool = False
-
-    def transition(self, target: str) -> None:
-        if self.state not in _VALID_PREVIOUS[target]:
-            raise RuntimeError(f"group {self.group_id}: invalid transition {self.state} -> {target}")
-        self.previous_state, self.state = self.state, target
-
-    def num_awaiting_join(self) -> int:
-        return sum(1 for m in self.members.values() if m.awaiting_join is not None)
-
-    def has_all_members_joined(self) -> bool:
-        return len(self.members) == self.num_awaiting_join() and not self.pending_join
-
-    def can_rebalance(self) -> bool:
-        return self.state in (STABLE, COMPLETING, EMPTY)
-
-    def rebalance_timeout_ms(self) -> int:
-        return max((m.rebalance_timeout_ms for m in self.members.values()), default=0)
-
-    def candidate_protocols(self) -> set[str]:
-        """Protocols every member supports."""
-        members = list(self.members.values())
-        if not members:
-            return set()
-        common = {name for name, _ in members[0].protocols}
-        for member in members[1:]:
-            common &= {name for name, _ in member.protocols}
-        return common
-
-    def supports_protocols(self, protocol_type: str, names: list[str]) -> bool:
-        """Kafka: `ClassicGroup.supportsProtocols`."""
-        if self.state == EMPTY:
-            return bool(protocol_type) and bool(names)
-        candidates = self.candidate_protocols()
-        return self.protocol_type == protocol_type and any(name in candidates for name in names)
-
-    def select_protocol(self) -> str:
-        """Kafka: `ClassicGroup.selectProtocol`: each member votes for its first candidate; most votes win.
-
-        A tie goes to the tied protocol listed first by the oldest member (Kafka: HashMap order).
-        """
-        candidates = self.candidate_protocols()
-        votes: dict[str, int] = {}
-        for member in self.members.values():
-            choice = member.vote(candidates)
-            votes[choice] = votes.get(choice, 0) + 1
-        best = max(votes.values())
-        oldest = next(iter(self.members.values()))
-        return next(name for name, _ in oldest.protocols if votes.get(name) == best)
-
-    def member_list(self) -> tuple[tuple[str, str | None, Any], ...]:
-        """`currentClassicGroupMembers`: what the leader's JoinGroup answer lists."""
-        return tuple((m.member_id, m.instance_id, m.metadata_for(self.protocol_name)) for m in self.members.values())
-
-    def remove(self, member_id: str) -> None:
-        """Kafka: `ClassicGroup.remove`: a departing leader hands over to the oldest remaining member."""
-        removed = self.members.pop(member_id, None)
-        if removed is not None and removed.instance_id is not None:
-            self.static_members.pop(removed.instance_id, None)
-        if self.leader == member_id:
-            self.leader = next(iter(self.members), None)
-        self.pending_join.pop(member_id, None)
-        self.pending_sync.discard(member_id)
-
-    def validate_member(self, member_id: str, instance_id: str | None) -> str | None:
-        """Kafka: `ClassicGroup.validateMember`; returns the error, or None."""
-        if instance_id is not None:
-            known = self.static_members.get(instance_id)
-            if known is None:
-                return "UNKNOWN_MEMBER_ID"
-            if known != member_id:
-                return "FENCED_INSTANCE_ID"
-        if member_id not in self.members:
-            return "UNKNOWN_MEMBER_ID"
-        return None
-
-
-@dataclass(frozen=True)
-class Transition:
-    """One state change, for timelines: when, which group, to what, at which generation."""
-
-    at_ms: int
-    group_id: str
-    state: str
-    generation: int
-    reason: str
 
 
 class ClassicCoordinator:

@@ -28,7 +28,7 @@ class RoundRobinAssignor:
             ordered = sorted(members, key=member_sort_key)
             topics = subscribed_topics(cluster, members)
             positions = subscriber_positions(ordered, topics)
-            lists = [[] for _ in ordered]  # type: list[list[TopicPartition]]
+            lists: list[list[TopicPartition]] = [[] for _ in ordered]
             cursor = 0
             for topic in sorted(topics, key=java_string_key):
                 subscribers, n = positions[topic], topics[topic]
