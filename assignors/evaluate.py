@@ -58,16 +58,15 @@ def evaluate(before: GroupState, after: GroupState, name: str, assignor: Assigno
         if callable(assign_rounds):
             played = assign_rounds(after.cluster, members, _next_generation(before))
             previous = before.group.assignment
-            for played_round in played.rounds:
-                value = _every_member(played_round.assignment, members)
-                rounds.append(Rebalance(value, diff(previous, value)))
-                previous = value
-            result, settled = played.final, played.settled
             owner = {tp: m.member_id for m in members for tp in m.owned}
             for number, played_round in enumerate(played.rounds, start=1):
+                value = _every_member(played_round.assignment, members)
+                rounds.append(Rebalance(value, diff(previous, value)))
                 withheld += [Handover(tp, owner.get(tp), target, number)
                              for tp, target in sorted(played_round.withheld.items())]
-                owner = {tp: m for m, parts in played_round.assignment.owners.items() for tp in parts}
+                previous = value
+                owner = {tp: m for m, parts in value.owners.items() for tp in parts}
+            result, settled = played.final, played.settled
         else:
             result = assignor.assign(after.cluster, members)
         threads = None

@@ -44,7 +44,7 @@ class StickyInput:
     max_generation: int
     owned: dict[str, list[TopicPartition]]  # consumerToOwnedPartitions
     multiply_claimed: set[TopicPartition]  # partitionsWithMultiplePreviousOwners
-    racks: RackInfo = field(repr=False, default=None)  # type: ignore[assignment]
+    racks: RackInfo = field(repr=False)
 
 
 def read_input(cluster: Cluster, members: Sequence[Member]) -> StickyInput:
@@ -91,9 +91,8 @@ def read_input(cluster: Cluster, members: Sequence[Member]) -> StickyInput:
                 mine.append(tp)
                 _remove_first(owned[holder], tp)
                 holder_of[tp] = mid
-    result = StickyInput(per_topic, ordered, data, all_equal, max_generation, owned, multiply_claimed)
-    result.racks = RackInfo(cluster, per_topic, ordered)
-    return result
+    return StickyInput(per_topic, ordered, data, all_equal, max_generation, owned, multiply_claimed,
+                       RackInfo(cluster, per_topic, ordered))
 
 
 def _generation(data: MemberData) -> int:
