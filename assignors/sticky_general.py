@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, insort
 from collections import deque
+from collections.abc import Iterator
 from itertools import groupby
 
 from kgroup.assignors.base import AssignorError, topic_partitions
@@ -56,7 +57,8 @@ class _SortedMembers:
     def last(self) -> str:
         return self._entries[-1][2]
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[str]:
+        """Members in order, over a snapshot: callers may move members while they walk."""
         return (entry[2] for entry in list(self._entries))
 
 
