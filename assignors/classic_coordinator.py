@@ -126,13 +126,17 @@ class ClassicCoordinator:
                 group.num_awaiting_join() < self.config.max_size
         return member is not None or len(group.members) < self.config.max_size
 
-    def _join_new(self, group: ClassicGroup, req: _JoinRequest, response: JoinResponse) -> None:
-        """Kafka: `classicGroupJoinNewMember`."""
+    def _refused(self, group: ClassicGroup, req: _JoinRequest, response: JoinResponse) -> bool:
+        """The first checks of both JoinGroup paths: a Dead group, then no protocol in common."""
         if group.state == DEAD:
             response.answer(self.now, error="COORDINATOR_NOT_AVAILABLE")
-            return
-        if not group.supports_protocols(req.protocol_type, [name for name, _ in req.protocols]):
+        elif not group.supports_protocols(req.protocol_type, [name for name, _ in req.protocols]):
             response.answer(self.now, error="INCONSISTENT_GROUP_PROTOCOL")
+        return response.done
+
+    def _join_new(self, group: ClassicGroup, req: _JoinRequest, response: JoinResponse) -> None:
+        """Kafka: `classicGroupJoinNewMember`."""
+        if self._refused(group, req, response):
             return
         new_id = self._new_member_id(req.client_id, req.instance_id)
         if req.instance_id is not None:
@@ -152,11 +156,7 @@ class ClassicCoordinator:
     def _join_existing(self, group: ClassicGroup, req: _JoinRequest, response: JoinResponse) -> None:
         """Kafka: `classicGroupJoinExistingMember`."""
         member_id = req.member_id
-        if group.state == DEAD:
-            response.answer(self.now, error="COORDINATOR_NOT_AVAILABLE")
-            return
-        if not group.supports_protocols(req.protocol_type, [name for name, _ in req.protocols]):
-            response.answer(self.now, error="INCONSISTENT_GROUP_PROTOCOL")
+        if self._refused(group, req, response):
             return
         if member_id in group.pending_join:
             self._add_member(group, member_id, req, response)
@@ -438,13 +438,9 @@ class ClassicCoordinator:
 
     def _validate_sync(self, group: ClassicGroup, member_id: str, instance_id: str | None, generation: int,
                        protocol_type: str | None, protocol_name: str | None) -> str | None:
-        if group.state == DEAD:
-            return "COORDINATOR_NOT_AVAILABLE"
-        error = group.validate_member(member_id, instance_id)
+        error = _validate_generation_member(group, member_id, instance_id, generation)
         if error is not None:
             return error
-        if generation != group.generation:
-            return "ILLEGAL_GENERATION"
         if (protocol_type is not None and protocol_type != group.protocol_type) or \
                 (protocol_name is not None and protocol_name != group.protocol_name):
             return "INCONSISTENT_GROUP_PROTOCOL"
@@ -476,13 +472,9 @@ class ClassicCoordinator:
         group = self.groups.get(group_id)
         if group is None:
             return "UNKNOWN_MEMBER_ID"
-        if group.state == DEAD:
-            return "COORDINATOR_NOT_AVAILABLE"
-        error = group.validate_member(member_id, instance_id)
+        error = _validate_generation_member(group, member_id, instance_id, generation)
         if error is not None:
             return error
-        if generation != group.generation:
-            return "ILLEGAL_GENERATION"
         if group.state == EMPTY:
             return "UNKNOWN_MEMBER_ID"
         self._reschedule_heartbeat(group, group.members[member_id])
@@ -544,14 +536,26 @@ class ClassicCoordinator:
             return "COORDINATOR_NOT_AVAILABLE"
         if generation < 0 and group.state == EMPTY:
             return "NONE"  # a simple consumer or an admin commit
-        error = group.validate_member(member_id, instance_id)
+        error = _validate_generation_member(group, member_id, instance_id, generation)
         if error is not None:
             return error
-        if generation != group.generation:
-            return "ILLEGAL_GENERATION"
         if group.state == COMPLETING:
             return "REBALANCE_IN_PROGRESS"
         return "NONE"
+
+
+def _validate_generation_member(group: ClassicGroup, member_id: str, instance_id: str | None,
+                                generation: int) -> str | None:
+    """The checks SyncGroup, Heartbeat and OffsetCommit share, in Kafka's order: a Dead group, then
+    membership (`validateMember`), then the generation."""
+    if group.state == DEAD:
+        return "COORDINATOR_NOT_AVAILABLE"
+    error = group.validate_member(member_id, instance_id)
+    if error is not None:
+        return error
+    if generation != group.generation:
+        return "ILLEGAL_GENERATION"
+    return None
 
 
 @dataclass(frozen=True)
