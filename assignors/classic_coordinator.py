@@ -13,6 +13,7 @@ Writes to __consumer_offsets always succeed at once.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +45,8 @@ class ClassicCoordinator:
         self.now = 0
         self.transitions: list[Transition] = []
         self._ids = 0
+        # (group id, member id): told when a member leaves a group for any reason.
+        self.on_member_removed: Callable[[str, str], None] | None = None
 
     # -- time ----------------------------------------------------------------------------------
 
@@ -53,6 +56,43 @@ class ClassicCoordinator:
             self.now, action = due
             action()
         self.now = max(self.now, now)
+
+    def _new_group(self, group_id: str) -> ClassicGroup:
+        group = self.groups[group_id] = ClassicGroup(group_id)
+
+        def removed(member_id: str) -> None:
+            if self.on_member_removed is not None:
+                self.on_member_removed(group_id, member_id)
+
+        group.on_remove = removed
+        return group
+
+    def load_group(self, group_id: str, generation: int, protocol_name: str, leader: str,
+                   members: Iterable[LoadedMember]) -> ClassicGroup:
+        """A Stable group as `__consumer_offsets` records rebuild it when the coordinator loads them.
+
+        Kafka: `GroupMetadataManager.replay` of a GroupMetadataValue then `onLoaded`, which re-arms every
+        member's session timer (here from its last heartbeat when one is known, else from now).
+        """
+        group = self._new_group(group_id)
+        group.generation, group.protocol_type, group.protocol_name = generation, "consumer", protocol_name
+        for loaded in members:
+            member = ClassicMember(loaded.member_id, loaded.instance_id, loaded.client_id, "consumer",
+                                   loaded.protocols, loaded.session_timeout_ms, loaded.rebalance_timeout_ms,
+                                   assignment=loaded.assignment)
+            group.members[member.member_id] = member
+            if member.instance_id is not None:
+                group.static_members[member.instance_id] = member.member_id
+            since = self.now if loaded.last_heartbeat_ms is None else loaded.last_heartbeat_ms
+            self.timers.schedule(self.heartbeat_key(group_id, member.member_id), since + member.session_timeout_ms,
+                                 lambda mid=member.member_id: self._expire_heartbeat(group_id, mid))
+        group.leader = leader
+        group.transition(PREPARING)
+        group.transition(COMPLETING)
+        group.transition(STABLE)
+        group.previous_state = COMPLETING
+        self.transitions.append(Transition(self.now, group_id, STABLE, generation, "loaded"))
+        return group
 
     # -- keys and ids ----------------------------------------------------------------------------
 
@@ -104,7 +144,7 @@ class ClassicCoordinator:
             if member_id:
                 response.answer(self.now, error="UNKNOWN_MEMBER_ID")
                 return response
-            group = self.groups[group_id] = ClassicGroup(group_id)
+            group = self._new_group(group_id)
         request = _JoinRequest(member_id, instance_id, client_id, protocol_type, protocols,
                                session_timeout_ms, rebalance_timeout_ms, version)
         if not self._accept_joining(group, member_id):
@@ -222,6 +262,8 @@ class ClassicCoordinator:
         """Kafka: `updateStaticMemberThenRebalanceOrCompleteJoin` + `ClassicGroup.replaceStaticMember`."""
         leader_before = group.leader
         old = group.members.pop(old_id)
+        if group.on_remove is not None:
+            group.on_remove(old_id)
         if old.awaiting_join is not None:
             old.awaiting_join.answer(self.now, error="FENCED_INSTANCE_ID", member_id=old_id, leader=None,
                                      members=(), protocol_name=None)
@@ -556,6 +598,20 @@ def _validate_generation_member(group: ClassicGroup, member_id: str, instance_id
     if generation != group.generation:
         return "ILLEGAL_GENERATION"
     return None
+
+
+@dataclass(frozen=True)
+class LoadedMember:
+    """A member of a group rebuilt by `load_group`."""
+
+    member_id: str
+    instance_id: str | None
+    client_id: str
+    protocols: Protocols
+    session_timeout_ms: int
+    rebalance_timeout_ms: int
+    assignment: tuple[Any, ...] = ()
+    last_heartbeat_ms: int | None = None
 
 
 @dataclass(frozen=True)

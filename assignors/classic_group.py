@@ -6,6 +6,7 @@ JoinGroup/SyncGroup/LeaveGroup response data, as coordinator.md §4.1 describes 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,12 +42,16 @@ class _Answer:
     done: bool = False
     error: str = "NONE"
     at_ms: int | None = None
+    # Called once answered: a simulated client learns of a parked answer the instant it is given.
+    on_done: Callable[[], None] | None = field(default=None, repr=False, compare=False)
 
     def answer(self, now: int, **fields: Any) -> None:
         for name, value in fields.items():
             setattr(self, name, value)
         self.done = True
         self.at_ms = now
+        if self.on_done is not None:
+            self.on_done()
 
 
 @dataclass
@@ -119,6 +124,8 @@ class ClassicGroup:
     pending_join: dict[str, None] = field(default_factory=dict)  # an ordered set
     pending_sync: set[str] = field(default_factory=set)
     new_member_added: bool = False
+    # Told of every member id that leaves `members`, whatever the reason (simulated clients' accounting).
+    on_remove: Callable[[str], None] | None = field(default=None, repr=False, compare=False)
 
     def transition(self, target: str) -> None:
         if self.state not in _VALID_PREVIOUS[target]:
@@ -177,6 +184,8 @@ class ClassicGroup:
         removed = self.members.pop(member_id, None)
         if removed is not None and removed.instance_id is not None:
             self.static_members.pop(removed.instance_id, None)
+        if removed is not None and self.on_remove is not None:
+            self.on_remove(member_id)
         if self.leader == member_id:
             self.leader = next(iter(self.members), None)
         self.pending_join.pop(member_id, None)

@@ -25,6 +25,8 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         key = report.nodeid.split("[", 1)[1].split(":")[1]
     elif "test_classic_coordinator_matches_kafka[" in report.nodeid:
         key = "coordinator classic"
+    elif "test_classic_clients_match_kafka[" in report.nodeid:
+        key = "classic clients"
     else:
         return
     _conformance[key][1] += 1

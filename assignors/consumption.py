@@ -1,0 +1,118 @@
+"""Who is consuming which partition, and when nobody is (coordinator.md §5.7).
+
+A member consumes a partition from the instant its `onPartitionsAssigned` includes it until it revokes or
+loses it, crashes, stalls (a GC pause, a batch longer than max.poll.interval.ms, whose work is lost) or is
+no longer a member of the group on the coordinator (its commits would fail). The ledger keeps closed
+segments per member; totals are sums over segments, per-partition timelines are built only on request,
+because a large group moves hundreds of thousands of partitions per eager rebalance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from kgroup.assignors.model import TopicPartition
+
+
+@dataclass(frozen=True)
+class Segment:
+    """`owner` consumed `partitions` from `start` to `end` (None: still consuming)."""
+
+    owner: str
+    partitions: tuple[TopicPartition, ...]
+    start: int
+    end: int | None
+
+
+@dataclass(frozen=True)
+class Gap:
+    """Nobody consumed `partition` from `start` to `end` (None: still unconsumed). May be zero-length: a
+    partition revoked and reassigned at the same instant still had its consumer stop and restart."""
+
+    partition: TopicPartition
+    start: int
+    end: int | None
+
+    def length(self, now: int) -> int:
+        return (now if self.end is None else self.end) - self.start
+
+
+class ConsumptionLedger:
+    def __init__(self) -> None:
+        self._open: dict[str, list[tuple[tuple[TopicPartition, ...], int]]] = {}
+        self.closed: list[Segment] = []
+
+    def start(self, owner: str, partitions: Iterable[TopicPartition], at: int) -> None:
+        block = tuple(partitions)
+        if block:
+            self._open.setdefault(owner, []).append((block, at))
+
+    def stop(self, owner: str, at: int, partitions: Iterable[TopicPartition] | None = None) -> None:
+        """Stop `owner` consuming `partitions` (all when None); the rest keep their start."""
+        blocks = self._open.pop(owner, None)
+        if not blocks:
+            return
+        if partitions is None:
+            self.closed.extend(Segment(owner, block, start, at) for block, start in blocks)
+            return
+        stopping = set(partitions)
+        kept = []
+        for block, start in blocks:
+            ended = tuple(tp for tp in block if tp in stopping)
+            if not ended:
+                kept.append((block, start))
+                continue
+            self.closed.append(Segment(owner, ended, start, at))
+            rest = tuple(tp for tp in block if tp not in stopping)
+            if rest:
+                kept.append((rest, start))
+        if kept:
+            self._open[owner] = kept
+
+    def consuming(self, owner: str) -> tuple[TopicPartition, ...]:
+        return tuple(tp for block, _ in self._open.get(owner, ()) for tp in block)
+
+    def segments(self) -> list[Segment]:
+        opened = [Segment(owner, block, start, None) for owner, blocks in self._open.items() for block, start in blocks]
+        return self.closed + opened
+
+    def consumed_ms(self, now: int) -> int:
+        """Partition-milliseconds consumed up to `now`, summed over partitions."""
+        total = sum(len(s.partitions) * (s.end - s.start) for s in self.closed if s.end is not None)
+        return total + sum(len(block) * (now - start) for blocks in self._open.values() for block, start in blocks)
+
+    def timelines(self, partitions: Iterable[TopicPartition] | None = None) -> dict[TopicPartition, list[Segment]]:
+        """Per partition, its consumers in time order (each segment narrowed to that one partition)."""
+        wanted = None if partitions is None else set(partitions)
+        result: dict[TopicPartition, list[Segment]] = {}
+        for segment in self.segments():
+            for tp in segment.partitions:
+                if wanted is None or tp in wanted:
+                    result.setdefault(tp, []).append(Segment(segment.owner, (tp,), segment.start, segment.end))
+        for segments in result.values():
+            segments.sort(key=lambda s: (s.start, s.end is None, s.end or 0))
+        return result
+
+    def gaps(self, created: Mapping[TopicPartition, int]) -> dict[TopicPartition, list[Gap]]:
+        """Per partition (those in `created`, with the instant each came to exist), when nobody consumed it."""
+        timelines = self.timelines(created)
+        result: dict[TopicPartition, list[Gap]] = {}
+        for tp, born in created.items():
+            gaps: list[Gap] = []
+            covered_to: int | None = born  # the instant up to which someone consumed; None: open-ended
+            fresh = True  # no segment yet: a segment starting at `born` leaves no gap
+            for segment in timelines.get(tp, ()):
+                if covered_to is None:
+                    break
+                if segment.start > covered_to or (segment.start == covered_to and not fresh):
+                    gaps.append(Gap(tp, covered_to, segment.start))
+                if segment.end is None:
+                    covered_to = None
+                elif segment.end > covered_to or segment.start >= covered_to:
+                    covered_to = max(covered_to, segment.end)
+                fresh = False
+            if covered_to is not None:
+                gaps.append(Gap(tp, covered_to, None))
+            result[tp] = gaps
+        return result
