@@ -121,8 +121,8 @@ class ClassicSimulation:
             next_timer = timers.next_deadline()
             next_event = queue[0][0] if queue else None
             if next_timer is not None and next_timer <= horizon and (next_event is None or next_timer <= next_event):
-                self.coordinator.advance_to(next_timer)
                 self.now = next_timer
+                self.coordinator.advance_to(next_timer)
                 self._settle()
             elif next_event is not None and next_event <= horizon:
                 when, _, action, args = heapq.heappop(queue)
@@ -254,6 +254,8 @@ class ClassicSimulation:
     def _member_removed(self, group_id: str, member_id: str) -> None:
         client = self._by_member_id.get(member_id)
         if client is not None and client.member_id == member_id and group_id == self.group_id:
+            self.note("member-removed", client, member_id=member_id, paused=client.paused(self.now),
+                      alive=client.alive)
             client.in_group = False
             self._reconsider(client)
 
@@ -283,8 +285,8 @@ class ClassicSimulation:
                                       "reason": change.reason}))
             record = self._open_rebalance
             if change.state == PREPARING and record is None:
-                self._open_rebalance = RebalanceRecord(len(self.rebalances) + 1, change.at_ms, change.reason,
-                                                       self._settled_members)
+                self._open_rebalance = RebalanceRecord(len(self.rebalances) + 1, change.at_ms,
+                                                       self._in_handles(change.reason), self._settled_members)
                 self.rebalances.append(self._open_rebalance)
             elif change.state in (GROUP_STABLE, EMPTY) and record is not None:
                 group = self.coordinator.groups[self.group_id]
@@ -294,6 +296,14 @@ class ClassicSimulation:
                 record.members_after = self._members_now()
                 self._settled_members = record.members_after
                 self._open_rebalance = None
+
+    def _in_handles(self, text: str) -> str:
+        """A coordinator reason with each member id replaced by the name of its client."""
+        for member_id in sorted(self._by_member_id, key=len, reverse=True):
+            handle = self._by_member_id[member_id].handle
+            if member_id != handle and member_id in text:
+                text = text.replace(member_id, handle)
+        return text
 
     def _current_record(self) -> RebalanceRecord | None:
         """The rebalance a callback belongs to: the open one, or one that ended at this very instant."""
@@ -381,6 +391,8 @@ class ClassicSimulation:
             client_id=client.handle, session_timeout_ms=client.config.session_timeout_ms,
             rebalance_timeout_ms=client.config.max_poll_interval_ms,
             version=client.config.join_version if version is None else version)
+        if response.member_id:
+            self._by_member_id.setdefault(response.member_id, client)
         self.note("join", client, member_id=requested)
         self._when_answered(response, self._on_join, client, response, client.instance_counter, on_answer)
         return response

@@ -66,7 +66,7 @@ class SavedAssignment:
     assignment: Assignment
 
 
-class _Reader:
+class FieldReader:
     """Typed accessors over a YamlDoc that raise one precise InputError per problem."""
 
     def __init__(self, doc: YamlDoc) -> None:
@@ -151,7 +151,7 @@ def _valid_topic_id(text: str) -> bool:
         return False
 
 
-def _read_topic(r: _Reader, raw: Any, path: Path) -> Topic:
+def _read_topic(r: FieldReader, raw: Any, path: Path) -> Topic:
     data = r.mapping(raw, path, _TOPIC_KEYS, ("name", "partitions"))
     name = r.text(data["name"], path + ("name",))
     count = r.integer(data["partitions"], path + ("partitions",), minimum=1)
@@ -168,7 +168,7 @@ def _read_topic(r: _Reader, raw: Any, path: Path) -> Topic:
     return Topic(name, count, racks, topic_id)
 
 
-def _read_cluster(r: _Reader, raw: Any, path: Path) -> Cluster:
+def _read_cluster(r: FieldReader, raw: Any, path: Path) -> Cluster:
     data = r.mapping(raw, path, {"topics"}, ("topics",))
     topics: list[Topic] = []
     seen: set[str] = set()
@@ -181,7 +181,7 @@ def _read_cluster(r: _Reader, raw: Any, path: Path) -> Cluster:
     return Cluster(tuple(topics))
 
 
-def _existing(r: _Reader, tp: TopicPartition, where: Path, cluster: Cluster) -> TopicPartition:
+def _existing(r: FieldReader, tp: TopicPartition, where: Path, cluster: Cluster) -> TopicPartition:
     topic = cluster.topic(tp.topic)
     if topic is None:
         raise r.fail(where, f"partition {tp} does not exist: topic {tp.topic!r} is not in the cluster")
@@ -190,14 +190,14 @@ def _existing(r: _Reader, tp: TopicPartition, where: Path, cluster: Cluster) -> 
     return tp
 
 
-def _parse_partition(r: _Reader, raw: Any, where: Path, cluster: Cluster) -> TopicPartition:
+def _parse_partition(r: FieldReader, raw: Any, where: Path, cluster: Cluster) -> TopicPartition:
     try:
         return _existing(r, TopicPartition.parse(r.text(raw, where)), where, cluster)
     except ValueError as exc:
         raise r.fail(where, str(exc)) from None
 
 
-def read_partitions(r: _Reader, raw: Any, path: Path, cluster: Cluster) -> tuple[TopicPartition, ...]:
+def read_partitions(r: FieldReader, raw: Any, path: Path, cluster: Cluster) -> tuple[TopicPartition, ...]:
     """Partitions as a list of `topic-N` strings or as a mapping topic -> [N, ...]; each must exist."""
     found: list[TopicPartition] = []
     if isinstance(raw, dict):
@@ -210,7 +210,7 @@ def read_partitions(r: _Reader, raw: Any, path: Path, cluster: Cluster) -> tuple
     return tuple(dict.fromkeys(found))
 
 
-def _read_member(r: _Reader, raw: Any, path: Path, cluster: Cluster) -> Member:
+def _read_member(r: FieldReader, raw: Any, path: Path, cluster: Cluster) -> Member:
     data = r.mapping(raw, path, _MEMBER_KEYS, ("member_id",))
     member_id = r.text(data["member_id"], path + ("member_id",))
     streams: dict[str, int] = {}
@@ -242,7 +242,7 @@ def _read_member(r: _Reader, raw: Any, path: Path, cluster: Cluster) -> Member:
     )
 
 
-def _read_assignors(r: _Reader, data: dict[str, Any], path: Path, protocol: str) -> tuple[str, ...]:
+def _read_assignors(r: FieldReader, data: dict[str, Any], path: Path, protocol: str) -> tuple[str, ...]:
     if data.get("assignors") is None:
         return DEFAULT_ASSIGNORS[protocol]
     names = r.text_list(data["assignors"], path + ("assignors",))
@@ -258,7 +258,7 @@ def _read_assignors(r: _Reader, data: dict[str, Any], path: Path, protocol: str)
     return tuple(names)
 
 
-def _read_offsets(r: _Reader, raw: Any, path: Path, cluster: Cluster) -> tuple[PartitionOffsets, ...]:
+def _read_offsets(r: FieldReader, raw: Any, path: Path, cluster: Cluster) -> tuple[PartitionOffsets, ...]:
     data = r.keyed(raw, path)
     result = []
     for key, value in data.items():
@@ -274,7 +274,7 @@ def _read_offsets(r: _Reader, raw: Any, path: Path, cluster: Cluster) -> tuple[P
     return tuple(result)
 
 
-def _read_group(r: _Reader, raw: Any, path: Path, cluster: Cluster) -> Group:
+def _read_group(r: FieldReader, raw: Any, path: Path, cluster: Cluster) -> Group:
     data = r.mapping(raw, path, _GROUP_KEYS, ("group_id",))
     group_id = r.text(data["group_id"], path + ("group_id",))
     protocol = r.text(data.get("protocol", "classic"), path + ("protocol",))
@@ -314,7 +314,7 @@ def _read_group(r: _Reader, raw: Any, path: Path, cluster: Cluster) -> Group:
     )
 
 
-def _check_schema(r: _Reader, data: dict[str, Any], kind: str) -> None:
+def check_schema(r: FieldReader, data: dict[str, Any], kind: str) -> None:
     if "schema" not in data:
         raise r.fail((), f"missing 'schema'; expected schema: {SCHEMA}")
     if data["schema"] != SCHEMA:
@@ -324,9 +324,15 @@ def _check_schema(r: _Reader, data: dict[str, Any], kind: str) -> None:
 
 
 def fixture_from_doc(doc: YamlDoc) -> Fixture:
-    r = _Reader(doc)
+    r = FieldReader(doc)
     data = r.mapping(doc.data, (), _TOP_KEYS, ())
-    _check_schema(r, data, "fixture")
+    check_schema(r, data, "fixture")
+    return fixture_from_mapping(r, data)
+
+
+def fixture_from_mapping(r: FieldReader, data: dict[str, Any]) -> Fixture:
+    """The `cluster` and `groups` of a document already checked (a fixture, or a scenario inlining one)."""
+    doc = r.doc
     for key in ("cluster", "groups"):
         if key not in data:
             raise r.fail((), f"missing required key {key!r}")
@@ -355,9 +361,9 @@ def load_assignment_source(path: str, group_id: str | None = None) -> SavedAssig
     """A fixture's current assignment (of the chosen group) or a saved `kind: assignment` document."""
     doc = read_yaml(path)
     if isinstance(doc.data, dict) and doc.data.get("kind") == "assignment":
-        r = _Reader(doc)
+        r = FieldReader(doc)
         data = r.mapping(doc.data, (), _ASSIGNMENT_KEYS, ("assignment",))
-        _check_schema(r, data, "assignment")
+        check_schema(r, data, "assignment")
         raw = r.keyed(data["assignment"], ("assignment",))
         owners = {}
         for member, parts in raw.items():
@@ -373,4 +379,4 @@ def load_assignment_source(path: str, group_id: str | None = None) -> SavedAssig
 
 
 __all__ = ["Fixture", "SavedAssignment", "load_fixture", "load_fixture_text", "load_assignment_source",
-           "fixture_from_doc", "SCHEMA"]
+           "fixture_from_doc", "fixture_from_mapping", "FieldReader", "SCHEMA", "check_schema"]

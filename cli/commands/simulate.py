@@ -9,6 +9,12 @@ import typer
 from kgroup.cli import documents
 from kgroup.cli.errors import handle_errors
 from kgroup.cli.options import FixtureArg, GroupOpt, OutputOpt, load
+from kgroup.cli.scenario_render import outcome_body, print_outcome
+from kgroup.inspectors.bundled import locate
+from kgroup.inspectors.errors import InputError
+from kgroup.inspectors.scenario import is_scenario, scenario_from_doc
+from kgroup.inspectors.scenario_run import run_scenario
+from kgroup.inspectors.yaml_doc import read_yaml
 from kgroup.cli.output import OutputFormat, document, emit, warn
 from kgroup.cli.render import comparison_table, describe_change, print_run
 from kgroup.inspectors.simulation import require_valid, simulate as run_simulation
@@ -29,11 +35,16 @@ def simulate(
         "--add-partitions", help="TOPIC=N grows the topic to N partitions; TOPIC=+N adds N.")] = None,
     subscribe: Annotated[Optional[list[str]], typer.Option(
         "--subscribe", help="Change a member's subscription: ID=topic1,topic2.")] = None,
+    timeline_out: Annotated[Optional[str], typer.Option(
+        "--timeline-out", help="Scenarios: write the partition-ownership timeline to FILE (.svg or .html).",
+        metavar="FILE")] = None,
     output: OutputOpt = OutputFormat.table,
 ) -> None:
-    """Predict the assignment after what-if changes and show what moves.
+    """Predict the assignment after what-if changes and show what moves; or replay a scenario.
 
-    With no arguments, runs the bundled demo fixture.
+    With no arguments, runs the bundled demo fixture. Given a `kind: scenario` file (events such as
+    `crash c2 at 30s`), it replays them through the classic coordinator and its clients to the
+    millisecond: every rebalance, the final assignment, and how long each partition went unconsumed.
 
     Examples:
 
@@ -42,7 +53,18 @@ def simulate(
       kgroup simulate seed-range --assignor range --assignor roundrobin
 
       kgroup simulate group.yaml --add-member c3 --add-partitions orders=+4 -o json
+
+      kgroup simulate scenario-storm --timeline-out storm.html
     """
+    doc = read_yaml(locate(fixture)) if fixture is not None else None
+    if doc is not None and is_scenario(doc):
+        if assignor or add_member or remove_member or add_partitions or subscribe or group:
+            raise InputError("what-if flags (--assignor, --add-member, ...) apply to fixtures; a scenario lists "
+                             "its own events", doc.source)
+        _replay(doc, timeline_out, output)
+        return
+    if timeline_out is not None:
+        raise InputError("--timeline-out needs a scenario (kind: scenario), not a fixture", field="--timeline-out")
     loaded = load(fixture)
     sim = run_simulation(loaded, group, assignor or [], add_member or [], remove_member or [],
                          add_partitions or [], subscribe or [])
@@ -74,3 +96,18 @@ def simulate(
         warn(line)
     emit(doc, output, table)
 
+
+
+def _replay(doc, timeline_out: str | None, output: OutputFormat) -> None:  # type: ignore[no-untyped-def]
+    if timeline_out is not None and not timeline_out.endswith((".svg", ".html", ".htm")):
+        raise InputError(f"{timeline_out!r}: the timeline is written as .svg or .html", field="--timeline-out")
+    outcome = run_scenario(scenario_from_doc(doc))
+    if timeline_out is not None:
+        from kgroup.cli.timeline_svg import timeline_html, timeline_svg
+        from kgroup.inspectors.files import write_atomically
+
+        picture = timeline_svg(outcome) if timeline_out.endswith(".svg") else timeline_html(outcome)
+        write_atomically(timeline_out, picture, field="--timeline-out")
+    for line in outcome.scenario.warnings:
+        warn(line)
+    emit(document("scenario-run", outcome_body(outcome)), output, lambda console: print_outcome(console, outcome))

@@ -1,0 +1,22 @@
+"""Writing output files so that a reader never sees half of one."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+from kgroup.inspectors.errors import InputError
+
+
+def write_atomically(path: str, text: str, field: str | None = None) -> None:
+    """Write next to `path`, then rename over it: the file is either absent, the old one, or complete."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise InputError(f"{path!r}: the folder {folder} does not exist", field=field)
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=".kgroup-", dir=folder)
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temporary, path)
+    except OSError as exc:
+        raise InputError(f"{path!r}: cannot write it: {exc.strerror}", field=field) from None
