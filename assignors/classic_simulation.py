@@ -77,6 +77,8 @@ class RebalanceRecord:
 
     @property
     def left(self) -> tuple[str, ...]:
+        if self.end is None:
+            return ()  # still running: nobody has been dropped yet
         return tuple(m for m in self.members_before if m not in self.members_after)
 
 

@@ -51,24 +51,32 @@ def _poll_timeouts(sim: ClassicSimulation) -> list[Finding]:
 
 def _stuck_joins(sim: ClassicSimulation) -> list[Finding]:
     """GMM `completeClassicGroupJoin`: the join timer removes dynamic laggards only; static ones are waited for."""
-    result = []
+    timeout = max((c.config.max_poll_interval_ms for c in sim.clients.values()), default=0)
     entries = [e for e in sim.log if e.kind == "group-state"]
+    stuck: list[tuple[int, int, tuple[str, ...]]] = []
     for entry, following in zip(entries, entries[1:] + [None]):
         if entry.detail.get("state") != PREPARING:
             continue
         end = following.at_ms if following is not None else sim.now
-        waited = end - entry.at_ms
         static_down = tuple(h for h, c in sim.clients.items()
                             if c.is_static and _down_during(sim, h, entry.at_ms, end))
-        timeout = max((c.config.max_poll_interval_ms for c in sim.clients.values()), default=0)
-        if static_down and waited >= timeout:
-            names = ", ".join(static_down)
-            result.append(Finding(
-                "stuck-in-preparing", entry.at_ms, static_down,
-                f"the group stayed in PreparingRebalance for {waited / 1000:g} s from {entry.at_ms / 1000:g} s, "
-                f"waiting for static member(s) {names} that did not rejoin: the join timer removes only dynamic "
-                "members, so a stopped static member holds the rebalance for the whole rebalance timeout "
-                "(max.poll.interval.ms) and keeps its partitions until its session.timeout.ms expires"))
+        if static_down and end - entry.at_ms >= timeout:
+            if stuck and stuck[-1][1] == entry.at_ms:
+                stuck[-1] = (stuck[-1][0], end, stuck[-1][2])
+            else:
+                stuck.append((entry.at_ms, end, static_down))
+    result = []
+    for start, end, members in stuck:
+        names = ", ".join(members)
+        rounds = round((end - start) / timeout) if timeout else 1
+        result.append(Finding(
+            "stuck-in-preparing", start, members,
+            f"the group was held in rebalance for {(end - start) / 1000:g} s from {start / 1000:g} s "
+            f"({rounds} join timeout(s) of {timeout / 1000:g} s), waiting for static member(s) {names} that did "
+            "not rejoin: the join timer removes only dynamic members, and each completed join re-arms the static "
+            "member's session timer. A new member whose join outlasts the 5-minute new-member timeout is dropped "
+            "and rejoins, starting the wait again. Remove the member by its group.instance.id (Admin "
+            "removeMembersFromConsumerGroup) or give static members a max.poll.interval.ms below 5 minutes"))
     return result
 
 

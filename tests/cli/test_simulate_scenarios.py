@@ -1,0 +1,118 @@
+"""`kgroup simulate SCENARIO`: the bundled scenarios replayed as a user runs them, and bad scenarios.
+
+Expected instants are worked out by hand from the scenario files and coordinator.md §5: heartbeats every
+3 s spread over one interval (member i of n at i*3000/n ms), a poll 100 ms after a client learns of a
+rebalance, a session expiring session.timeout.ms after the last heartbeat.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.cli.helpers import run, run_json
+
+
+def _gaps(doc: dict, tp: str) -> list[list[int | None]]:
+    return doc["unconsumed"]["partitions"][tp]["gaps"]
+
+
+def test_storm_scenario_two_rebalances_per_slow_batch() -> None:
+    doc = run_json("simulate", "scenario-storm")
+    starts = [(r["start_ms"], r["end_ms"], r["trigger"]) for r in doc["rebalances"]]
+    # b2's first slow batch starts at 60 s: the heartbeat thread leaves at 60 + 300 s; b1 (phase 0) learns
+    # at once, b3 (phase 2000 ms) at 362 s and polls at 362.1 s.
+    assert starts[0] == (360_000, 362_100, "b2 left the group")
+    # The batch returns at 60 + 420 s: the commit fails and b2 rejoins as a new member.
+    assert starts[1][0] == 480_000 and starts[1][2] == "b2 joins"
+    assert len(starts) == 6  # three slow batches, two rebalances each
+    assert [e["exception"] for e in doc["clients"]["b2"]["exceptions"]] == ["CommitFailedException"] * 3
+    assert _gaps(doc, "invoices-2")[0] == [60_000, 362_100]
+    assert [f["kind"] for f in doc["findings"]] == ["rebalance-storm"]
+
+
+def test_gc_pause_longer_than_the_session_removes_the_member() -> None:
+    doc = run_json("simulate", "scenario-gc-pause")
+    first = doc["rebalances"][0]
+    # p2 (phase 1000 ms) last heartbeats at 178 s before pausing at 180 s: removed at 178 + 45 s.
+    assert (first["start_ms"], first["left"]) == (223_000, ["p2"])
+    # p1's 20 s pause is shorter than its session: no rebalance, only its own partitions wait; the
+    # next stop is the eager rebalance after p2's removal.
+    gaps = _gaps(doc, "payments-0")
+    assert gaps[0] == [60_000, 80_000] and gaps[1][0] >= 223_000
+    assert _gaps(doc, "payments-2")[0] == [180_000, first["end_ms"]]
+    assert [f["kind"] for f in doc["findings"]] == ["session-expired"]
+
+
+def test_static_restarts_within_the_session_do_not_rebalance() -> None:
+    doc = run_json("simulate", "scenario-rolling-restart")
+    assert all(r["start_ms"] < 300_000 for r in doc["rebalances"])  # only the dynamic restarts rebalance
+    assert _gaps(doc, "events-6") == [[300_000, 310_000]]  # s1 down 10 s, then its old assignment back
+    assert doc["final_assignment"]["s1"] == ["events-6", "events-7"]
+
+
+def test_static_member_holds_the_group_in_rebalance() -> None:
+    doc = run_json("simulate", "scenario-static-stuck")
+    assert [r["end_ms"] for r in doc["rebalances"]] == [None]
+    assert [f["kind"] for f in doc["findings"]] == ["stuck-in-preparing"]
+    assert _gaps(doc, "documents-6") == [[60_000, None]]  # s3 crashed at 60 s; nobody took its partitions
+
+
+def test_tour_renders_for_people_and_writes_a_timeline(tmp_path: Path) -> None:
+    picture = tmp_path / "tour.html"
+    result = run("simulate", "scenario-tour", "--timeline-out", str(picture))
+    assert result.exit_code == 0, result.output
+    assert "Rebalances: 7" in result.stdout and "Warnings" in result.stdout
+    html = picture.read_text()
+    assert html.startswith("<!doctype html>") and "<svg" in html and "orders-9" in html
+    svg = tmp_path / "tour.svg"
+    assert run("simulate", "scenario-tour", "--timeline-out", str(svg)).exit_code == 0
+    assert svg.read_text().startswith("<svg")
+
+
+def test_yaml_output_carries_the_event_log() -> None:
+    result = run("simulate", "scenario-gc-pause", "-o", "yaml")
+    assert result.exit_code == 0
+    assert "kind: scenario-run" in result.stdout and "kind: member-removed" in result.stdout
+
+
+SCENARIO_HEAD = """schema: kgroup/v1
+kind: scenario
+cluster:
+  topics: [{name: t, partitions: 2}]
+groups:
+  - group_id: g
+    protocol: classic
+    members: [{member_id: a, topics: [t]}, {member_id: b, topics: [t]}]
+    assignment: {a: {t: [0]}, b: {t: [1]}}
+"""
+
+
+@pytest.mark.parametrize("tail,expected", [
+    ("events:\n  - crash zed at 1s\n", "events[0].member: unknown member 'zed'"),
+    ("events:\n  - crash a at -5s\n", "events[0].at: negative time"),
+    ("events:\n  - crash a at 10s\n  - crash b at 5s\n", "events[1].at: 5000 ms is before the previous event"),
+    ("events:\n  - explode a at 1s\n", "events[0].kind: unknown event kind 'explode'"),
+    ("events:\n  - gc-pause a at 1s for soon\n", "events[0].for: expected a duration"),
+    ("events:\n  - restart a at 1s static\n", "events[0].static: 'a' has no group.instance.id"),
+    ("events:\n  - add-partitions nope +2 at 1s\n", "events[0].topic: no topic 'nope'"),
+    ("events:\n  - add-partitions t 1 at 1s\n", "events[0].partitions: topic t has 2 partitions"),
+    ("events:\n  - crash a at 1s\n  - leave a at 2s\n", "events[1].member: 'a' is not running"),
+    ("clients:\n  a: {session.timeout.ms: 2s, heartbeat.interval.ms: 3s}\n", "clients.a: heartbeat.interval.ms must be"),
+    ("events:\n  - crash a\n", "events[0]: cannot read 'crash a'"),
+])
+def test_bad_scenarios_get_one_line_and_exit_2(tmp_path: Path, tail: str, expected: str) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(SCENARIO_HEAD + tail)
+    result = run("simulate", str(path))
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(path) in lines[0] and expected in lines[0], lines
+    assert result.stdout == ""
+
+
+def test_timeline_needs_a_scenario(tmp_path: Path) -> None:
+    result = run("simulate", "demo", "--timeline-out", str(tmp_path / "x.svg"))
+    assert result.exit_code == 2 and "--timeline-out" in result.stderr
+    assert not (tmp_path / "x.svg").exists()
