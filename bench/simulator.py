@@ -1,0 +1,99 @@
+"""Simulator benchmark (not a test): the classic coordinator and its clients over one simulated hour.
+
+Shape: 1,000 members, 100 topics x 1,000 partitions (100,000), heartbeats every 3 s, range (eager).
+Timeline: minutes 5-30 restart every member once as a dynamic member (close, back 5 s later), minutes
+30-55 once more as a static member (group.instance.id, back within its session timeout).
+Baseline, measured in the same run: the same hour with no restarts (heartbeats only, nothing changes),
+so the ratio shows what the restarts cost on top of keeping 1,000 sessions alive.
+Targets: the full run under 30 s, peak memory under 2 GB.
+The log keeps counts rather than partition lists (record_partitions=False).
+Each run is a separate process, so peak memory (ru_maxrss) is its own.
+
+Usage: python bench/simulator.py [--members N] [--topics N] [--partitions N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+
+HOUR = 3_600_000
+
+
+def run(members: int, topics: int, partitions: int, restarts: bool) -> dict:
+    from kgroup.assignors.classic_client import ClientConfig
+    from kgroup.assignors.classic_simulation import ClassicSimulation
+    from kgroup.assignors.model import Cluster, Member, Topic
+    from kgroup.assignors.range import RangeAssignor
+    from kgroup.assignors.registry import builtin
+
+    names = [f"t{i:03}" for i in range(topics)]
+    cluster = Cluster(tuple(Topic(n, partitions) for n in names))
+    sim = ClassicSimulation(cluster, builtin, group_id="bench", record_partitions=False)
+    handles = [f"c{i:04}" for i in range(members)]
+    dynamic = ClientConfig(assignors=("range",))
+    for handle in handles:
+        sim.add_client(handle, dynamic, names)
+    first = RangeAssignor().assign(cluster, [Member(h, tuple(names)) for h in handles])
+    owned = {h: first.partitions_of(h) for h in handles}
+    phases = {h: i * 3000 // members for i, h in enumerate(handles)}
+    started = time.perf_counter()
+    sim.load(1, "range", handles[0], owned, heartbeat_phase=phases)
+    if restarts:
+        span = 25 * 60_000 // members
+        for i, handle in enumerate(handles):
+            sim.at(5 * 60_000 + i * span, _restart, sim, handle, None)
+        for i, handle in enumerate(handles):
+            sim.at(30 * 60_000 + i * span, _restart, sim, handle, f"static-{handle}")
+    sim.run_until(HOUR)
+    wall = time.perf_counter() - started
+    return {"wall_s": wall, "events": sim.events_processed, "rebalances": len(sim.rebalances),
+            "unconsumed_partition_s": sim.unconsumed_ms() / 1000,
+            "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
+def _restart(sim, handle: str, instance_id: str | None) -> None:  # type: ignore[no-untyped-def]
+    from dataclasses import replace
+
+    client = sim.clients[handle]
+    if client.alive:
+        sim.close(client)
+    if instance_id is not None and client.config.instance_id is None:
+        # Becoming static takes one dynamic restart (it is how a deployment switches); later ones replace.
+        client.config = replace(client.config, instance_id=instance_id)
+    sim.at(sim.now + 5000, sim.start, client)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--members", type=int, default=1000)
+    parser.add_argument("--topics", type=int, default=100)
+    parser.add_argument("--partitions", type=int, default=1000)
+    parser.add_argument("--child", choices=["baseline", "restarts"])
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(run(args.members, args.topics, args.partitions, args.child == "restarts")))
+        return
+    results = {}
+    for kind in ("baseline", "restarts"):
+        out = subprocess.run([sys.executable, __file__, "--child", kind, "--members", str(args.members),
+                              "--topics", str(args.topics), "--partitions", str(args.partitions)],
+                             capture_output=True, text=True, check=True)
+        results[kind] = json.loads(out.stdout.strip().splitlines()[-1])
+    base, full = results["baseline"], results["restarts"]
+    print(f"shape: {args.members} members, {args.topics} x {args.partitions} partitions, 1 simulated hour")
+    for kind, r in results.items():
+        print(f"{kind:9} wall {r['wall_s']:7.2f} s  events {r['events']:>9}  "
+              f"{r['events'] / r['wall_s']:>10.0f} events/s  rebalances {r['rebalances']:>5}  "
+              f"peak {r['peak_mb']:7.0f} MB  unconsumed {r['unconsumed_partition_s']:.0f} partition-s")
+    print(f"restarts / baseline wall time: {full['wall_s'] / base['wall_s']:.2f}x  "
+          f"(target: restarts run under 30 s: {'met' if full['wall_s'] < 30 else 'NOT met'}; "
+          f"peak under 2048 MB: {'met' if full['peak_mb'] < 2048 else 'NOT met'})")
+
+
+if __name__ == "__main__":
+    main()
