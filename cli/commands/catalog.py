@@ -12,7 +12,9 @@ from kgroup.cli.errors import handle_errors
 from kgroup.cli.options import OutputOpt
 from kgroup.cli.output import OutputFormat, document, emit
 from kgroup.inspectors.bundled import bundled_names, bundled_path
-from kgroup.inspectors.fixtures import load_fixture
+from kgroup.inspectors.fixtures import fixture_from_doc
+from kgroup.inspectors.scenario import is_scenario, scenario_from_doc
+from kgroup.inspectors.yaml_doc import read_yaml
 
 
 @handle_errors
@@ -58,24 +60,32 @@ def assignors(
 
 @handle_errors
 def fixtures(output: OutputOpt = OutputFormat.table) -> None:
-    """List the bundled fixtures; pass a name wherever a fixture file is expected.
+    """List the bundled fixtures and scenarios; pass a name wherever a file is expected.
 
-    Example:
+    Examples:
 
       kgroup simulate seed-roundrobin
+
+      kgroup simulate scenario-storm
     """
     rows = []
     for name in bundled_names():
-        fixture = load_fixture(bundled_path(name) or name)
-        rows.append({"name": name, "groups": [g.group_id for g in fixture.groups],
-                     "path": fixture.source})
+        doc = read_yaml(bundled_path(name) or name)
+        if is_scenario(doc):
+            scenario = scenario_from_doc(doc)
+            rows.append({"name": name, "kind": "scenario", "groups": [scenario.group.group_id],
+                         "description": scenario.description, "path": doc.source})
+        else:
+            fixture = fixture_from_doc(doc)
+            rows.append({"name": name, "kind": "fixture", "groups": [g.group_id for g in fixture.groups],
+                         "description": doc.data.get("description"), "path": fixture.source})
 
     def table(console):  # type: ignore[no-untyped-def]
         t = Table(show_edge=False, pad_edge=False)
-        for column in ("NAME", "GROUPS", "PATH"):
+        for column in ("NAME", "KIND", "GROUPS", "DESCRIPTION"):
             t.add_column(column, overflow="fold")
         for row in rows:
-            t.add_row(row["name"], ", ".join(row["groups"]), row["path"])
+            t.add_row(row["name"], row["kind"], ", ".join(row["groups"]), row["description"] or "")
         console.print(t)
 
     emit(document("fixtures", {"fixtures": rows}), output, table)
