@@ -72,6 +72,9 @@ class ClassicScenario:
     def _declared(self, handle: str) -> dict[str, Any]:
         return self.members.get(self.origin.get(handle, handle), {})
 
+    def advance_to(self, instant: int) -> None:
+        self.coordinator.advance_to(instant)
+
     def apply(self, event: Mapping[str, Any]) -> None:
         kind = event["kind"]
         handler = getattr(self, f"_{kind}", None)

@@ -395,8 +395,7 @@ class ClassicSimulation:
         client.heartbeat_token += 1
         self.send_join(client)
 
-    def send_join(self, client: ClassicClient, member_id: str | None = None, version: int | None = None,
-                  on_answer: Callable[[JoinResponse], None] | None = None) -> JoinResponse:
+    def send_join(self, client: ClassicClient, member_id: str | None = None, version: int | None = None) -> JoinResponse:
         client.state = PREPARING_REBALANCE
         client.heartbeat_token += 1
         requested = client.member_id if member_id is None else member_id
@@ -408,16 +407,13 @@ class ClassicSimulation:
         if response.member_id:
             self._by_member_id.setdefault(response.member_id, client)
         self.note("join", client, member_id=requested)
-        self._when_answered(response, self._on_join, client, response, client.instance_counter, on_answer)
+        self._when_answered(response, self._on_join, client, response, client.instance_counter)
         return response
 
-    def _on_join(self, client: ClassicClient, response: JoinResponse, instance: int,
-                 on_answer: Callable[[JoinResponse], None] | None) -> None:
+    def _on_join(self, client: ClassicClient, response: JoinResponse, instance: int) -> None:
         """Kafka: `AbstractCoordinator.JoinGroupResponseHandler`."""
         if instance != client.instance_counter or not client.alive:
             return
-        if on_answer is not None:
-            on_answer(response)
         error = response.error
         self.note("join-response", client, error=error, generation=response.generation,
                   member_id=response.member_id)
@@ -466,22 +462,18 @@ class ClassicSimulation:
         return {m.member_id: assignment.partitions_of(m.member_id) for m in members}
 
     def send_sync(self, client: ClassicClient, assignments: Mapping[str, tuple[TopicPartition, ...]] | None,
-                  on_answer: Callable[[SyncResponse], None] | None = None,
                   generation: int | None = None) -> SyncResponse:
         generation = client.generation if generation is None else generation
         response = self.coordinator.sync(self.group_id, client.member_id, generation,
                                          instance_id=client.config.instance_id,
                                          assignments=dict(assignments) if assignments is not None else None)
-        self._when_answered(response, self._on_sync, client, response, client.instance_counter, on_answer)
+        self._when_answered(response, self._on_sync, client, response, client.instance_counter)
         return response
 
-    def _on_sync(self, client: ClassicClient, response: SyncResponse, instance: int,
-                 on_answer: Callable[[SyncResponse], None] | None) -> None:
+    def _on_sync(self, client: ClassicClient, response: SyncResponse, instance: int) -> None:
         """Kafka: `SyncGroupResponseHandler` then `ConsumerCoordinator.onJoinComplete`."""
         if instance != client.instance_counter or not client.alive:
             return
-        if on_answer is not None:
-            on_answer(response)
         error = response.error
         if error == "NONE":
             client.state = STABLE

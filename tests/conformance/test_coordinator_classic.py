@@ -147,6 +147,12 @@ def replay(scenario: Mapping[str, Any], variant: str | None) -> list[str]:
     """Run one scenario; the list of expectation failures (empty: it matches Kafka)."""
     run = ClassicScenario.from_spec(scenario, DEFAULTS)
     checker = Checker(scenario["name"] + (f"/{variant}" if variant else ""), run)
+    return drive(run, checker, scenario, variant)
+
+
+def drive(run: Any, checker: Checker, scenario: Mapping[str, Any], variant: str | None) -> list[str]:
+    """coordinator.md §1.4 and §9: at each instant the due timers, then the events in file order, with
+    each expectation checked before or after its event, or after every event of its instant."""
     events = [e for e in scenario.get("events") or () if _applies(e, variant)]
     expects = [x for x in scenario.get("expect") or () if _applies(x, variant)]
     after = {str(x["after"]): x for x in expects if "after" in x}
@@ -157,7 +163,7 @@ def replay(scenario: Mapping[str, Any], variant: str | None) -> list[str]:
             at_end.setdefault(int(x["at_ms"]), []).append(x)
     instants = sorted({int(e["at_ms"]) for e in events} | set(at_end))
     for instant in instants:
-        run.coordinator.advance_to(instant)
+        run.advance_to(instant)
         for event in (e for e in events if int(e["at_ms"]) == instant):
             event_id = str(event.get("id"))
             if event_id in before:

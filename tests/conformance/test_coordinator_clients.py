@@ -17,7 +17,7 @@ import yaml
 from kgroup.assignors.classic_client_scenario import ClientScenario
 from kgroup.assignors.model import TopicPartition
 from tests.conformance.cases import data_file
-from tests.conformance.test_coordinator_classic import Checker
+from tests.conformance.test_coordinator_classic import Checker, drive
 
 
 def _load() -> list[dict[str, Any]]:
@@ -61,27 +61,7 @@ class ClientChecker(Checker):
 
 def replay(scenario: Mapping[str, Any]) -> list[str]:
     run = ClientScenario.from_spec(scenario)
-    checker = ClientChecker(scenario["name"], run)  # type: ignore[arg-type]
-    events = list(scenario.get("events") or ())
-    expects = list(scenario.get("expect") or ())
-    after = {str(x["after"]): x for x in expects if "after" in x}
-    before = {str(x["before"]): x for x in expects if "before" in x}
-    at_end: dict[int, list[Mapping[str, Any]]] = {}
-    for x in expects:
-        if "after" not in x and "before" not in x:
-            at_end.setdefault(int(x["at_ms"]), []).append(x)
-    for instant in sorted({int(e["at_ms"]) for e in events} | set(at_end)):
-        run.advance_to(instant)
-        for event in (e for e in events if int(e["at_ms"]) == instant):
-            event_id = str(event.get("id"))
-            if event_id in before:
-                checker.check(f"at {instant} before {event_id}", before[event_id])
-            run.apply(event)
-            if event_id in after:
-                checker.check(f"after {event_id}", after[event_id])
-        for x in at_end.get(instant, ()):
-            checker.check(f"at {instant}", x)
-    return checker.failures
+    return drive(run, ClientChecker(scenario["name"], run), scenario, None)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s["name"] for s in SCENARIOS])
