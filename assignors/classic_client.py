@@ -76,7 +76,6 @@ class ClassicClient:
     batch_stalled: bool = False  # this batch outlives max.poll.interval.ms: its work is lost
     batches_left: int = 0
     batch_ms: int = 0
-    poll_timed_out: bool = False
     rejoin_needed: bool = False
     poll_scheduled: bool = False
     in_group: bool = False  # the coordinator counts member_id as a member

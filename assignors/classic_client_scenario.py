@@ -120,8 +120,7 @@ class ClientScenario:
         client = self.client(handle)
         requested = str(event.get("member_id") or "")
         if client.state != PREPARING_REBALANCE:
-            how, parts = client.partitions_to_give_up()
-            self.simulation.give_up(client, how, parts)
+            self.simulation.prepare_join(client)
         response = self.simulation.send_join(client, self.member_id(requested) if requested else "",
                                              version=int(event.get("join_version", client.config.join_version)))
         if not requested and response.member_id:

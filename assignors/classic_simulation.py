@@ -389,11 +389,14 @@ class ClassicSimulation:
 
     def rejoin(self, client: ClassicClient) -> None:
         """`onJoinPrepare`, then a JoinGroup with what the client still owns."""
+        self.prepare_join(client)
+        client.rejoin_needed = False
+        self.send_join(client)
+
+    def prepare_join(self, client: ClassicClient) -> None:
+        """Kafka: `ConsumerCoordinator.onJoinPrepare`: revoke (or lose) before JoinGroup."""
         how, parts = client.partitions_to_give_up()
         self.give_up(client, how, parts)
-        client.state, client.rejoin_needed = PREPARING_REBALANCE, False
-        client.heartbeat_token += 1
-        self.send_join(client)
 
     def send_join(self, client: ClassicClient, member_id: str | None = None, version: int | None = None) -> JoinResponse:
         client.state = PREPARING_REBALANCE
@@ -541,7 +544,6 @@ class ClassicSimulation:
     def _start_batch(self, client: ClassicClient) -> None:
         client.batches_left -= 1
         client.batch_end = self.now + client.batch_ms
-        client.poll_timed_out = False
         limit = client.config.max_poll_interval_ms
         client.batch_stalled = client.batch_ms > limit
         self._reconsider(client)
@@ -559,7 +561,6 @@ class ClassicSimulation:
         self.poll_timeout_leave(client)
 
     def poll_timeout_leave(self, client: ClassicClient) -> None:
-        client.poll_timed_out = True
         self.note("poll-timeout", client, max_poll_interval_ms=client.config.max_poll_interval_ms,
                   static=client.is_static)
         if not client.is_static and client.member_id and client.state != UNJOINED:

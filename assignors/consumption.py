@@ -107,10 +107,7 @@ class ConsumptionLedger:
                     break
                 if segment.start > covered_to or (segment.start == covered_to and not fresh):
                     gaps.append(Gap(tp, covered_to, segment.start))
-                if segment.end is None:
-                    covered_to = None
-                elif segment.end > covered_to or segment.start >= covered_to:
-                    covered_to = max(covered_to, segment.end)
+                covered_to = None if segment.end is None else max(covered_to, segment.end)
                 fresh = False
             if covered_to is not None:
                 gaps.append(Gap(tp, covered_to, None))

@@ -9,7 +9,6 @@ from rich.console import Console
 from rich.table import Table
 
 from kgroup.assignors.classic_simulation import RebalanceRecord
-from kgroup.assignors.model import TopicPartition
 from kgroup.cli.render import compact
 from kgroup.inspectors.scenario_run import ScenarioOutcome
 
@@ -114,7 +113,3 @@ def outcome_body(outcome: ScenarioOutcome) -> dict[str, Any]:
                      for f in outcome.findings],
         "events": [{"at_ms": e.at_ms, "kind": e.kind, "member": e.member, **dict(e.detail)} for e in sim.log],
     }
-
-
-def partition_order(outcome: ScenarioOutcome) -> list[TopicPartition]:
-    return sorted(outcome.simulation.created)

@@ -220,9 +220,8 @@ def scenario_from_doc(doc: YamlDoc) -> Scenario:
         config = ClientConfig(**{**default.__dict__, "instance_id": member.instance_id or default.instance_id,
                                  "rack": member.rack or default.rack})
         clients[member.member_id] = config
-    raw_events = r.seq(data.get("events") or [], ("events",))
-    declared_new = {str(e.get("member")) for e in (sr.event(x, i) for i, x in enumerate(raw_events))
-                    if e.get("kind") == "join"}
+    items = [sr.event(raw, i) for i, raw in enumerate(r.seq(data.get("events") or [], ("events",)))]
+    declared_new = {str(item.get("member")) for item in items if item.get("kind") == "join"}
     for handle, raw in clients_raw.items():
         if handle == "default":
             continue
@@ -235,7 +234,7 @@ def scenario_from_doc(doc: YamlDoc) -> Scenario:
     if default_phase is not None:
         for handle in handles:
             phases.setdefault(handle, default_phase)
-    events = _read_events(sr, raw_events, group, fixture.cluster, clients, default)
+    events = _read_events(sr, items, group, fixture.cluster, clients, default)
     last = events[-1].at_ms if events else 0
     if "duration" in data:
         duration = sr.duration(data["duration"], ("duration",), minimum=1)
@@ -247,7 +246,7 @@ def scenario_from_doc(doc: YamlDoc) -> Scenario:
                     tuple(events), duration, fixture.warnings + tuple(r.warnings))
 
 
-def _read_events(sr: _ScenarioReader, raw_events: list[Any], group: Group, cluster: Cluster,
+def _read_events(sr: _ScenarioReader, items: list[dict[str, Any]], group: Group, cluster: Cluster,
                  clients: dict[str, ClientConfig], default: ClientConfig) -> list[ScenarioEvent]:
     r = sr.r
     alive = {m.member_id for m in group.members}
@@ -255,8 +254,7 @@ def _read_events(sr: _ScenarioReader, raw_events: list[Any], group: Group, clust
     sizes = {t.name: t.partitions for t in cluster.topics}
     events: list[ScenarioEvent] = []
     previous = 0
-    for index, raw in enumerate(raw_events):
-        item = sr.event(raw, index)
+    for index, item in enumerate(items):
         path: Path = ("events", index)
         kind = str(item["kind"])
         if kind not in EVENT_KINDS:

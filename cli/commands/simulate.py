@@ -12,6 +12,7 @@ from kgroup.cli.options import FixtureArg, GroupOpt, OutputOpt, load
 from kgroup.cli.scenario_render import outcome_body, print_outcome
 from kgroup.inspectors.bundled import locate
 from kgroup.inspectors.errors import InputError
+from kgroup.inspectors.fixtures import fixture_from_doc
 from kgroup.inspectors.scenario import is_scenario, scenario_from_doc
 from kgroup.inspectors.scenario_run import run_scenario
 from kgroup.inspectors.yaml_doc import read_yaml
@@ -65,7 +66,7 @@ def simulate(
         return
     if timeline_out is not None:
         raise InputError("--timeline-out needs a scenario (kind: scenario), not a fixture", field="--timeline-out")
-    loaded = load(fixture)
+    loaded = fixture_from_doc(doc) if doc is not None else load(fixture)
     sim = run_simulation(loaded, group, assignor or [], add_member or [], remove_member or [],
                          add_partitions or [], subscribe or [])
     require_valid(sim.runs)
