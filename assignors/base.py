@@ -7,6 +7,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import repeat
 from typing import Protocol, runtime_checkable
 
@@ -73,13 +74,19 @@ def subscriber_positions(ordered: Sequence[Member], topics: Iterable[str]) -> di
     return result
 
 
-def topic_partitions(topic: str, count: int, numbers: Sequence[int] | None = None) -> list[TopicPartition]:
-    """`topic-0 .. topic-(count-1)`, built in C: `tuple.__new__` skips the NamedTuple constructor.
+_NUMBERS: list[int] = []  # 0, 1, 2, ...: one int object per partition number, shared by every topic
 
-    `numbers` (0, 1, 2, ...) lets many topics share one int object per partition number.
+
+@lru_cache(maxsize=4096)
+def topic_partitions(topic: str, count: int) -> tuple[TopicPartition, ...]:
+    """`topic-0 .. topic-(count-1)`, built in C (`tuple.__new__` skips the NamedTuple constructor), and kept.
+
+    Every assignment of a topic then shares one object per partition: a simulation that keeps a thousand
+    eager rebalances of 100,000 partitions holds each partition once, not a thousand times.
     """
-    source = range(count) if numbers is None else numbers[:count]
-    return list(map(tuple.__new__, repeat(TopicPartition), zip(repeat(topic), source)))
+    if len(_NUMBERS) < count:
+        _NUMBERS.extend(range(len(_NUMBERS), count))
+    return tuple(map(tuple.__new__, repeat(TopicPartition), zip(repeat(topic), _NUMBERS[:count])))
 
 
 def contiguous_ranges(topics: dict[str, int], ordered: list[Member], positions: dict[str, list[int]],
@@ -91,10 +98,9 @@ def contiguous_ranges(topics: dict[str, int], ordered: list[Member], positions: 
     """
     out: dict[str, list[TopicPartition]] = {m.member_id: [] for m in members}
     lists = [out[m.member_id] for m in ordered]
-    numbers = list(range(max(topics.values(), default=0)))
     targets_of: dict[int, list[list[TopicPartition]]] = {}  # topics with the same subscribers share one
     for topic in sorted(topics, key=java_string_key):  # appending in topic order keeps lists sorted
-        parts = topic_partitions(topic, topics[topic], numbers)
+        parts = topic_partitions(topic, topics[topic])
         subscribers = positions[topic]
         targets = targets_of.get(id(subscribers))
         if targets is None:

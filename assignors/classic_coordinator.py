@@ -80,7 +80,7 @@ class ClassicCoordinator:
             member = ClassicMember(loaded.member_id, loaded.instance_id, loaded.client_id, "consumer",
                                    loaded.protocols, loaded.session_timeout_ms, loaded.rebalance_timeout_ms,
                                    assignment=loaded.assignment)
-            group.members[member.member_id] = member
+            group.add(member)
             if member.instance_id is not None:
                 group.static_members[member.instance_id] = member.member_id
             since = self.now if loaded.last_heartbeat_ms is None else loaded.last_heartbeat_ms
@@ -97,16 +97,16 @@ class ClassicCoordinator:
     # -- keys and ids ----------------------------------------------------------------------------
 
     @staticmethod
-    def heartbeat_key(group_id: str, member_id: str) -> str:
-        return f"heartbeat-{group_id}-{member_id}"
+    def heartbeat_key(group_id: str, member_id: str) -> tuple[str, str, str]:
+        return ("heartbeat", group_id, member_id)
 
     @staticmethod
-    def join_key(group_id: str) -> str:
-        return f"join-{group_id}"
+    def join_key(group_id: str) -> tuple[str, str]:
+        return ("join", group_id)
 
     @staticmethod
-    def sync_key(group_id: str) -> str:
-        return f"sync-{group_id}"
+    def sync_key(group_id: str) -> tuple[str, str]:
+        return ("sync", group_id)
 
     def _new_member_id(self, client_id: str, instance_id: str | None) -> str:
         """Kafka: `<clientId or instanceId>-<UUID>`; kgroup numbers them so runs repeat exactly."""
@@ -234,7 +234,7 @@ class ClassicCoordinator:
         """Kafka: `addMemberThenRebalanceOrCompleteJoin` + `ClassicGroup.add`."""
         member = ClassicMember(member_id, req.instance_id, req.client_id, req.protocol_type, req.protocols,
                                req.session_timeout_ms, req.rebalance_timeout_ms, is_new=True,
-                               awaiting_join=response)
+                               _awaiting_join=response)
         response.member_id = member_id
         if group.state == PREPARING and group.previous_state == EMPTY:
             group.new_member_added = True
@@ -244,7 +244,7 @@ class ClassicCoordinator:
             group.protocol_type = req.protocol_type
         if group.leader is None:
             group.leader = member_id
-        group.members[member_id] = member
+        group.add(member)
         group.pending_join.pop(member_id, None)
         self._schedule_heartbeat(group, member_id, self.config.new_member_join_timeout_ms)
         self._rebalance_or_complete(group, f"{member_id} joins")
@@ -252,28 +252,26 @@ class ClassicCoordinator:
     def _update_member(self, group: ClassicGroup, member: ClassicMember, req: _JoinRequest,
                        response: JoinResponse | None) -> None:
         """Kafka: `ClassicGroup.updateMember`."""
-        member.protocols = req.protocols
+        group.update_protocols(member, req.protocols)
         member.rebalance_timeout_ms = req.rebalance_timeout_ms
         member.session_timeout_ms = req.session_timeout_ms
-        member.awaiting_join = response
+        group.await_join(member, response)
 
     def _replace_static(self, group: ClassicGroup, req: _JoinRequest, old_id: str, new_id: str,
                         response: JoinResponse) -> None:
         """Kafka: `updateStaticMemberThenRebalanceOrCompleteJoin` + `ClassicGroup.replaceStaticMember`."""
         leader_before = group.leader
-        old = group.members.pop(old_id)
-        if group.on_remove is not None:
-            group.on_remove(old_id)
+        old = group.detach(old_id)
+        assert old is not None
         if old.awaiting_join is not None:
             old.awaiting_join.answer(self.now, error="FENCED_INSTANCE_ID", member_id=old_id, leader=None,
                                      members=(), protocol_name=None)
-            old.awaiting_join = None
         if old.awaiting_sync is not None:
             old.awaiting_sync.answer(self.now, error="FENCED_INSTANCE_ID", assignment=())
             old.awaiting_sync = None
         new = ClassicMember(new_id, old.instance_id, old.client_id, old.protocol_type, old.protocols,
                             old.session_timeout_ms, old.rebalance_timeout_ms, assignment=old.assignment)
-        group.members[new_id] = new
+        group.add(new)
         if group.leader == old_id:
             group.leader = new_id
         group.static_members[req.instance_id or ""] = new_id
@@ -284,7 +282,7 @@ class ClassicCoordinator:
         if group.state == STABLE:
             if group.protocol_name == group.select_protocol():
                 # The group metadata write succeeds at once; no rebalance.
-                new.awaiting_join = None
+                group.await_join(new, None)
                 if req.version >= 9:
                     is_leader = group.leader == new_id
                     response.answer(self.now, error="NONE", member_id=new_id, generation=group.generation,
@@ -389,7 +387,7 @@ class ClassicCoordinator:
                                 leader=group.leader, protocol_name=group.protocol_name,
                                 members=group.member_list() if group.leader == member.member_id else (),
                                 skip_assignment=False)
-                member.awaiting_join = None
+                group.await_join(member, None)
             self._reschedule_heartbeat(group, member)
             member.is_new = False
             group.pending_sync.add(member.member_id)
@@ -439,7 +437,7 @@ class ClassicCoordinator:
         """Kafka: `removeMemberAndUpdateClassicGroup`."""
         if member.awaiting_join is not None:
             member.awaiting_join.answer(self.now, error="UNKNOWN_MEMBER_ID", member_id="")
-            member.awaiting_join = None
+            group.await_join(member, None)
         group.remove(member.member_id)
         if group.state in (STABLE, COMPLETING):
             self._rebalance_or_complete(group, reason)
@@ -566,7 +564,7 @@ class ClassicCoordinator:
         member = group.members[member_id]
         if member.awaiting_join is not None:
             member.awaiting_join.answer(self.now, error="UNKNOWN_MEMBER_ID", member_id="")
-            member.awaiting_join = None
+            group.await_join(member, None)
         group.remove(member_id)
 
     def commit(self, group_id: str, member_id: str, generation: int, *, instance_id: str | None = None) -> str:

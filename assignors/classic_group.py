@@ -88,9 +88,14 @@ class ClassicMember:
     session_timeout_ms: int
     rebalance_timeout_ms: int
     assignment: tuple[Any, ...] = ()
-    awaiting_join: JoinResponse | None = None
     awaiting_sync: SyncResponse | None = None
     is_new: bool = False
+    # Set only through ClassicGroup.await_join, which keeps the group's count of awaiting members.
+    _awaiting_join: JoinResponse | None = field(default=None, repr=False)
+
+    @property
+    def awaiting_join(self) -> JoinResponse | None:
+        return self._awaiting_join
 
     def matches(self, protocols: Protocols) -> bool:
         return self.protocols == protocols
@@ -126,6 +131,10 @@ class ClassicGroup:
     new_member_added: bool = False
     # Told of every member id that leaves `members`, whatever the reason (simulated clients' accounting).
     on_remove: Callable[[str], None] | None = field(default=None, repr=False, compare=False)
+    # Kept as members come, go and change, so a JoinGroup costs O(1) however large the group
+    # (Kafka: ClassicGroup.numMembersAwaitingJoinResponse and supportedProtocols).
+    _awaiting_join_count: int = field(default=0, repr=False)
+    _protocol_support: dict[str, int] = field(default_factory=dict, repr=False)
 
     def transition(self, target: str) -> None:
         if self.state not in _VALID_PREVIOUS[target]:
@@ -133,7 +142,28 @@ class ClassicGroup:
         self.previous_state, self.state = self.state, target
 
     def num_awaiting_join(self) -> int:
-        return sum(1 for m in self.members.values() if m.awaiting_join is not None)
+        return self._awaiting_join_count
+
+    def add(self, member: ClassicMember) -> None:
+        """Kafka: `ClassicGroup.add` (the bookkeeping part; the leader is the caller's business)."""
+        self.members[member.member_id] = member
+        self._count_protocols(member.protocols, +1)
+        if member.awaiting_join is not None:
+            self._awaiting_join_count += 1
+
+    def await_join(self, member: ClassicMember, response: JoinResponse | None) -> None:
+        """Park (or, with None, clear) a member's JoinGroup answer."""
+        self._awaiting_join_count += (response is not None) - (member.awaiting_join is not None)
+        member._awaiting_join = response
+
+    def update_protocols(self, member: ClassicMember, protocols: Protocols) -> None:
+        self._count_protocols(member.protocols, -1)
+        member.protocols = protocols
+        self._count_protocols(protocols, +1)
+
+    def _count_protocols(self, protocols: Protocols, delta: int) -> None:
+        for name, _ in protocols:
+            self._protocol_support[name] = self._protocol_support.get(name, 0) + delta
 
     def has_all_members_joined(self) -> bool:
         return len(self.members) == self.num_awaiting_join() and not self.pending_join
@@ -146,20 +176,16 @@ class ClassicGroup:
 
     def candidate_protocols(self) -> set[str]:
         """Protocols every member supports."""
-        members = list(self.members.values())
-        if not members:
-            return set()
-        common = {name for name, _ in members[0].protocols}
-        for member in members[1:]:
-            common &= {name for name, _ in member.protocols}
-        return common
+        everyone = len(self.members)
+        return {name for name, count in self._protocol_support.items() if everyone and count == everyone}
 
     def supports_protocols(self, protocol_type: str, names: list[str]) -> bool:
         """Kafka: `ClassicGroup.supportsProtocols`."""
         if self.state == EMPTY:
             return bool(protocol_type) and bool(names)
-        candidates = self.candidate_protocols()
-        return self.protocol_type == protocol_type and any(name in candidates for name in names)
+        everyone = len(self.members)
+        return self.protocol_type == protocol_type and \
+            any(self._protocol_support.get(name) == everyone for name in names)
 
     def select_protocol(self) -> str:
         """Kafka: `ClassicGroup.selectProtocol`: each member votes for its first candidate; most votes win.
@@ -179,13 +205,23 @@ class ClassicGroup:
         """`currentClassicGroupMembers`: what the leader's JoinGroup answer lists."""
         return tuple((m.member_id, m.instance_id, m.metadata_for(self.protocol_name)) for m in self.members.values())
 
+    def detach(self, member_id: str) -> ClassicMember | None:
+        """Take a member out of `members` and the counts, telling `on_remove`; nothing else."""
+        removed = self.members.pop(member_id, None)
+        if removed is None:
+            return None
+        self._count_protocols(removed.protocols, -1)
+        if removed.awaiting_join is not None:
+            self._awaiting_join_count -= 1
+        if self.on_remove is not None:
+            self.on_remove(member_id)
+        return removed
+
     def remove(self, member_id: str) -> None:
         """Kafka: `ClassicGroup.remove`: a departing leader hands over to the oldest remaining member."""
-        removed = self.members.pop(member_id, None)
+        removed = self.detach(member_id)
         if removed is not None and removed.instance_id is not None:
             self.static_members.pop(removed.instance_id, None)
-        if removed is not None and self.on_remove is not None:
-            self.on_remove(member_id)
         if self.leader == member_id:
             self.leader = next(iter(self.members), None)
         self.pending_join.pop(member_id, None)

@@ -17,8 +17,11 @@ heartbeats and keep their own state and accounting.
 from __future__ import annotations
 
 import heapq
+import re
+from itertools import filterfalse
+from operator import itemgetter
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -41,11 +44,13 @@ from kgroup.assignors.consumption import ConsumptionLedger, Gap
 from kgroup.assignors.model import Cluster, Member, TopicPartition
 
 GROUP_ID = "group"
+# What a log without detail leaves out: one entry per request or per callback, per member.
+_REQUEST_KINDS = frozenset({"join", "join-response", "sync-response", "heartbeat", "assignment"})
 FATAL_JOIN_ERRORS = frozenset({"FENCED_INSTANCE_ID", "INCONSISTENT_GROUP_PROTOCOL", "INVALID_SESSION_TIMEOUT",
                                "INVALID_GROUP_ID", "GROUP_MAX_SIZE_REACHED", "GROUP_AUTHORIZATION_FAILED"})
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class LogEntry:
     at_ms: int
     kind: str
@@ -87,11 +92,12 @@ Resolver = Callable[[str], Assignor]
 
 class ClassicSimulation:
     def __init__(self, cluster: Cluster, resolve: Resolver, coordinator_config: CoordinatorConfig | None = None,
-                 autonomous: bool = True, group_id: str = GROUP_ID, record_partitions: bool = True) -> None:
+                 autonomous: bool = True, group_id: str = GROUP_ID, detailed_log: bool = True) -> None:
         self.cluster = cluster
-        # Off for very large runs: the log and rebalance records then keep counts, not partition lists
-        # (an eager rebalance of 100,000 partitions would otherwise log 200,000 of them).
-        self.record_partitions = record_partitions
+        # Off for very large runs: the log keeps lifecycle events and group states but no per-request
+        # entries, and rebalance records keep no partition lists (an eager rebalance of 100,000
+        # partitions would otherwise log 200,000 of them, and 1,000 members' joins, each time).
+        self.detailed_log = detailed_log
         self.resolve = resolve
         self.autonomous = autonomous
         self.group_id = group_id
@@ -165,6 +171,8 @@ class ClassicSimulation:
             response.on_done = lambda: self._ready.append((handler, args))
 
     def note(self, kind: str, client: ClassicClient | str | None, **detail: Any) -> None:
+        if not self.detailed_log and kind in _REQUEST_KINDS:
+            return
         name = client.handle if isinstance(client, ClassicClient) else client
         self.log.append(LogEntry(self.now, kind, name, detail))
 
@@ -231,38 +239,39 @@ class ClassicSimulation:
 
     def give_up(self, client: ClassicClient, how: str, parts: Iterable[TopicPartition]) -> None:
         """`onPartitionsRevoked` / `onPartitionsLost`."""
-        gone = set(parts)
+        # An eager revocation hands back `client.owned` itself: no need to hash every partition.
+        gone: Collection[TopicPartition]
+        if parts is client.owned:
+            gone, everything = client.owned, True
+        else:
+            gone = set(parts)
+            everything = len(gone) == len(client.owned) and gone.issuperset(client.owned)
         if not gone:
             return
         if client.consuming:
-            self.ledger.stop(client.handle, self.now, gone)
-        client.owned = tuple(tp for tp in client.owned if tp not in gone)
-        if self.record_partitions:
+            self.ledger.stop(client.handle, self.now, None if everything else gone)
+        client.owned = () if everything else tuple(tp for tp in client.owned if tp not in gone)
+        if self.detailed_log:
             listed = sorted(gone)
             self.note(f"partitions-{how}", client, partitions=[str(tp) for tp in listed])
             record = self._current_record()
             if record is not None:
                 bucket = record.revoked if how == "revoked" else record.lost
                 bucket.setdefault(client.handle, []).extend(listed)
-        else:
-            self.note(f"partitions-{how}", client, count=len(gone))
         self._reconsider(client)
 
     def _take(self, client: ClassicClient, assigned: tuple[TopicPartition, ...]) -> None:
         """`onPartitionsAssigned` for what is new in `assigned`."""
-        owned = set(client.owned)
-        added = [tp for tp in assigned if tp not in owned]
-        client.owned = tuple(assigned)
+        added = list(filterfalse(set(client.owned).__contains__, assigned)) if client.owned else list(assigned)
+        client.owned = assigned
         if client.consuming and added:
             self.ledger.start(client.handle, added, self.now)
-        if self.record_partitions:
+        if self.detailed_log:
             self.note("partitions-assigned", client, partitions=[str(tp) for tp in sorted(added)],
                       generation=client.generation)
             record = self._current_record()
             if record is not None and added:
                 record.assigned.setdefault(client.handle, []).extend(sorted(added))
-        else:
-            self.note("partitions-assigned", client, count=len(added), generation=client.generation)
         self._reconsider(client)
 
     def _member_removed(self, group_id: str, member_id: str) -> None:
@@ -313,11 +322,7 @@ class ClassicSimulation:
 
     def _in_handles(self, text: str) -> str:
         """A coordinator reason with each member id replaced by the name of its client."""
-        for member_id in sorted(self._by_member_id, key=len, reverse=True):
-            handle = self._by_member_id[member_id].handle
-            if member_id != handle and member_id in text:
-                text = text.replace(member_id, handle)
-        return text
+        return _WORD.sub(lambda word: self._handle_of(word.group()) or word.group(), text)
 
     def _current_record(self) -> RebalanceRecord | None:
         """The rebalance a callback belongs to: the open one, or one that ended at this very instant."""
@@ -481,13 +486,12 @@ class ClassicSimulation:
         if error == "NONE":
             client.state = STABLE
             assigned = tuple(response.assignment)
-            keep = set(assigned)
-            revoked = [tp for tp in client.owned if tp not in keep]
+            revoked = list(filterfalse(set(assigned).__contains__, client.owned))
             if client.protocol == COOPERATIVE and revoked:
                 self.give_up(client, "revoked", revoked)
                 client.rejoin_needed = True
             self._take(client, assigned)
-            if any(tp.topic not in client.topics for tp in assigned):
+            if not set(client.topics).issuperset(map(_topic_of, assigned)):
                 client.rejoin_needed = True
             if self.autonomous:
                 if client.rejoin_needed:
@@ -684,6 +688,10 @@ class ClassicSimulation:
     def assignment(self) -> dict[str, tuple[TopicPartition, ...]]:
         """What each live client owns now."""
         return {h: c.owned for h, c in self.clients.items() if c.alive}
+
+
+_topic_of = itemgetter(0)  # of a TopicPartition, in C
+_WORD = re.compile(r"[^\s,']+")  # member ids in a coordinator's reason: "a-1, b-2 left", "a-1's session"
 
 
 def _sizes(cluster: Cluster) -> dict[str, int]:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from kgroup.assignors.model import TopicPartition
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Segment:
     """`owner` consumed `partitions` from `start` to `end` (None: still consuming)."""
 

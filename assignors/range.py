@@ -145,6 +145,8 @@ class RangeAssignor:
             topics = subscribed_topics(cluster, members)
             ordered = sorted(members, key=member_sort_key)
             positions = subscriber_positions(ordered, topics)
+            if not any(m.rack for m in members):  # no rack anywhere: the closed form, without per-topic checks
+                return contiguous_ranges(topics, ordered, positions, members)
             subscribers = {topic: [ordered[i] for i in positions[topic]] for topic in topics}
             known = cluster.by_name()
             # Only topics with a racked subscriber can need rack awareness; build their states once.

@@ -86,10 +86,9 @@ class ConstrainedBuilder:
     def _unassigned(self) -> list[TopicPartition]:
         """Kafka: `getUnassignedPartitions`: topics in Java order, partitions ascending, minus kept."""
         per_topic = self.given.partitions_per_topic
-        numbers = list(range(max(per_topic.values(), default=0)))
         everything: list[TopicPartition] = []
         for topic in sorted(per_topic, key=java_string_key):
-            everything += topic_partitions(topic, per_topic[topic], numbers)
+            everything += topic_partitions(topic, per_topic[topic])
         if not self.assigned:
             return everything
         kept = set(self.assigned)

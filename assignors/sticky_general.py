@@ -124,10 +124,9 @@ class GeneralBuilder:
         self.owner: dict[TopicPartition, str] = {tp: m for m, parts in self.current.items() for tp in parts}
         self.keys = {m: java_string_key(m) for m in given.members}
         topic_order = sorted(self.per_topic, key=lambda t: (len(self.consumers_of[t]), java_string_key(t)))
-        numbers = list(range(max(self.per_topic.values(), default=0)))
         self.sorted_all: list[TopicPartition] = []
         for topic in topic_order:
-            self.sorted_all += topic_partitions(topic, self.per_topic[topic], numbers)
+            self.sorted_all += topic_partitions(topic, self.per_topic[topic])
         self.subs = _SortedMembers(self.current, self.keys)
         self.revocation_required = False
         self.movements = _PartitionMovements()

@@ -1,12 +1,14 @@
 """Simulator benchmark (not a test): the classic coordinator and its clients over one simulated hour.
 
 Shape: 1,000 members, 100 topics x 1,000 partitions (100,000), heartbeats every 3 s, range (eager).
-Timeline: minutes 5-30 restart every member once as a dynamic member (close, back 5 s later), minutes
-30-55 once more as a static member (group.instance.id, back within its session timeout).
+Timeline: minutes 5-30 a rolling restart of dynamic members: each closes (LeaveGroup) and is back 5 s
+later with group.instance.id set, which is how a deployment switches to static membership; minutes 30-55
+a rolling restart of those static members: each closes without LeaveGroup and is back 5 s later, within
+its session timeout, so the coordinator replaces it without a rebalance.
 Baseline, measured in the same run: the same hour with no restarts (heartbeats only, nothing changes),
 so the ratio shows what the restarts cost on top of keeping 1,000 sessions alive.
 Targets: the full run under 30 s, peak memory under 2 GB.
-The log keeps counts rather than partition lists (record_partitions=False).
+The log keeps lifecycle events and group states, not each request (detailed_log=False).
 Each run is a separate process, so peak memory (ru_maxrss) is its own.
 
 Usage: python bench/simulator.py [--members N] [--topics N] [--partitions N]
@@ -33,7 +35,7 @@ def run(members: int, topics: int, partitions: int, restarts: bool) -> dict:
 
     names = [f"t{i:03}" for i in range(topics)]
     cluster = Cluster(tuple(Topic(n, partitions) for n in names))
-    sim = ClassicSimulation(cluster, builtin, group_id="bench", record_partitions=False)
+    sim = ClassicSimulation(cluster, builtin, group_id="bench", detailed_log=False)
     handles = [f"c{i:04}" for i in range(members)]
     dynamic = ClientConfig(assignors=("range",))
     for handle in handles:
@@ -46,7 +48,7 @@ def run(members: int, topics: int, partitions: int, restarts: bool) -> dict:
     if restarts:
         span = 25 * 60_000 // members
         for i, handle in enumerate(handles):
-            sim.at(5 * 60_000 + i * span, _restart, sim, handle, None)
+            sim.at(5 * 60_000 + i * span, _restart, sim, handle, f"static-{handle}")
         for i, handle in enumerate(handles):
             sim.at(30 * 60_000 + i * span, _restart, sim, handle, f"static-{handle}")
     sim.run_until(HOUR)
@@ -56,14 +58,13 @@ def run(members: int, topics: int, partitions: int, restarts: bool) -> dict:
             "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
-def _restart(sim, handle: str, instance_id: str | None) -> None:  # type: ignore[no-untyped-def]
+def _restart(sim, handle: str, instance_id: str) -> None:  # type: ignore[no-untyped-def]
     from dataclasses import replace
 
     client = sim.clients[handle]
     if client.alive:
         sim.close(client)
-    if instance_id is not None and client.config.instance_id is None:
-        # Becoming static takes one dynamic restart (it is how a deployment switches); later ones replace.
+    if client.config.instance_id is None:
         client.config = replace(client.config, instance_id=instance_id)
     sim.at(sim.now + 5000, sim.start, client)
 

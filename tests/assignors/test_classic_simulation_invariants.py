@@ -1,6 +1,7 @@
 """Random lives of a classic group (joins, closes, crashes, GC pauses, slow batches, time passing) never
 break the coordinator's invariants: at most one member consumes a partition at any instant, the
-generation never goes back, and no member id is claimed by two running clients."""
+generation never goes back, no member id is claimed by two running clients, and the counts the group
+keeps to answer JoinGroup in O(1) (members awaiting a join, protocols everyone supports) match a recount."""
 
 from __future__ import annotations
 
@@ -80,6 +81,16 @@ class ClassicGroupLife(RuleBasedStateMachine):
         for member_id in group.members:
             claims = [c.handle for c in self.sim.clients.values() if c.alive and c.member_id == member_id]
             assert len(claims) <= 1, f"{member_id} claimed by {claims}"
+
+    @invariant()
+    def kept_counts_match_a_recount(self) -> None:
+        group = self.sim.coordinator.groups.get(self.sim.group_id)
+        if group is None:
+            return
+        members = list(group.members.values())
+        assert group.num_awaiting_join() == sum(1 for m in members if m.awaiting_join is not None)
+        common = set.intersection(*({name for name, _ in m.protocols} for m in members)) if members else set()
+        assert group.candidate_protocols() == common
 
     def teardown(self) -> None:
         for tp, segments in self.sim.ledger.timelines().items():
