@@ -8,6 +8,7 @@ coordinator.md §5 describes them. The simulation (`classic_simulation`) drives 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cached_property
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -43,7 +44,7 @@ class ClientConfig:
     join_version: int = 9
     retry_backoff_ms: int = 100
 
-    @property
+    @cached_property
     def protocol(self) -> str:
         return rebalance_protocol(self.assignors)
 

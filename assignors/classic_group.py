@@ -46,8 +46,7 @@ class _Answer:
     on_done: Callable[[], None] | None = field(default=None, repr=False, compare=False)
 
     def answer(self, now: int, **fields: Any) -> None:
-        for name, value in fields.items():
-            setattr(self, name, value)
+        self.__dict__.update(fields)
         self.done = True
         self.at_ms = now
         if self.on_done is not None:

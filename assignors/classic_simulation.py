@@ -140,8 +140,8 @@ class ClassicSimulation:
             elif next_event is not None and next_event <= horizon:
                 when, _, action, args = heapq.heappop(queue)
                 self.events_processed += 1
-                self.now = when
-                self.coordinator.advance_to(when)
+                # No timer is due before `when` (that branch comes first), so only the clock moves.
+                self.now = self.coordinator.now = when
                 action(*args)
                 self._settle()
             else:
@@ -486,7 +486,7 @@ class ClassicSimulation:
         if error == "NONE":
             client.state = STABLE
             assigned = tuple(response.assignment)
-            revoked = list(filterfalse(set(assigned).__contains__, client.owned))
+            revoked = list(filterfalse(set(assigned).__contains__, client.owned)) if client.owned else []
             if client.protocol == COOPERATIVE and revoked:
                 self.give_up(client, "revoked", revoked)
                 client.rejoin_needed = True
