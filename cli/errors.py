@@ -10,7 +10,7 @@ from typing import Any, Callable, TypeVar
 
 import typer
 
-from kgroup.inspectors.errors import InputError, RunError, one_line
+from kgroup.inspectors.errors import InputError, NotFoundError, NotReachableError, RunError, one_line
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -20,7 +20,8 @@ class ExitCode(IntEnum):
     RUNTIME_ERROR = 1  # an assignor failed at run time (e.g. a user assignor returned nonsense)
     BAD_INPUT = 2  # usage errors and bad input files or flag values
     CHECK_FAILED = 3  # `kgroup check`: a policy did not hold
-    NOT_REACHABLE = 4  # reserved: a broker could not be reached within --timeout
+    NOT_REACHABLE = 4  # no broker answered within --timeout
+    NOT_FOUND = 5  # a named group does not exist on the cluster
     INTERRUPTED = 130
 
 
@@ -44,6 +45,12 @@ def handle_errors(command: F) -> F:
         except RunError as exc:
             _say(str(exc))
             raise typer.Exit(ExitCode.RUNTIME_ERROR) from None
+        except NotReachableError as exc:
+            _say(str(exc))
+            raise typer.Exit(ExitCode.NOT_REACHABLE) from None
+        except NotFoundError as exc:
+            _say(str(exc))
+            raise typer.Exit(ExitCode.NOT_FOUND) from None
         except KeyboardInterrupt:
             sys.stderr.write("kgroup: interrupted\n")
             raise typer.Exit(ExitCode.INTERRUPTED) from None

@@ -19,3 +19,23 @@ OutputOpt = Annotated[OutputFormat, typer.Option("--output", "-o", help="Output 
 
 def load(argument: str | None) -> Fixture:
     return load_fixture(locate(argument))
+
+
+BootstrapOpt = Annotated[Optional[str], typer.Option(
+    "--bootstrap-server", "-b", help="host:port[,host:port...]. Else KGROUP_BOOTSTRAP_SERVERS, else the profile.",
+    show_default=False)]
+CommandConfigOpt = Annotated[Optional[str], typer.Option(
+    "--command-config", help="Client properties file (key=value; SASL/SSL), as kafka-consumer-groups.sh takes. "
+    "Else KGROUP_COMMAND_CONFIG.", show_default=False)]
+ProfileOpt = Annotated[Optional[str], typer.Option(
+    "--profile", help="A profile from config.yaml in $KGROUP_CONFIG_DIR or ~/.config/kgroup. Else KGROUP_PROFILE.",
+    show_default=False)]
+TimeoutOpt = Annotated[float, typer.Option("--timeout", help="Seconds to wait for the cluster.", min=0.1)]
+
+
+def connect(bootstrap: str | None, command_config: str | None, profile: str | None, timeout: float):  # type: ignore[no-untyped-def]
+    """A LiveAdmin for the resolved settings (flags > environment > profile)."""
+    from kgroup.inspectors.connection import resolve
+    from kgroup.inspectors.live import LiveAdmin
+
+    return LiveAdmin(resolve(bootstrap, command_config, profile), timeout)

@@ -29,3 +29,11 @@ class InputError(Exception):
 
 class RunError(Exception):
     """Something ran and failed (an assignor threw, a user assignor returned nonsense). Exit 1."""
+
+
+class NotReachableError(Exception):
+    """No broker answered within the timeout: which address, from where, and why. Exit 4."""
+
+
+class NotFoundError(Exception):
+    """A named group (or topic) does not exist on the cluster. Exit 5."""

@@ -1,0 +1,210 @@
+"""`kgroup groups` and `kgroup describe`: live groups, with the columns kafka-consumer-groups.sh prints."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from kgroup.assignors.group_lag import LagRow, lag_rows, member_rollup, total_lag
+from kgroup.cli.errors import handle_errors
+from kgroup.cli.options import BootstrapOpt, CommandConfigOpt, OutputOpt, ProfileOpt, TimeoutOpt, connect
+from kgroup.cli.output import OutputFormat, document, emit, warn
+from kgroup.inspectors.errors import InputError
+from kgroup.inspectors.live import READ_COMMITTED, READ_UNCOMMITTED, LiveGroup, read_groups
+
+IsolationOpt = Annotated[str, typer.Option(
+    "--isolation", help="read_uncommitted: lag to the high watermark (Kafka's tool); read_committed: to the "
+    "last stable offset.")]
+
+
+def _isolation(value: str) -> str:
+    if value not in (READ_UNCOMMITTED, READ_COMMITTED):
+        raise InputError(f"{value!r}: expected read_uncommitted or read_committed", field="--isolation")
+    return value
+
+
+@handle_errors
+def groups(
+    regex: Annotated[Optional[str], typer.Option("--regex", "-r", help="Only groups whose id matches.")] = None,
+    state: Annotated[Optional[str], typer.Option("--state", help="Only groups in this state, e.g. Stable.")] = None,
+    bootstrap_server: BootstrapOpt = None,
+    command_config: CommandConfigOpt = None,
+    profile: ProfileOpt = None,
+    timeout: TimeoutOpt = 10.0,
+    output: OutputOpt = OutputFormat.table,
+) -> None:
+    """List consumer groups: id, type, state, members, assignor, coordinator and total lag.
+
+    Examples:
+
+      kgroup groups -b localhost:9092
+
+      kgroup groups -r '^payments-' --state Stable -o json
+    """
+    try:
+        pattern = re.compile(regex) if regex else None
+    except re.error as exc:
+        raise InputError(f"{regex!r}: not a regular expression ({exc})", field="--regex") from None
+    admin = connect(bootstrap_server, command_config, profile, timeout)
+    ids = [g.group_id for g in admin.list_groups() if pattern is None or pattern.search(g.group_id)]
+    read = read_groups(admin, ids) if ids else None
+    found = [g for g in (read.groups if read else [])
+             if state is None or (g.group.state or "").lower() == state.lower()]
+    summaries = [_summary(g) for g in found]
+    doc = document("groups", {"groups": summaries})
+    emit(doc, output, lambda console: _groups_table(console, summaries))
+
+
+def _summary(live: LiveGroup) -> dict[str, Any]:
+    rows = lag_rows(live.group)
+    return {"group": live.group.group_id, "type": live.type, "state": live.group.state,
+            "members": len(live.group.members), "assignor": live.assignor,
+            "coordinator": None if live.coordinator is None else
+            {"id": live.coordinator.id, "host": live.coordinator.host, "port": live.coordinator.port},
+            "total_lag": total_lag(rows), "notes": list(live.notes)}
+
+
+def _groups_table(console: Console, summaries: list[dict[str, Any]]) -> None:
+    if not summaries:
+        console.print("no groups")
+        return
+    table = Table(box=None, pad_edge=False)
+    for column in ("GROUP", "TYPE", "STATE", "MEMBERS", "ASSIGNOR", "COORDINATOR", "TOTAL-LAG"):
+        table.add_column(column, justify="right" if column in ("MEMBERS", "TOTAL-LAG") else "left")
+    for s in summaries:
+        coordinator = s["coordinator"]
+        table.add_row(s["group"], s["type"], s["state"], str(s["members"]), s["assignor"] or "-",
+                      f"{coordinator['host']}:{coordinator['port']} ({coordinator['id']})" if coordinator else "-",
+                      str(s["total_lag"]))
+    _print_wide(console, table)
+
+
+@handle_errors
+def describe(
+    group_ids: Annotated[list[str], typer.Argument(help="One or more group ids.", show_default=False)],
+    members: Annotated[bool, typer.Option("--members", help="One row per member instead of per partition.")] = False,
+    state: Annotated[bool, typer.Option("--state", help="One summary line per group.")] = False,
+    isolation: IsolationOpt = READ_UNCOMMITTED,
+    bootstrap_server: BootstrapOpt = None,
+    command_config: CommandConfigOpt = None,
+    profile: ProfileOpt = None,
+    timeout: TimeoutOpt = 10.0,
+    output: OutputOpt = OutputFormat.table,
+) -> None:
+    """Describe groups with their lag, as `kafka-consumer-groups.sh --describe` does, plus LOG-START-OFFSET.
+
+    Partitions never committed show `-` for CURRENT-OFFSET and LAG; a commit below the log start (data
+    lost to retention) is clamped and flagged. Empty groups are described, not errors. `-o json` is the
+    stable document described in docs/live.md.
+
+    Examples:
+
+      kgroup describe orders-service -b localhost:9092
+
+      kgroup describe orders-service payments --members -o json
+    """
+    if members and state:
+        raise InputError("choose one of --members and --state", field="--members")
+    admin = connect(bootstrap_server, command_config, profile, timeout)
+    read = read_groups(admin, list(dict.fromkeys(group_ids)), _isolation(isolation))
+    bodies = [_describe_body(g) for g in read.groups]
+    doc = document("describe", {"isolation": isolation, "groups": bodies})
+    for live in read.groups:
+        for note in live.notes:
+            warn(f"kgroup: note: group {live.group.group_id}: {note}")
+    view = "members" if members else "state" if state else "offsets"
+    emit(doc, output, lambda console: _describe_tables(console, bodies, view))
+
+
+def _describe_body(live: LiveGroup) -> dict[str, Any]:
+    group = live.group
+    rows = lag_rows(group)
+    return {**_summary(live), "partitions": [_row_body(group.group_id, r) for r in rows],
+            "member_lag": [{"member_id": m.member.member_id, "instance_id": m.member.instance_id,
+                            "client_id": m.member.client_id, "host": m.member.host, "partitions": m.partitions,
+                            "lag": m.lag, "max_lag": m.max_lag, "lagging_partitions": m.lagging}
+                           for m in member_rollup(group, rows)]}
+
+
+def _row_body(group_id: str, row: LagRow) -> dict[str, Any]:
+    member = row.member
+    return {"group": group_id, "topic": row.tp.topic, "partition": row.tp.partition,
+            "current_offset": row.offsets.committed, "log_start_offset": row.offsets.log_start,
+            "log_end_offset": row.offsets.log_end, "lag": row.lag.lag, "lag_from_start": row.lag.lag_from_start,
+            "flags": list(row.lag.flags), "consumer_id": member.member_id if member else None,
+            "host": member.host if member else None, "client_id": member.client_id if member else None}
+
+
+def _print_wide(console: Console, table: Table) -> None:
+    """Kafka's tool never folds a column: long member ids stay on one line, as scripts and greps expect."""
+    for column in table.columns:
+        column.no_wrap = True
+    natural = table.__rich_measure__(console, console.options.update(max_width=100_000)).maximum
+    if natural <= console.width:
+        console.print(table)
+    else:  # rich clamps print(width=) to the console's width, so a wider console of the same stream
+        Console(file=console.file, width=natural, highlight=False, soft_wrap=False).print(table)
+
+
+def _dash(value: Any) -> str:
+    return "-" if value is None or value == "" else str(value)
+
+
+def _describe_tables(console: Console, bodies: list[dict[str, Any]], view: str) -> None:
+    for index, body in enumerate(bodies):
+        if index:
+            console.print()
+        if view == "state":
+            _state_table(console, body)
+        elif view == "members":
+            _members_table(console, body)
+        else:
+            _offsets_table(console, body)
+
+
+def _offsets_table(console: Console, body: dict[str, Any]) -> None:
+    console.print(f"{body['group']}: state {body['state']}, {body['members']} member(s), total lag {body['total_lag']}")
+    if not body["partitions"]:
+        console.print("no partitions assigned or committed")
+        return
+    table = Table(box=None, pad_edge=False)
+    numeric = ("PARTITION", "CURRENT-OFFSET", "LOG-START-OFFSET", "LOG-END-OFFSET", "LAG")
+    for column in ("GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-START-OFFSET", "LOG-END-OFFSET", "LAG",
+                   "CONSUMER-ID", "HOST", "CLIENT-ID", "FLAGS"):
+        table.add_column(column, justify="right" if column in numeric else "left")
+    for p in body["partitions"]:
+        table.add_row(p["group"], p["topic"], str(p["partition"]), _dash(p["current_offset"]),
+                      _dash(p["log_start_offset"]), _dash(p["log_end_offset"]), _dash(p["lag"]),
+                      _dash(p["consumer_id"]), _dash(p["host"]), _dash(p["client_id"]), ",".join(p["flags"]) or "-")
+    _print_wide(console, table)
+
+
+def _members_table(console: Console, body: dict[str, Any]) -> None:
+    table = Table(box=None, pad_edge=False)
+    static = any(m["instance_id"] for m in body["member_lag"])
+    columns = ["GROUP", "CONSUMER-ID"] + (["GROUP-INSTANCE-ID"] if static else []) + \
+        ["HOST", "CLIENT-ID", "#PARTITIONS", "LAG", "MAX-LAG"]
+    for column in columns:
+        table.add_column(column, justify="right" if column in ("#PARTITIONS", "LAG", "MAX-LAG") else "left")
+    if not body["member_lag"]:
+        console.print(f"{body['group']}: no active members")
+        return
+    for m in body["member_lag"]:
+        cells = [body["group"], m["member_id"]] + ([_dash(m["instance_id"])] if static else []) + \
+            [_dash(m["host"]), _dash(m["client_id"]), str(m["partitions"]), str(m["lag"]), str(m["max_lag"])]
+        table.add_row(*cells)
+    _print_wide(console, table)
+
+
+def _state_table(console: Console, body: dict[str, Any]) -> None:
+    table = Table(box=None, pad_edge=False)
+    for column in ("GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE", "#MEMBERS"):
+        table.add_column(column, justify="right" if column == "#MEMBERS" else "left")
+    coordinator = body["coordinator"]
+    table.add_row(body["group"], f"{coordinator['host']}:{coordinator['port']} ({coordinator['id']})"
+                  if coordinator else "-", _dash(body["assignor"]), _dash(body["state"]), str(body["members"]))
+    _print_wide(console, table)
