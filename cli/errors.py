@@ -25,6 +25,10 @@ class ExitCode(IntEnum):
     INTERRUPTED = 130
 
 
+_EXIT_FOR: dict[type, ExitCode] = {InputError: ExitCode.BAD_INPUT, RunError: ExitCode.RUNTIME_ERROR,
+                                   NotReachableError: ExitCode.NOT_REACHABLE, NotFoundError: ExitCode.NOT_FOUND}
+
+
 def _say(message: str) -> None:
     sys.stderr.write(f"kgroup: error: {one_line(message)}\n")
 
@@ -39,18 +43,9 @@ def handle_errors(command: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
-        except InputError as exc:
+        except (InputError, RunError, NotReachableError, NotFoundError) as exc:
             _say(str(exc))
-            raise typer.Exit(ExitCode.BAD_INPUT) from None
-        except RunError as exc:
-            _say(str(exc))
-            raise typer.Exit(ExitCode.RUNTIME_ERROR) from None
-        except NotReachableError as exc:
-            _say(str(exc))
-            raise typer.Exit(ExitCode.NOT_REACHABLE) from None
-        except NotFoundError as exc:
-            _say(str(exc))
-            raise typer.Exit(ExitCode.NOT_FOUND) from None
+            raise typer.Exit(next(code for kind, code in _EXIT_FOR.items() if isinstance(exc, kind))) from None
         except KeyboardInterrupt:
             sys.stderr.write("kgroup: interrupted\n")
             raise typer.Exit(ExitCode.INTERRUPTED) from None

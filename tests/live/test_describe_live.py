@@ -36,6 +36,17 @@ def _commit(broker: str, group: str, offsets: dict[tuple[str, int], int]) -> Non
         consumer.close()
 
 
+def _joined_consumer(broker: str, group: str, topic: str) -> Consumer:
+    """A real consumer (client.id reader-1) that has joined `group` and holds its assignment."""
+    consumer = Consumer({"bootstrap.servers": broker, "group.id": group, "client.id": "reader-1", **CONSUMER})
+    consumer.subscribe([topic])
+    deadline = time.monotonic() + 30
+    while not consumer.assignment() and time.monotonic() < deadline:
+        consumer.poll(0.2)
+    assert consumer.assignment(), "the consumer never got an assignment"
+    return consumer
+
+
 def _describe(broker: str, *args: str) -> dict:
     result = run("describe", *args, "-b", broker, "-o", "json")
     assert result.exit_code == 0, result.output
@@ -91,12 +102,8 @@ def test_groups_lists_the_group_with_its_total_lag(broker: str, names: tuple[str
 def test_a_live_consumer_is_shown_as_the_partitions_owner(broker: str, names: tuple[str, str]) -> None:
     topic, group = names
     _topic_with_records(broker, topic, [3])
-    consumer = Consumer({"bootstrap.servers": broker, "group.id": group, "client.id": "reader-1", **CONSUMER})
-    consumer.subscribe([topic])
+    consumer = _joined_consumer(broker, group, topic)
     try:
-        deadline = time.monotonic() + 30
-        while not consumer.assignment() and time.monotonic() < deadline:
-            consumer.poll(0.2)
         consumer.commit(offsets=[TopicPartition(topic, 0, 2)], asynchronous=False)
         doc = _describe(broker, group)
     finally:
@@ -109,12 +116,8 @@ def test_a_live_consumer_is_shown_as_the_partitions_owner(broker: str, names: tu
 def test_describe_names_the_member_that_owns_each_partition(broker: str, names: tuple[str, str]) -> None:
     topic, group = names
     _topic_with_records(broker, topic, [3])
-    consumer = Consumer({"bootstrap.servers": broker, "group.id": group, "client.id": "reader-1", **CONSUMER})
-    consumer.subscribe([topic])
+    consumer = _joined_consumer(broker, group, topic)
     try:
-        deadline = time.monotonic() + 30
-        while not consumer.assignment() and time.monotonic() < deadline:
-            consumer.poll(0.2)
         doc = _describe(broker, group)
     finally:
         consumer.close()
