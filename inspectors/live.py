@@ -60,6 +60,7 @@ class LiveAdmin:
         self.settings = settings
         self.timeout_s = timeout_s
         self._errors: list[Any] = []
+        self._metadata: Any = None
         quiet = logging.getLogger("kgroup.librdkafka")
         quiet.addHandler(logging.NullHandler())
         quiet.propagate = False  # librdkafka's log lines would otherwise go to stderr, unasked
@@ -78,10 +79,13 @@ class LiveAdmin:
                                  f"within {self.timeout_s:g} s: {detail or _reason(exc)}")
 
     def metadata(self) -> Any:
-        try:
-            return self._admin.list_topics(timeout=self.timeout_s)
-        except Exception as exc:
-            raise self._unreachable(exc) from None
+        """Cluster metadata, fetched once per command: it is also the reachability check."""
+        if self._metadata is None:
+            try:
+                self._metadata = self._admin.list_topics(timeout=self.timeout_s)
+            except Exception as exc:
+                raise self._unreachable(exc) from None
+        return self._metadata
 
     def _result(self, future: Any, what: str) -> Any:
         try:

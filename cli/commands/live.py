@@ -54,13 +54,12 @@ def groups(
     read = read_groups(admin, ids) if ids else None
     found = [g for g in (read.groups if read else [])
              if state is None or (g.group.state or "").lower() == state.lower()]
-    summaries = [_summary(g) for g in found]
+    summaries = [_summary(g, lag_rows(g.group)) for g in found]
     doc = document("groups", {"groups": summaries})
     emit(doc, output, lambda console: _groups_table(console, summaries))
 
 
-def _summary(live: LiveGroup) -> dict[str, Any]:
-    rows = lag_rows(live.group)
+def _summary(live: LiveGroup, rows: list[LagRow]) -> dict[str, Any]:
     return {"group": live.group.group_id, "type": live.type, "state": live.group.state,
             "members": len(live.group.members), "assignor": live.assignor,
             "coordinator": None if live.coordinator is None else
@@ -123,7 +122,7 @@ def describe(
 def _describe_body(live: LiveGroup) -> dict[str, Any]:
     group = live.group
     rows = lag_rows(group)
-    return {**_summary(live), "partitions": [_row_body(group.group_id, r) for r in rows],
+    return {**_summary(live, rows), "partitions": [_row_body(group.group_id, r) for r in rows],
             "member_lag": [{"member_id": m.member.member_id, "instance_id": m.member.instance_id,
                             "client_id": m.member.client_id, "host": m.member.host, "partitions": m.partitions,
                             "lag": m.lag, "max_lag": m.max_lag, "lagging_partitions": m.lagging}
