@@ -182,9 +182,8 @@ class ClassicGroup:
         """Kafka: `ClassicGroup.supportsProtocols`."""
         if self.state == EMPTY:
             return bool(protocol_type) and bool(names)
-        everyone = len(self.members)
-        return self.protocol_type == protocol_type and \
-            any(self._protocol_support.get(name) == everyone for name in names)
+        candidates = self.candidate_protocols()
+        return self.protocol_type == protocol_type and any(name in candidates for name in names)
 
     def select_protocol(self) -> str:
         """Kafka: `ClassicGroup.selectProtocol`: each member votes for its first candidate; most votes win.
