@@ -8,7 +8,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import repeat
+from itertools import chain, groupby, repeat
+from types import MappingProxyType
 from typing import Protocol, runtime_checkable
 
 from kgroup.assignors.javaisms import java_string_key
@@ -64,9 +65,14 @@ def subscriber_positions(ordered: Sequence[Member], topics: Iterable[str]) -> di
     Members are grouped by distinct subscription first: groups are usually few, so this avoids a
     Python-level step per (member, topic) pair on a million-partition group.
     """
-    by_subscription: dict[frozenset[str], list[int]] = {}
+    by_topics: dict[tuple[str, ...], list[int]] = {}  # hashing a tuple is cheaper than building a set
     for position, member in enumerate(ordered):
-        by_subscription.setdefault(frozenset(member.topics), []).append(position)
+        by_topics.setdefault(member.topics, []).append(position)
+    by_subscription: dict[frozenset[str], list[int]] = {}
+    for topics_, positions_ in by_topics.items():
+        by_subscription.setdefault(frozenset(topics_), []).extend(positions_)
+    for positions_ in by_subscription.values():
+        positions_.sort()
     result = {}
     for topic in topics:
         runs = [positions for subs, positions in by_subscription.items() if topic in subs]
@@ -96,25 +102,65 @@ def contiguous_ranges(topics: dict[str, int], ordered: list[Member], positions: 
     The closed form shared by client `range` without racks (`RangeAssignor.assignRanges` with every
     partition assignable) and the server-side `range` (`RangeAssignor.addPartitionsToAssignment`).
     """
+    # Consecutive topics (in topic order) with the same subscribers and the same partition count split
+    # identically, so each such run is dealt out in one pass.
+    runs = [list(run) for _, run in groupby(sorted(topics, key=java_string_key),
+                                            key=lambda topic: (id(positions[topic]), topics[topic]))]
+    if len(runs) == 1:  # one subscription and one topic size, a large group's usual shape
+        owners: dict[str, tuple[TopicPartition, ...]] = {m.member_id: () for m in members}
+        for position, partitions in _dealt_whole(runs[0], topics, positions[runs[0][0]]):
+            owners[ordered[position].member_id] = partitions
+        return Assignment(MappingProxyType(owners))
     out: dict[str, list[TopicPartition]] = {m.member_id: [] for m in members}
     lists = [out[m.member_id] for m in ordered]
     targets_of: dict[int, list[list[TopicPartition]]] = {}  # topics with the same subscribers share one
-    for topic in sorted(topics, key=java_string_key):  # appending in topic order keeps lists sorted
-        parts = topic_partitions(topic, topics[topic])
-        subscribers = positions[topic]
+    for names in runs:  # appending in topic order keeps every list sorted
+        subscribers = positions[names[0]]
         targets = targets_of.get(id(subscribers))
         if targets is None:
             targets = targets_of[id(subscribers)] = [lists[i] for i in subscribers]
-        q, r = divmod(len(parts), len(targets))
-        head = r * (q + 1)
+        _deal([topic_partitions(topic, topics[topic]) for topic in names], targets)
+    return Assignment.presorted(out)
+
+
+def _dealt_whole(names: list[str], topics: dict[str, int], subscribers: list[int]) \
+        -> Iterator[tuple[int, tuple[TopicPartition, ...]]]:
+    """Topics of one size, one subscriber list, built whole: (position, its partitions of every topic)."""
+    run_parts = [topic_partitions(topic, topics[topic]) for topic in names]
+    q, r = divmod(len(run_parts[0]), len(subscribers))
+    # Row p holds partition p of every topic. With at most two partitions of each topic per subscriber
+    # (a large group's usual shape) a subscriber's share is one row, or two rows interleaved topic by topic.
+    rows = list(zip(*run_parts)) if q < 2 and len(run_parts) > 1 else None
+
+    def take(start: int, end: int) -> tuple[TopicPartition, ...]:
+        if len(run_parts) == 1:
+            return run_parts[0][start:end]
+        if rows is None:
+            return tuple(chain.from_iterable(parts[start:end] for parts in run_parts))
+        return rows[start] if end - start == 1 else tuple(chain.from_iterable(zip(*rows[start:end])))
+
+    start = 0
+    for i, position in enumerate(subscribers):
+        size = q + 1 if i < r else q
+        if size == 0:
+            return
+        yield position, take(start, start + size)
+        start += size
+
+
+def _deal(run_parts: list[tuple[TopicPartition, ...]], targets: list[list[TopicPartition]]) -> None:
+    """Topics of one size, one subscriber list: the i-th target takes the next q partitions of each, +1 while
+    i < n % k."""
+    q, r = divmod(len(run_parts[0]), len(targets))
+    head = r * (q + 1)
+    for parts in run_parts:
         for i in range(r):
             targets[i] += parts[i * (q + 1):(i + 1) * (q + 1)]
-        if q == 1:  # one partition each, the common case of a large group: append in C
+        if q == 1:
             deque(map(list.append, targets[r:], parts[head:]), maxlen=0)
-        elif q > 1:
+        else:
             for j, target in enumerate(targets[r:]):
                 target += parts[head + j * q:head + (j + 1) * q]
-    return Assignment.presorted(out)
 
 
 @contextmanager

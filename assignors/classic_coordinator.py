@@ -123,7 +123,12 @@ class ClassicCoordinator:
                              lambda: self._expire_heartbeat(gid, member_id))
 
     def _reschedule_heartbeat(self, group: ClassicGroup, member: ClassicMember) -> None:
-        self._schedule_heartbeat(group, member.member_id, member.session_timeout_ms)
+        # Every heartbeat of every member lands here: the member keeps its timer key and action.
+        if member.session_timer is None:
+            gid, member_id = group.group_id, member.member_id
+            member.session_timer = (self.heartbeat_key(gid, member_id), lambda: self._expire_heartbeat(gid, member_id))
+        key, action = member.session_timer
+        self.timers.schedule(key, self.now + member.session_timeout_ms, action)
 
     # -- JoinGroup ---------------------------------------------------------------------------------
 

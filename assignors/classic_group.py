@@ -89,6 +89,8 @@ class ClassicMember:
     assignment: tuple[Any, ...] = ()
     awaiting_sync: SyncResponse | None = None
     is_new: bool = False
+    # The coordinator's (timer key, expiry action) for this member's session, made once.
+    session_timer: tuple[Any, Callable[[], None]] | None = field(default=None, repr=False, compare=False)
     # Set only through ClassicGroup.await_join, which keeps the group's count of awaiting members.
     _awaiting_join: JoinResponse | None = field(default=None, repr=False)
 
@@ -175,15 +177,17 @@ class ClassicGroup:
 
     def candidate_protocols(self) -> set[str]:
         """Protocols every member supports."""
-        everyone = len(self.members)
-        return {name for name, count in self._protocol_support.items() if everyone and count == everyone}
+        return {name for name in self._protocol_support if self._supported_by_all(name)}
+
+    def _supported_by_all(self, name: str) -> bool:
+        return bool(self.members) and self._protocol_support.get(name) == len(self.members)
 
     def supports_protocols(self, protocol_type: str, names: list[str]) -> bool:
         """Kafka: `ClassicGroup.supportsProtocols`."""
         if self.state == EMPTY:
             return bool(protocol_type) and bool(names)
-        candidates = self.candidate_protocols()
-        return self.protocol_type == protocol_type and any(name in candidates for name in names)
+        # Asks per name rather than building the candidate set: this runs on every JoinGroup.
+        return self.protocol_type == protocol_type and any(map(self._supported_by_all, names))
 
     def select_protocol(self) -> str:
         """Kafka: `ClassicGroup.selectProtocol`: each member votes for its first candidate; most votes win.

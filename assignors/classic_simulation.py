@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import heapq
 import re
+from functools import lru_cache
 from itertools import filterfalse
 from operator import itemgetter
 from collections import deque
@@ -130,9 +131,9 @@ class ClassicSimulation:
         """Process everything due at or before `horizon`, then stand at `horizon`."""
         queue, timers = self._queue, self.coordinator.timers
         while True:
-            next_timer = timers.next_deadline()
             next_event = queue[0][0] if queue else None
-            if next_timer is not None and next_timer <= horizon and (next_event is None or next_timer <= next_event):
+            next_timer = timers.due_by(horizon if next_event is None or next_event > horizon else next_event)
+            if next_timer is not None:  # timers due at an event's instant fire before it
                 self.now = next_timer
                 self.events_processed += 1
                 self.coordinator.advance_to(next_timer)
@@ -491,7 +492,7 @@ class ClassicSimulation:
                 self.give_up(client, "revoked", revoked)
                 client.rejoin_needed = True
             self._take(client, assigned)
-            if not set(client.topics).issuperset(map(_topic_of, assigned)):
+            if not _as_set(client.topics).issuperset(map(_topic_of, assigned)):
                 client.rejoin_needed = True
             if self.autonomous:
                 if client.rejoin_needed:
@@ -691,6 +692,12 @@ class ClassicSimulation:
 
 
 _topic_of = itemgetter(0)  # of a TopicPartition, in C
+
+
+@lru_cache(maxsize=256)
+def _as_set(topics: tuple[str, ...]) -> frozenset[str]:
+    """A subscription as a set, made once: every member of a large group checks its assignment against it."""
+    return frozenset(topics)
 _WORD = re.compile(r"[^\s,']+")  # member ids in a coordinator's reason: "a-1, b-2 left", "a-1's session"
 
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from kgroup.assignors.model import TopicPartition
 
 
-@dataclass(frozen=True, slots=True)
-class Segment:
+class Segment(NamedTuple):
     """`owner` consumed `partitions` from `start` to `end` (None: still consuming)."""
 
     owner: str
@@ -41,7 +41,9 @@ class Gap:
 class ConsumptionLedger:
     def __init__(self) -> None:
         self._open: dict[str, list[tuple[tuple[TopicPartition, ...], int]]] = {}
-        self.closed: list[Segment] = []
+        # Plain (owner, partitions, start, end) tuples: an eager rebalance of a large group closes one per
+        # member, and building a named tuple costs a Python call each.
+        self._closed: list[tuple[str, tuple[TopicPartition, ...], int, int]] = []
 
     def start(self, owner: str, partitions: Iterable[TopicPartition], at: int) -> None:
         block = tuple(partitions)
@@ -54,7 +56,7 @@ class ConsumptionLedger:
         if not blocks:
             return
         if partitions is None:
-            self.closed.extend(Segment(owner, block, start, at) for block, start in blocks)
+            self._closed.extend([(owner, block, start, at) for block, start in blocks])
             return
         stopping = set(partitions)
         kept = []
@@ -63,7 +65,7 @@ class ConsumptionLedger:
             if not ended:
                 kept.append((block, start))
                 continue
-            self.closed.append(Segment(owner, ended, start, at))
+            self._closed.append((owner, ended, start, at))
             rest = tuple(tp for tp in block if tp not in stopping)
             if rest:
                 kept.append((rest, start))
@@ -75,11 +77,11 @@ class ConsumptionLedger:
 
     def segments(self) -> list[Segment]:
         opened = [Segment(owner, block, start, None) for owner, blocks in self._open.items() for block, start in blocks]
-        return self.closed + opened
+        return list(map(Segment._make, self._closed)) + opened
 
     def consumed_ms(self, now: int) -> int:
         """Partition-milliseconds consumed up to `now`, summed over partitions."""
-        total = sum(len(s.partitions) * (s.end - s.start) for s in self.closed if s.end is not None)
+        total = sum(len(partitions) * (end - start) for _, partitions, start, end in self._closed)
         return total + sum(len(block) * (now - start) for blocks in self._open.values() for block, start in blocks)
 
     def timelines(self, partitions: Iterable[TopicPartition] | None = None) -> dict[TopicPartition, list[Segment]]:

@@ -93,6 +93,9 @@ class Cluster:
         return topic is not None and 0 <= tp.partition < topic.partitions
 
 
+_NO_STREAMS: Mapping[str, int] = MappingProxyType({})  # shared: read-only, and a group has thousands of members
+
+
 @dataclass(frozen=True, slots=True)
 class Member:
     """A group member as the group leader (or the KIP-848 coordinator) sees it."""
@@ -106,7 +109,7 @@ class Member:
     owned: tuple[TopicPartition, ...] = ()  # what the member reports owning when it (re)joins
     generation: int | None = None  # generation of `owned`; None: never assigned
     # Legacy Scala consumer: consumer threads per topic (num.streams); empty means one per topic.
-    streams: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    streams: Mapping[str, int] = field(default_factory=lambda: _NO_STREAMS)
 
     def streams_for(self, topic: str) -> int:
         return self.streams.get(topic, 1) if topic in self.topics else 0

@@ -15,21 +15,29 @@ Action = Callable[[], None]
 
 
 class TimerQueue:
-    """A heap of (deadline, sequence, key, action); an entry is live while `_live[key]` is its sequence.
+    """A heap of (deadline, sequence, key) entries and, per key, its live (deadline, sequence, action).
 
-    Plain tuples, not objects: a large group reschedules a session timer on every heartbeat.
+    A session timer is pushed back on every heartbeat of every member. Rescheduling a key later than
+    its entry already in the heap only updates `_live`; the entry moves to the live deadline when it is
+    due (its old deadline is reached), so a member heartbeating every 3 s with a 45 s session costs one
+    heap move per session, not one per heartbeat. Entries order by (deadline, sequence) exactly as if
+    each schedule had pushed anew, so the firing order is unchanged.
     """
 
     def __init__(self) -> None:
-        self._heap: list[tuple[int, int, Hashable, Action]] = []
-        self._live: dict[Hashable, tuple[int, int]] = {}  # key -> (deadline, sequence)
+        self._heap: list[tuple[int, int, Hashable]] = []
+        self._live: dict[Hashable, tuple[int, int, Action]] = {}
+        self._queued: dict[Hashable, tuple[int, int]] = {}  # key -> (deadline, sequence) of its heap entry
         self._sequence = 0
 
     def schedule(self, key: Hashable, deadline: int, action: Action) -> None:
         """Kafka: `CoordinatorTimer.schedule`: replaces any timer with the same key."""
-        self._sequence += 1
-        self._live[key] = (deadline, self._sequence)
-        heapq.heappush(self._heap, (deadline, self._sequence, key, action))
+        self._sequence = sequence = self._sequence + 1
+        self._live[key] = (deadline, sequence, action)
+        queued = self._queued.get(key)
+        if queued is None or queued[0] > deadline:
+            self._queued[key] = (deadline, sequence)
+            heapq.heappush(self._heap, (deadline, sequence, key))
 
     def cancel(self, key: Hashable) -> None:
         self._live.pop(key, None)
@@ -39,23 +47,36 @@ class TimerQueue:
         return entry[0] if entry else None
 
     def next_deadline(self) -> int | None:
-        self._drop_cancelled()
-        return self._heap[0][0] if self._heap else None
+        """The earliest live deadline, or None."""
+        return self.due_by(None)
+
+    def due_by(self, limit: int | None) -> int | None:
+        """The earliest live deadline if it is at or before `limit` (None: no limit), else None.
+
+        Only entries at or before `limit` are looked at, so an event loop asking before each event
+        "is a timer due first?" pays one comparison while the next timer is further away.
+        """
+        heap, live, queued = self._heap, self._live, self._queued
+        while heap and (limit is None or heap[0][0] <= limit):
+            deadline, sequence, key = heap[0]
+            timer = live.get(key)
+            if timer is not None and timer[0] == deadline and timer[1] == sequence:
+                return deadline
+            if queued.get(key) != (deadline, sequence):
+                heapq.heappop(heap)  # replaced by an earlier entry
+            elif timer is None:
+                del queued[key]  # cancelled
+                heapq.heappop(heap)
+            else:
+                queued[key] = timer[:2]  # postponed: move to the live deadline
+                heapq.heapreplace(heap, (timer[0], timer[1], key))
+        return None
 
     def pop_due(self, now: int) -> tuple[int, Action] | None:
         """The earliest timer due at or before `now` (removed), or None."""
-        self._drop_cancelled()
-        if not self._heap or self._heap[0][0] > now:
+        if self.due_by(now) is None:
             return None
-        deadline, _, key, action = heapq.heappop(self._heap)
-        del self._live[key]
+        _, _, key = heapq.heappop(self._heap)
+        del self._queued[key]
+        deadline, _, action = self._live.pop(key)
         return deadline, action
-
-    def _drop_cancelled(self) -> None:
-        heap, live = self._heap, self._live
-        while heap:
-            deadline, sequence, key, _ = heap[0]
-            entry = live.get(key)
-            if entry is not None and entry[1] == sequence:
-                return
-            heapq.heappop(heap)
