@@ -55,7 +55,7 @@ def subscribed_topics(cluster: Cluster, members: Sequence[Member]) -> dict[str, 
     Kafka: `AbstractPartitionAssignor.assign` drops topics without metadata (or with no partitions).
     The result follows the cluster's topic order, so it never depends on set iteration order.
     """
-    wanted = set().union(*(m.topics for m in members))
+    wanted = set().union(*{m.topics for m in members})  # distinct subscriptions first: usually few
     return {t.name: t.partitions for t in cluster.topics if t.name in wanted and t.partitions > 0}
 
 

@@ -106,9 +106,6 @@ class ClassicClient:
         """Kafka: `HeartbeatThread.run`: disabled while unjoined or waiting in JoinGroup."""
         return self.alive and not self.paused(now) and self.state in (COMPLETING_REBALANCE, STABLE)
 
-    def should_consume(self, now: int) -> bool:
-        return bool(self.owned) and self.alive and self.in_group and not self.paused(now) and not self.batch_stalled
-
     def subscription(self) -> Subscription:
         """What JoinGroup carries. Kafka: `ConsumerCoordinator.metadata`."""
         return Subscription(self.topics, self.owned, self.generation, self.config.rack)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import heapq
 import re
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import filterfalse
 from operator import itemgetter
 from collections import deque
@@ -144,7 +144,8 @@ class ClassicSimulation:
                 # No timer is due before `when` (that branch comes first), so only the clock moves.
                 self.now = self.coordinator.now = when
                 action(*args)
-                self._settle()
+                if self._ready or self._seen_transitions < len(self.coordinator.transitions):
+                    self._settle()
             else:
                 break
         self.coordinator.advance_to(horizon)
@@ -169,7 +170,7 @@ class ClassicSimulation:
         if response.done:
             self._ready.append((handler, args))
         else:
-            response.on_done = lambda: self._ready.append((handler, args))
+            response.on_done = partial(self._ready.append, (handler, args))
 
     def note(self, kind: str, client: ClassicClient | str | None, **detail: Any) -> None:
         if not self.detailed_log and kind in _REQUEST_KINDS:
@@ -231,7 +232,9 @@ class ClassicSimulation:
     # -- consumption -----------------------------------------------------------------------------
 
     def _reconsider(self, client: ClassicClient) -> None:
-        should = client.should_consume(self.now)
+        """Is `client` consuming now? It owns partitions, runs, is a member, and is neither paused nor stalled."""
+        should = bool(client.owned) and client.alive and client.in_group and self.now >= client.paused_until \
+            and not client.batch_stalled
         if should and not client.consuming:
             self.ledger.start(client.handle, client.owned, self.now)
         elif client.consuming and not should:
@@ -343,16 +346,19 @@ class ClassicSimulation:
         """Kafka: `AbstractCoordinator.HeartbeatThread.run`: one heartbeat every heartbeat.interval.ms."""
         if token != client.heartbeat_token or not client.alive:
             return
-        if client.paused(self.now):
+        now = self.now
+        if now < client.paused_until:  # client.paused(now), inlined: this is the commonest event
             self.at(client.paused_until, self._heartbeat, client, token)
             return
         if client.state not in (COMPLETING_REBALANCE, STABLE):
             return
+        config = client.config
         error = self.coordinator.heartbeat(self.group_id, client.member_id, client.generation,
-                                           instance_id=client.config.instance_id)
-        self.at(self.now + client.config.heartbeat_interval_ms, self._heartbeat, client, token)
+                                           instance_id=config.instance_id)
+        self.at(now + config.heartbeat_interval_ms, self._heartbeat, client, token)
         if error != "NONE":
-            self.note("heartbeat", client, error=error)
+            if self.detailed_log:
+                self.note("heartbeat", client, error=error)
             if self.autonomous:
                 self._on_heartbeat_error(client, error)
 
@@ -415,7 +421,8 @@ class ClassicSimulation:
             version=client.config.join_version if version is None else version)
         if response.member_id:
             self._by_member_id.setdefault(response.member_id, client)
-        self.note("join", client, member_id=requested)
+        if self.detailed_log:
+            self.note("join", client, member_id=requested)
         self._when_answered(response, self._on_join, client, response, client.instance_counter)
         return response
 
@@ -424,8 +431,9 @@ class ClassicSimulation:
         if instance != client.instance_counter or not client.alive:
             return
         error = response.error
-        self.note("join-response", client, error=error, generation=response.generation,
-                  member_id=response.member_id)
+        if self.detailed_log:
+            self.note("join-response", client, error=error, generation=response.generation,
+                      member_id=response.member_id)
         if error == "NONE":
             client.member_id, client.generation = response.member_id, response.generation
             client.state, client.in_group = COMPLETING_REBALANCE, True
