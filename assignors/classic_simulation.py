@@ -105,6 +105,7 @@ class ClassicSimulation:
         self.coordinator = ClassicCoordinator(coordinator_config)
         self.coordinator.on_member_removed = self._member_removed
         self.clients: dict[str, ClassicClient] = {}
+        self._subscriptions: dict[tuple[str, ...], tuple[str, ...]] = {}
         self._by_member_id: dict[str, ClassicClient] = {}
         self.ledger = ConsumptionLedger()
         self.created: dict[TopicPartition, int] = {
@@ -181,9 +182,15 @@ class ClassicSimulation:
     # -- members ---------------------------------------------------------------------------------
 
     def add_client(self, handle: str, config: ClientConfig, topics: Iterable[str]) -> ClassicClient:
-        client = ClassicClient(handle, config, tuple(topics), self.cluster)
+        client = ClassicClient(handle, config, self._subscription(topics), self.cluster)
         self.clients[handle] = client
         return client
+
+    def _subscription(self, topics: Iterable[str]) -> tuple[str, ...]:
+        """One tuple per distinct subscription, shared by the clients that have it: the leader's assignor
+        then groups a thousand members by object identity, without hashing each one's topic list."""
+        wanted = tuple(topics)
+        return self._subscriptions.setdefault(wanted, wanted)
 
     def load(self, generation: int, protocol_name: str, leader: str,
              owned: Mapping[str, tuple[TopicPartition, ...]], last_heartbeat: Mapping[str, int] | None = None,
@@ -647,7 +654,7 @@ class ClassicSimulation:
             self._start_heartbeats(client, self.now)  # overdue: the thread heartbeats at once
 
     def subscribe(self, client: ClassicClient, topics: Iterable[str]) -> None:
-        client.topics = tuple(topics)
+        client.topics = self._subscription(topics)
         self.note("subscribe", client, topics=list(client.topics))
         if self.autonomous and client.alive:
             self._request_rejoin(client)
