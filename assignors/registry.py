@@ -72,11 +72,25 @@ BUILTINS: dict[str, tuple[Assignor, AssignorInfo]] = {
         "kafka.consumer.RoundRobinAssignor (0.8.2/0.9.0)")),
 }
 
+# The consumer client whose assignor runs on the group leader. "java" is Kafka's own (the default);
+# "librdkafka" (confluent-kafka, kcat, most non-JVM clients) differs in the sticky family: its sticky
+# assignor predates Java's constrained path (see sticky.sticky_assign). Its range and roundrobin gave
+# Java's assignments in every live test (dynamic members).
+CLIENTS = ("java", "librdkafka")
+_LIBRDKAFKA: dict[str, Assignor] = {
+    "sticky": StickyAssignor(librdkafka=True),
+    "cooperative-sticky": CooperativeStickyAssignor(librdkafka=True),
+}
+
+
 def known_names() -> list[str]:
     return list(BUILTINS)
 
 
-def builtin(name: str) -> Assignor | None:
+def builtin(name: str, client: str = "java") -> Assignor | None:
+    """The built-in assignor `name` as the `client`'s leader runs it (see CLIENTS)."""
+    if client == "librdkafka" and name in _LIBRDKAFKA:
+        return _LIBRDKAFKA[name]
     entry = BUILTINS.get(name)
     return entry[0] if entry else None
 

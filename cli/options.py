@@ -15,6 +15,9 @@ FixtureArg = Annotated[Optional[str], typer.Argument(
     show_default=False)]
 GroupOpt = Annotated[Optional[str], typer.Option("--group", "-g", help="The group, when the fixture has several.")]
 OutputOpt = Annotated[OutputFormat, typer.Option("--output", "-o", help="Output format.", case_sensitive=False)]
+ClientOpt = Annotated[str, typer.Option(
+    "--client", help="The consumer client on the group leader, whose assignor runs: java (Kafka's, default) or "
+                     "librdkafka (confluent-kafka and other non-JVM clients; differs in sticky and cooperative-sticky).")]
 
 
 def load(argument: str | None) -> Fixture:

@@ -21,9 +21,11 @@ def known_assignor_names() -> list[str]:
     return registry.known_names()
 
 
-def resolve(name: str) -> Assignor:
-    """The assignor behind a name; InputError (exit 2) when it cannot be found or imported."""
-    found = registry.builtin(name)
+def resolve(name: str, client: str = "java") -> Assignor:
+    """The assignor behind a name, as `client` runs it; InputError (exit 2) when it cannot be found or imported."""
+    if client not in registry.CLIENTS:
+        raise InputError(f"unknown client {client!r}; known: {', '.join(registry.CLIENTS)}", field="--client")
+    found = registry.builtin(name, client)
     if found is not None:
         return found
     if ":" in name:

@@ -56,7 +56,8 @@ class Simulation:
 
 
 def simulate(fixture: Fixture, group_id: str | None, assignors: list[str], add_members: list[str],
-             remove_members: list[str], add_partitions: list[str], subscribe: list[str]) -> Simulation:
+             remove_members: list[str], add_partitions: list[str], subscribe: list[str],
+             client: str = "java") -> Simulation:
     before = GroupState(fixture.cluster, fixture.group(group_id))
     changes = parse_changes(add_members, remove_members, add_partitions, subscribe, before)
     try:
@@ -64,7 +65,7 @@ def simulate(fixture: Fixture, group_id: str | None, assignors: list[str], add_m
     except WhatIfError as exc:
         raise InputError(str(exc)) from None
     names = assignors or [before.group.assignors[0]]
-    resolved = [(name, resolve(name)) for name in dict.fromkeys(names)]
+    resolved = [(name, resolve(name, client)) for name in dict.fromkeys(names)]
     runs = tuple(evaluate(before, after, name, assignor) for name, assignor in resolved)
     return Simulation(before, after, tuple(changes), runs)
 

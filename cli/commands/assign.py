@@ -8,7 +8,7 @@ import typer
 
 from kgroup.cli import documents
 from kgroup.cli.errors import handle_errors
-from kgroup.cli.options import FixtureArg, GroupOpt, OutputOpt, load
+from kgroup.cli.options import ClientOpt, FixtureArg, GroupOpt, OutputOpt, load
 from kgroup.cli.output import OutputFormat, document, emit, warn
 from kgroup.cli.render import print_run
 from kgroup.inspectors.errors import RunError
@@ -21,6 +21,7 @@ def assign(
     assignor: Annotated[str, typer.Option("--assignor", "-a", help="A built-in assignor or package.module:Class.")]
     = "",
     group: GroupOpt = None,
+    client: ClientOpt = "java",
     output: OutputOpt = OutputFormat.table,
 ) -> None:
     """Compute the assignment an assignor gives the group's members.
@@ -32,9 +33,11 @@ def assign(
       kgroup assign seed-roundrobin --assignor roundrobin
 
       kgroup assign group.yaml -a range -o yaml > range.yaml
+
+      kgroup assign group.yaml -a cooperative-sticky --client librdkafka
     """
     loaded = load(fixture)
-    sim = simulate(loaded, group, [assignor] if assignor else [], [], [], [], [])
+    sim = simulate(loaded, group, [assignor] if assignor else [], [], [], [], [], client)
     run = sim.runs[0]
     require_valid(sim.runs)
     if run.error is not None or run.assignment is None:

@@ -8,7 +8,7 @@ import typer
 
 from kgroup.cli import documents
 from kgroup.cli.errors import handle_errors
-from kgroup.cli.options import FixtureArg, GroupOpt, OutputOpt, load
+from kgroup.cli.options import ClientOpt, FixtureArg, GroupOpt, OutputOpt, load
 from kgroup.cli.scenario_render import outcome_body, print_outcome
 from kgroup.inspectors.bundled import locate
 from kgroup.inspectors.errors import InputError
@@ -39,6 +39,7 @@ def simulate(
     timeline_out: Annotated[Optional[str], typer.Option(
         "--timeline-out", help="Scenarios: write the partition-ownership timeline to FILE (.svg or .html).",
         metavar="FILE")] = None,
+    client: ClientOpt = "java",
     output: OutputOpt = OutputFormat.table,
 ) -> None:
     """Predict the assignment after what-if changes and show what moves; or replay a scenario.
@@ -68,7 +69,7 @@ def simulate(
         raise InputError("--timeline-out needs a scenario (kind: scenario), not a fixture", field="--timeline-out")
     loaded = fixture_from_doc(doc) if doc is not None else load(fixture)
     sim = run_simulation(loaded, group, assignor or [], add_member or [], remove_member or [],
-                         add_partitions or [], subscribe or [])
+                         add_partitions or [], subscribe or [], client)
     require_valid(sim.runs)
     before, after = sim.before.group, sim.after.group
     doc = document("simulation", {
