@@ -9,7 +9,7 @@ from kgroup.cli.commands.catalog import assignors, fixtures
 from kgroup.cli.commands.check import check
 from kgroup.cli.commands.coordinator import coordinator
 from kgroup.cli.commands.diff import diff
-from kgroup.cli.commands.live import describe, groups
+from kgroup.cli.commands.live import describe, groups, snapshot
 from kgroup.cli.commands.simulate import simulate
 
 app = typer.Typer(
@@ -21,7 +21,7 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-for command in (groups, describe, simulate, assign, diff, check, coordinator, assignors, fixtures):
+for command in (groups, describe, snapshot, simulate, assign, diff, check, coordinator, assignors, fixtures):
     app.command()(command)
 
 

@@ -30,7 +30,7 @@ _TOP_KEYS = {"schema", "kind", "description", "cluster", "groups"}
 _TOPIC_KEYS = {"name", "partitions", "replica_racks", "id"}
 _GROUP_KEYS = {"group_id", "protocol", "assignors", "generation", "state", "members", "assignment", "offsets"}
 _MEMBER_KEYS = {"member_id", "instance_id", "rack", "client_id", "host", "topics", "owned", "generation",
-                "streams"}
+                "streams", "inferred"}
 _OFFSET_KEYS = {"committed", "log_start", "log_end"}
 _ASSIGNMENT_KEYS = {"schema", "kind", "group_id", "assignor", "assignment", "description"}
 
@@ -228,6 +228,8 @@ def _read_member(r: FieldReader, raw: Any, path: Path, cluster: Cluster) -> Memb
         if cluster.topic(topic) is None:
             r.warn(path + ("topics", i), f"subscribed topic {topic!r} is not in the cluster "
                                          "(Kafka ignores it until it exists)")
+    if data.get("inferred") is not None and not isinstance(data["inferred"], bool):
+        raise r.fail(path + ("inferred",), f"expected true or false, got {data['inferred']!r}")
     owned: tuple[TopicPartition, ...] = ()
     if data.get("owned") is not None:
         owned = read_partitions(r, data["owned"], path + ("owned",), cluster)

@@ -105,10 +105,24 @@ class LiveAdmin:
                        for g in result.valid), key=lambda g: g.group_id)
 
     def cluster(self) -> Cluster:
+        """Every non-internal topic, with the racks of each partition's replicas when brokers have racks."""
         metadata = self.metadata()
-        topics = [Topic(name, len(t.partitions)) for name, t in sorted(metadata.topics.items())
-                  if not name.startswith("__")]
+        racks = self._broker_racks()
+        topics = []
+        for name, t in sorted(metadata.topics.items()):
+            if name.startswith("__"):
+                continue
+            replica_racks: tuple[frozenset[str], ...] = ()
+            if racks:
+                replica_racks = tuple(frozenset(racks[b] for b in getattr(t.partitions.get(p), "replicas", ()) if b in racks)
+                                      for p in range(len(t.partitions)))
+            topics.append(Topic(name, len(t.partitions), replica_racks))
         return Cluster(tuple(topics))
+
+    def _broker_racks(self) -> dict[int, str]:
+        """Broker id -> broker.rack, for the brokers that have one (DescribeCluster)."""
+        description = self._result(self._admin.describe_cluster(request_timeout=self.timeout_s), "describe cluster")
+        return {node.id: node.rack for node in description.nodes if getattr(node, "rack", None)}
 
     def describe(self, group_ids: list[str]) -> dict[str, Any]:
         futures = self._admin.describe_consumer_groups(group_ids, request_timeout=self.timeout_s)

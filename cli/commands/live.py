@@ -1,4 +1,4 @@
-"""`kgroup groups` and `kgroup describe`: live groups, with the columns kafka-consumer-groups.sh prints."""
+"""`kgroup groups`, `describe` and `snapshot`: live groups, with the columns kafka-consumer-groups.sh prints."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import re
 from typing import Annotated, Any, Optional
 
 import typer
+import yaml
 from rich.console import Console
 from rich.table import Table
 
@@ -15,6 +16,8 @@ from kgroup.cli.options import BootstrapOpt, CommandConfigOpt, OutputOpt, Profil
 from kgroup.cli.output import OutputFormat, document, emit, warn
 from kgroup.inspectors.errors import InputError
 from kgroup.inspectors.live import READ_COMMITTED, READ_UNCOMMITTED, LiveGroup, read_groups
+from kgroup.inspectors.files import write_atomically
+from kgroup.inspectors.snapshot import fixture_document
 
 IsolationOpt = Annotated[str, typer.Option(
     "--isolation", help="read_uncommitted: lag to the high watermark (Kafka's tool); read_committed: to the "
@@ -207,3 +210,40 @@ def _state_table(console: Console, body: dict[str, Any]) -> None:
     table.add_row(body["group"], f"{coordinator['host']}:{coordinator['port']} ({coordinator['id']})"
                   if coordinator else "-", _dash(body["assignor"]), _dash(body["state"]), str(body["members"]))
     _print_wide(console, table)
+
+
+@handle_errors
+def snapshot(
+    group_ids: Annotated[list[str], typer.Argument(help="One or more group ids.", show_default=False)],
+    out: Annotated[Optional[str], typer.Option(
+        "--output-file", "-o", help="Write the fixture to FILE (whole or not at all); default: standard output.",
+        metavar="FILE")] = None,
+    isolation: IsolationOpt = READ_UNCOMMITTED,
+    bootstrap_server: BootstrapOpt = None,
+    command_config: CommandConfigOpt = None,
+    profile: ProfileOpt = None,
+    timeout: TimeoutOpt = 10.0,
+) -> None:
+    """Save live groups as a kgroup/v1 fixture: topics, racks, members, assignment and offsets.
+
+    The fixture replays anywhere a fixture is read (simulate, assign, check). Member subscriptions are
+    inferred from the assignment (the admin API hides them) and marked `inferred: true`. Connection
+    settings and secrets are never written.
+
+    Examples:
+
+      kgroup snapshot orders-service -b localhost:9092 -o orders.yaml
+
+      kgroup simulate orders.yaml --add-member c4
+    """
+    admin = connect(bootstrap_server, command_config, profile, timeout)
+    read = read_groups(admin, list(dict.fromkeys(group_ids)), _isolation(isolation))
+    for live in read.groups:
+        for note in live.notes:
+            warn(f"kgroup: note: group {live.group.group_id}: {note}")
+    text = yaml.safe_dump(fixture_document(read, admin.settings.bootstrap_servers), sort_keys=False)
+    if out is None:
+        typer.echo(text, nl=False)
+        return
+    write_atomically(out, text, field="--output-file")
+    warn(f"kgroup: wrote {out} ({len(read.groups)} group(s))")

@@ -8,17 +8,21 @@ import typer
 
 from kgroup.cli import documents
 from kgroup.cli.errors import handle_errors
-from kgroup.cli.options import ClientOpt, FixtureArg, GroupOpt, OutputOpt, load
+from kgroup.cli.options import (
+    BootstrapOpt, ClientOpt, CommandConfigOpt, FixtureArg, GroupOpt, OutputOpt, ProfileOpt, TimeoutOpt, connect, load,
+)
 from kgroup.cli.scenario_render import outcome_body, print_outcome
 from kgroup.inspectors.bundled import locate
 from kgroup.inspectors.errors import InputError
-from kgroup.inspectors.fixtures import fixture_from_doc
+from kgroup.inspectors.fixtures import Fixture, fixture_from_doc
 from kgroup.inspectors.scenario import is_scenario, scenario_from_doc
 from kgroup.inspectors.scenario_run import run_scenario
 from kgroup.inspectors.yaml_doc import read_yaml
 from kgroup.cli.output import OutputFormat, document, emit, warn
 from kgroup.cli.render import comparison_table, describe_change, print_run
+from kgroup.inspectors.live import read_groups
 from kgroup.inspectors.simulation import require_valid, simulate as run_simulation
+from kgroup.inspectors.snapshot import as_fixture
 
 
 @handle_errors
@@ -40,6 +44,10 @@ def simulate(
         "--timeline-out", help="Scenarios: write the partition-ownership timeline to FILE (.svg or .html).",
         metavar="FILE")] = None,
     client: ClientOpt = "java",
+    bootstrap_server: BootstrapOpt = None,
+    command_config: CommandConfigOpt = None,
+    profile: ProfileOpt = None,
+    timeout: TimeoutOpt = 10.0,
     output: OutputOpt = OutputFormat.table,
 ) -> None:
     """Predict the assignment after what-if changes and show what moves; or replay a scenario.
@@ -57,7 +65,21 @@ def simulate(
       kgroup simulate group.yaml --add-member c3 --add-partitions orders=+4 -o json
 
       kgroup simulate scenario-storm --timeline-out storm.html
+
+      kgroup simulate -b localhost:9092 --group orders-service --add-member c4
+
+    With --bootstrap-server (or --profile, --command-config) the group is read live, as `kgroup
+    snapshot` would save it, instead of from a fixture.
     """
+    if bootstrap_server or command_config or profile:
+        if fixture is not None:
+            raise InputError("give a fixture or a live cluster (--bootstrap-server), not both", field="--bootstrap-server")
+        if group is None:
+            raise InputError("a live what-if needs the group: --group G", field="--group")
+        admin = connect(bootstrap_server, command_config, profile, timeout)
+        live = as_fixture(read_groups(admin, [group]), f"live:{admin.settings.bootstrap_servers}")
+        _what_if(live, group, assignor, add_member, remove_member, add_partitions, subscribe, client, output)
+        return
     doc = read_yaml(locate(fixture)) if fixture is not None else None
     if doc is not None and is_scenario(doc):
         if assignor or add_member or remove_member or add_partitions or subscribe or group:
@@ -68,6 +90,12 @@ def simulate(
     if timeline_out is not None:
         raise InputError("--timeline-out needs a scenario (kind: scenario), not a fixture", field="--timeline-out")
     loaded = fixture_from_doc(doc) if doc is not None else load(fixture)
+    _what_if(loaded, group, assignor, add_member, remove_member, add_partitions, subscribe, client, output)
+
+
+def _what_if(loaded: Fixture, group: str | None, assignor: list[str] | None, add_member: list[str] | None,
+             remove_member: list[str] | None, add_partitions: list[str] | None, subscribe: list[str] | None,
+             client: str, output: OutputFormat) -> None:
     sim = run_simulation(loaded, group, assignor or [], add_member or [], remove_member or [],
                          add_partitions or [], subscribe or [], client)
     require_valid(sim.runs)

@@ -1,0 +1,82 @@
+"""`kgroup snapshot` and live what-ifs (`kgroup simulate --bootstrap-server --group`) on real brokers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.cli.helpers import run
+from tests.live.test_describe_live import _commit, _joined_consumer, _topic_with_records
+
+
+def test_snapshot_of_an_empty_group_keeps_its_offsets_and_replays_as_a_fixture(
+        broker: str, names: tuple[str, str], tmp_path: Path) -> None:
+    topic, group = names
+    _topic_with_records(broker, topic, [5, 4, 3])
+    _commit(broker, group, {(topic, 0): 2, (topic, 2): 3})
+    out = tmp_path / "group.yaml"
+
+    result = run("snapshot", group, "-b", broker, "-o", str(out))
+
+    assert result.exit_code == 0, result.output
+    doc = yaml.safe_load(out.read_text())
+    assert doc["schema"] == "kgroup/v1"
+    assert doc["cluster"]["topics"] == [{"name": topic, "partitions": 3}]
+    (body,) = doc["groups"]
+    assert body["group_id"] == group and body["members"] == []
+    assert body["offsets"] == {f"{topic}-0": {"committed": 2, "log_start": 0, "log_end": 5},
+                               f"{topic}-2": {"committed": 3, "log_start": 0, "log_end": 3}}
+    # The fixture replays: a consumer joining the empty group would get every partition.
+    replay = run("simulate", str(out), "--add-member", f"c1={topic}", "-o", "json")
+    assert replay.exit_code == 0, replay.output
+    (first,) = json.loads(replay.stdout)["results"]
+    assert first["assignment"] == {"c1": [f"{topic}-0", f"{topic}-1", f"{topic}-2"]}
+
+
+def test_snapshot_writes_nothing_when_the_broker_cannot_be_reached(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+        out = tmp_path / "group.yaml"
+        result = run("snapshot", "g", "-b", f"127.0.0.1:{port}", "--timeout", "2", "-o", str(out))
+    assert result.exit_code == 4
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.needs_broker("describe-members")
+def test_snapshot_and_live_what_if_of_a_group_with_a_real_member(
+        describing_broker: str, names: tuple[str, str], tmp_path: Path) -> None:
+    topic, group = names
+    _topic_with_records(describing_broker, topic, [1, 1, 1, 1])
+    consumer = _joined_consumer(describing_broker, group, topic)
+    try:
+        member_id = consumer.memberid()
+        out = tmp_path / "group.yaml"
+        snap = run("snapshot", group, "-b", describing_broker, "-o", str(out))
+        what_if = run("simulate", "-b", describing_broker, "--group", group, "--add-member", "c2", "-o", "json")
+    finally:
+        consumer.close()
+
+    assert snap.exit_code == 0, snap.output
+    (body,) = yaml.safe_load(out.read_text())["groups"]
+    (member,) = body["members"]
+    assert member["member_id"] == member_id and member["client_id"] == "reader-1"
+    assert member["topics"] == [topic] and member["inferred"] is True
+    assert body["assignment"] == {member_id: {topic: [0, 1, 2, 3]}}
+    assert body["assignors"] == ["range"]
+
+    assert what_if.exit_code == 0, what_if.output
+    (result,) = json.loads(what_if.stdout)["results"]
+    # Kafka's range: members sorted by id ("c2" < "reader-1-..."), each takes a contiguous half.
+    assert result["assignment"] == {member_id: [f"{topic}-2", f"{topic}-3"], "c2": [f"{topic}-0", f"{topic}-1"]}
+
+
+def test_a_live_what_if_needs_the_group(broker: str) -> None:
+    result = run("simulate", "-b", broker, "--add-member", "c2")
+    assert result.exit_code == 2
+    assert "--group" in result.stderr
