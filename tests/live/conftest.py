@@ -22,7 +22,7 @@ import socket
 import subprocess
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -70,21 +70,38 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _start(log_path: Path) -> tuple[subprocess.Popen, int] | None:
-    port = _free_port()
+# Launchers: (folder, attempt, port) -> (command, environment or None, the log text that says "ready").
+Launcher = Callable[[Path, int, int], tuple[list[str], "dict[str, str] | None", bytes]]
+
+
+def _tansu(folder: Path, attempt: int, port: int) -> tuple[list[str], dict[str, str] | None, bytes]:
     url = f"tcp://127.0.0.1:{port}"
     env = {k: v for k, v in os.environ.items()
            if k not in ("CLUSTER_ID", "LISTENER_URL", "ADVERTISED_LISTENER_URL", "STORAGE_ENGINE")}
+    return ([_binary(), "broker", "--cluster-id", "kgroup-test", "--listener-url", url,
+             "--advertised-listener-url", url, "--storage-engine", "memory://tansu/"], env, b"ready in")
+
+
+def _noida(folder: Path, attempt: int, port: int) -> tuple[list[str], dict[str, str] | None, bytes]:
+    data = folder / f"data-{attempt}"
+    data.mkdir()
+    # The binary itself, not the console script: killing the script would leave the broker running.
+    binary = str(importlib.resources.files("noida_db") / "noida-db")
+    return ([binary, "start", "--only", "kafka", "--kafka-port", str(port), "--data-dir", str(data)], None,
+            f"127.0.0.1:{port}".encode())
+
+
+def _start(launcher: Launcher, folder: Path, attempt: int, log_path: Path) -> tuple[subprocess.Popen, int] | None:
+    """Start a broker on a free port; it is up when its log says so, it still runs and the port accepts."""
+    port = _free_port()
+    command, env, ready = launcher(folder, attempt, port)
     with open(log_path, "wb") as log:
-        process = subprocess.Popen(
-            [_binary(), "broker", "--cluster-id", "kgroup-test", "--listener-url", url,
-             "--advertised-listener-url", url, "--storage-engine", "memory://tansu/"],
-            stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env=env)
-    deadline = time.monotonic() + 10
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env=env)
+    deadline = time.monotonic() + 15
     while time.monotonic() < deadline:
         if process.poll() is not None:
             return None
-        if b"ready in" in log_path.read_bytes():
+        if ready in log_path.read_bytes():
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=1).close()
                 return process, port
@@ -105,13 +122,12 @@ def _stop(process: subprocess.Popen) -> None:
             process.wait()
 
 
-@pytest.fixture(scope="session")
-def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """bootstrap.servers of a running Tansu broker on 127.0.0.1."""
-    folder = tmp_path_factory.mktemp("tansu")
+def _session_broker(tmp_path_factory: pytest.TempPathFactory, name: str, launcher: Launcher) -> Iterator[str]:
+    """Up to five attempts on fresh ports; yields bootstrap.servers and stops the broker by pid after."""
+    folder = tmp_path_factory.mktemp(name)
     for attempt in range(5):
-        log_path = folder / f"tansu-{attempt}.log"
-        started = _start(log_path)
+        log_path = folder / f"{name}-{attempt}.log"
+        started = _start(launcher, folder, attempt, log_path)
         if started is not None:
             process, port = started
             try:
@@ -119,52 +135,19 @@ def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             finally:
                 _stop(process)
             return
-    pytest.fail(f"the Tansu broker did not start: {log_path.read_text(errors='replace')[-2000:]}")
+    pytest.fail(f"the {name} broker did not start: {log_path.read_text(errors='replace')[-2000:]}")
 
 
-def _noida_binary() -> str:
-    return str(importlib.resources.files("noida_db") / "noida-db")
-
-
-def _start_noida(folder: Path, attempt: int) -> tuple[subprocess.Popen, int] | None:
-    port = _free_port()
-    data = folder / f"data-{attempt}"
-    data.mkdir()
-    log_path = folder / f"noida-{attempt}.log"
-    with open(log_path, "wb") as log:
-        # The binary itself, not the console script: killing the script would leave the broker running.
-        process = subprocess.Popen([_noida_binary(), "start", "--only", "kafka", "--kafka-port", str(port),
-                                    "--data-dir", str(data)],
-                                   stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            return None
-        if f"127.0.0.1:{port}".encode() in log_path.read_bytes():
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                return process, port
-            except OSError:
-                pass
-        time.sleep(0.05)
-    _stop(process)
-    return None
+@pytest.fixture(scope="session")
+def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """bootstrap.servers of a running Tansu broker on 127.0.0.1."""
+    yield from _session_broker(tmp_path_factory, "tansu", _tansu)
 
 
 @pytest.fixture(scope="session")
 def describing_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """bootstrap.servers of a running noida-db broker on 127.0.0.1 (describe-level tests)."""
-    folder = tmp_path_factory.mktemp("noida")
-    for attempt in range(5):
-        started = _start_noida(folder, attempt)
-        if started is not None:
-            process, port = started
-            try:
-                yield f"127.0.0.1:{port}"
-            finally:
-                _stop(process)
-            return
-    pytest.fail(f"the noida-db broker did not start: {(folder / 'noida-4.log').read_text(errors='replace')[-2000:]}")
+    yield from _session_broker(tmp_path_factory, "noida", _noida)
 
 
 @pytest.fixture
