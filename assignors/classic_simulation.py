@@ -713,6 +713,8 @@ _topic_of = itemgetter(0)  # of a TopicPartition, in C
 def _as_set(topics: tuple[str, ...]) -> frozenset[str]:
     """A subscription as a set, made once: every member of a large group checks its assignment against it."""
     return frozenset(topics)
+
+
 _WORD = re.compile(r"[^\s,']+")  # member ids in a coordinator's reason: "a-1, b-2 left", "a-1's session"
 
 
