@@ -10,12 +10,13 @@ or commits. The connection settings never go into the fixture.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
 
 from kgroup.assignors.model import Cluster, Group, Member, Topic
 from kgroup.inspectors.assignor_lookup import known_assignor_names
-from kgroup.inspectors.fixtures import SCHEMA, Fixture
+from kgroup.inspectors.fixtures import CONSUMER_PROTOCOL_NAMES, DEFAULT_ASSIGNORS, SCHEMA, Fixture
 from kgroup.inspectors.live import LiveGroup, LiveRead
 
 
@@ -25,27 +26,26 @@ def group_topics(group: Group) -> list[str]:
     return sorted(owned | {o.tp.topic for o in group.offsets})
 
 
-def _with_inferred_topics(group: Group) -> Group:
+def _for_what_ifs(live: LiveGroup) -> Group:
+    """The group with its assignors named as a fixture names them, and every member subscribed to something."""
+    group = live.group
     fallback = tuple(group_topics(group))
-    members = tuple(m if m.topics else Member(m.member_id, fallback, m.instance_id, m.rack, m.client_id, m.host)
-                    for m in group.members)
-    return Group(group.group_id, group.protocol, group.assignors, members, group.assignment, group.generation,
-                 group.state, group.offsets)
+    members = tuple(m if m.topics else replace(m, topics=fallback) for m in group.members)
+    return replace(group, assignors=_assignors(live), members=members)
 
 
 def _assignors(live: LiveGroup) -> tuple[str, ...]:
     """The group's assignor when the broker names a known one (Tansu names the leader's member id)."""
-    known = known_assignor_names()
-    if live.assignor and live.assignor in known:
-        return (live.assignor,)
-    return ("uniform",) if live.group.protocol == "consumer" else ("range",)
+    protocol = live.group.protocol
+    if live.assignor and live.assignor in known_assignor_names():
+        # A consumer-protocol group's `range` is the coordinator's, as when a fixture is read.
+        return (CONSUMER_PROTOCOL_NAMES.get(live.assignor, live.assignor) if protocol == "consumer" else live.assignor,)
+    return DEFAULT_ASSIGNORS[protocol]
 
 
 def as_fixture(read: LiveRead, source: str) -> Fixture:
     """The live state as a Fixture, for what-ifs; only the topics the groups touch."""
-    groups = tuple(_with_inferred_topics(Group(
-        g.group.group_id, g.group.protocol, _assignors(g), g.group.members, g.group.assignment, g.group.generation,
-        g.group.state, g.group.offsets)) for g in read.groups)
+    groups = tuple(_for_what_ifs(g) for g in read.groups)
     wanted = {t for g in groups for t in group_topics(g)} | {t for g in groups for m in g.members for t in m.topics}
     cluster = Cluster(tuple(t for t in read.cluster.topics if t.name in wanted))
     return Fixture(source, cluster, groups)
@@ -60,7 +60,7 @@ def fixture_document(read: LiveRead, source: str, now: datetime | None = None) -
         "description": f"snapshot of {', '.join(g.group_id for g in fixture.groups)} from {source} at {taken}; "
                        "members marked inferred: true have a subscription inferred from their assignment",
         "cluster": {"topics": [_topic_body(t) for t in fixture.cluster.topics]},
-        "groups": [_group_body(g, live) for g, live in zip(fixture.groups, read.groups)],
+        "groups": [_group_body(g) for g in fixture.groups],
     }
 
 
@@ -71,7 +71,7 @@ def _topic_body(topic: Topic) -> dict[str, Any]:
     return body
 
 
-def _group_body(group: Group, live: LiveGroup) -> dict[str, Any]:
+def _group_body(group: Group) -> dict[str, Any]:
     body: dict[str, Any] = {"group_id": group.group_id, "protocol": group.protocol, "assignors": list(group.assignors)}
     if group.state:
         body["state"] = group.state
