@@ -10,6 +10,7 @@ from kgroup.cli.commands.check import check
 from kgroup.cli.commands.coordinator import coordinator
 from kgroup.cli.commands.diff import diff
 from kgroup.cli.commands.live import describe, groups, snapshot
+from kgroup.cli.commands.offsets import offsets
 from kgroup.cli.commands.simulate import simulate
 
 app = typer.Typer(
@@ -23,6 +24,7 @@ app = typer.Typer(
 
 for command in (groups, describe, snapshot, simulate, assign, diff, check, coordinator, assignors, fixtures):
     app.command()(command)
+app.add_typer(offsets)
 
 
 def main() -> None:

@@ -21,7 +21,8 @@ class ExitCode(IntEnum):
     BAD_INPUT = 2  # usage errors and bad input files or flag values
     CHECK_FAILED = 3  # `kgroup check`: a policy did not hold
     NOT_REACHABLE = 4  # no broker answered within --timeout
-    NOT_FOUND = 5  # a named group does not exist on the cluster
+    NOT_FOUND = 5  # a named group or topic does not exist on the cluster
+    REFUSED = 6  # `offsets reset`: a group has active members, so Kafka would refuse the change too
     INTERRUPTED = 130
 
 

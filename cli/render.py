@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from itertools import groupby
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -156,3 +157,18 @@ def describe_change(change: WhatIf) -> str:
     if isinstance(change, Subscribe):
         return f"{change.member_id} subscribes to {','.join(change.topics)}"
     return f"{change.topic} grows to {change.partitions} partitions"
+
+
+def print_wide(console: Console, table: Table) -> None:
+    """Kafka's tool never folds a column: long member ids stay on one line, as scripts and greps expect."""
+    for column in table.columns:
+        column.no_wrap = True
+    natural = table.__rich_measure__(console, console.options.update(max_width=100_000)).maximum
+    if natural <= console.width:
+        console.print(table)
+    else:  # rich clamps print(width=) to the console's width, so a wider console of the same stream
+        Console(file=console.file, width=natural, highlight=False, soft_wrap=False).print(table)
+
+
+def dash(value: Any) -> str:
+    return "-" if value is None or value == "" else str(value)

@@ -41,6 +41,10 @@ class LiveGroup:
     assignor: str | None
     coordinator: Coordinator | None
     notes: tuple[str, ...] = ()
+    # What --verbose adds: the leader epoch stored with each commit, and each member's target assignment
+    # (consumer-protocol groups only; classic groups have none, as in Kafka's tool).
+    leader_epochs: dict[TopicPartition, int] = field(default_factory=dict)
+    target_assignments: dict[str, tuple[TopicPartition, ...]] = field(default_factory=dict)
 
 
 @dataclass
@@ -101,7 +105,7 @@ class LiveAdmin:
     def list_groups(self) -> list[GroupListing]:
         self.metadata()
         result = self._result(self._admin.list_consumer_groups(request_timeout=self.timeout_s), "list groups")
-        return sorted((GroupListing(g.group_id, _name(getattr(g, "type", None)), _name(g.state))
+        return sorted((GroupListing(g.group_id, enum_name(getattr(g, "type", None)), enum_name(g.state))
                        for g in result.valid), key=lambda g: g.group_id)
 
     def cluster(self) -> Cluster:
@@ -129,12 +133,16 @@ class LiveAdmin:
         return {gid: self._result(future, f"describe group {gid!r}") for gid, future in futures.items()}
 
     def committed(self, group_id: str) -> dict[TopicPartition, int]:
+        return {tp: offset for tp, (offset, _) in self.commits(group_id).items()}
+
+    def commits(self, group_id: str) -> dict[TopicPartition, tuple[int, int | None]]:
+        """Per committed partition: (offset, leader epoch or None) (OffsetFetch)."""
         from confluent_kafka import ConsumerGroupTopicPartitions
 
         futures = self._admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group_id)],
                                                           request_timeout=self.timeout_s)
         result = self._result(futures[group_id], f"committed offsets of {group_id!r}")
-        return {TopicPartition(tp.topic, tp.partition): tp.offset
+        return {TopicPartition(tp.topic, tp.partition): (tp.offset, _epoch(getattr(tp, "leader_epoch", None)))
                 for tp in result.topic_partitions if tp.offset >= 0 and tp.error is None}
 
     def log_bounds(self, partitions: list[TopicPartition], isolation: str) -> dict[TopicPartition, tuple[int, int]]:
@@ -149,6 +157,35 @@ class LiveAdmin:
         ends = self._offsets(partitions, OffsetSpec.latest(), level, KafkaTopicPartition)
         starts = self._offsets(partitions, OffsetSpec.earliest(), level, KafkaTopicPartition)
         return {tp: (starts[tp], ends[tp]) for tp in partitions if tp in starts and tp in ends}
+
+    def offsets_for_time(self, partitions: list[TopicPartition], timestamp_ms: int) -> dict[TopicPartition, int]:
+        """The offset of the first record at or after the time per partition; -1 where there is none."""
+        if not partitions:
+            return {}
+        from confluent_kafka import IsolationLevel
+        from confluent_kafka.admin import OffsetSpec
+        from confluent_kafka import TopicPartition as KafkaTopicPartition
+
+        return self._offsets(partitions, OffsetSpec.for_timestamp(timestamp_ms), IsolationLevel.READ_UNCOMMITTED,
+                             KafkaTopicPartition)
+
+    def alter_offsets(self, group_id: str, offsets: dict[TopicPartition, int]) -> dict[TopicPartition, str | None]:
+        """Commit `offsets` for the group (AlterConsumerGroupOffsets); per partition, None or why it failed."""
+        from confluent_kafka import ConsumerGroupTopicPartitions
+        from confluent_kafka import TopicPartition as KafkaTopicPartition
+
+        request = ConsumerGroupTopicPartitions(group_id, [KafkaTopicPartition(tp.topic, tp.partition, offset)
+                                                          for tp, offset in offsets.items()])
+        future = self._admin.alter_consumer_group_offsets([request], request_timeout=self.timeout_s)[group_id]
+        try:
+            result = future.result(timeout=self.timeout_s)
+        except Exception as exc:
+            code = _code(exc)
+            if code in ("_TRANSPORT", "_ALL_BROKERS_DOWN", "_TIMED_OUT") or isinstance(exc, TimeoutError):
+                raise self._unreachable(exc) from None
+            return {tp: _reason(exc) for tp in offsets}  # the whole request failed: every partition did
+        errors = {TopicPartition(tp.topic, tp.partition): tp.error for tp in result.topic_partitions}
+        return {tp: None if errors.get(tp) is None else _reason(Exception(errors[tp])) for tp in offsets}
 
     def _offsets(self, partitions: list[TopicPartition], spec: Any, level: Any, make: Any) -> dict[TopicPartition, int]:
         futures = self._admin.list_offsets({make(tp.topic, tp.partition): spec for tp in partitions},
@@ -165,12 +202,16 @@ def read_groups(admin: LiveAdmin, group_ids: list[str], isolation: str = READ_UN
     read = LiveRead(cluster)
     for group_id in group_ids:
         description = descriptions[group_id]
-        state = _name(description.state)
+        state = enum_name(description.state)
         if state == "dead":
             raise NotFoundError(f"group {group_id!r} does not exist (the coordinator describes it as Dead)")
-        committed = admin.committed(group_id)
-        members, owners = [], {}
+        commits = admin.commits(group_id)
+        committed = {tp: offset for tp, (offset, _) in commits.items()}
+        members, owners, targets = [], {}, {}
         for m in description.members:
+            target = getattr(m, "target_assignment", None)
+            if target is not None:
+                targets[m.member_id] = tuple(TopicPartition(tp.topic, tp.partition) for tp in target.topic_partitions)
             parts = tuple(TopicPartition(tp.topic, tp.partition) for tp in m.assignment.topic_partitions)
             for tp in parts:
                 owners[tp] = m.member_id
@@ -181,12 +222,13 @@ def read_groups(admin: LiveAdmin, group_ids: list[str], isolation: str = READ_UN
         offsets = tuple(PartitionOffsets(tp, committed.get(tp), *bounds.get(tp, (None, None))) for tp in touched)
         assignment = Assignment.of({m.member_id: [tp for tp, o in owners.items() if o == m.member_id]
                                     for m in members})
-        group_type = _name(getattr(description, "type", None))
+        group_type = enum_name(getattr(description, "type", None))
         notes = _notes(state, members, description)
         read.groups.append(LiveGroup(
             Group(group_id, "consumer" if group_type == "consumer" else "classic", (), tuple(members), assignment,
                   None, _state_label(state), offsets),
-            group_type, description.partition_assignor or None, _coordinator(description.coordinator), notes))
+            group_type, description.partition_assignor or None, _coordinator(description.coordinator), notes,
+            {tp: epoch for tp, (_, epoch) in commits.items() if epoch is not None}, targets))
     return read
 
 
@@ -204,6 +246,11 @@ def _notes(state: str, members: list[Member], description: Any) -> tuple[str, ..
     return tuple(notes)
 
 
+def _epoch(value: Any) -> int | None:
+    """librdkafka reports "no leader epoch" as None or -1."""
+    return value if isinstance(value, int) and value >= 0 else None
+
+
 def _coordinator(node: Any) -> Coordinator | None:
     if node is None:
         return None
@@ -217,7 +264,7 @@ def _state_label(state: str) -> str:
     return labels.get(state, state)
 
 
-def _name(value: Any) -> str:
+def enum_name(value: Any) -> str:
     """An enum from confluent_kafka (ConsumerGroupState.STABLE, ConsumerGroupType.CLASSIC) as lower case."""
     if value is None:
         return "unknown"

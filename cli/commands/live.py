@@ -11,7 +11,9 @@ from rich.console import Console
 from rich.table import Table
 
 from kgroup.assignors.group_lag import LagRow, lag_rows, member_rollup, total_lag
+from kgroup.assignors.model import TopicPartition, sort_partitions
 from kgroup.cli.errors import handle_errors
+from kgroup.cli.render import dash, print_wide
 from kgroup.cli.options import BootstrapOpt, CommandConfigOpt, OutputOpt, ProfileOpt, TimeoutOpt, connect
 from kgroup.cli.output import OutputFormat, document, emit, warn
 from kgroup.inspectors.errors import InputError
@@ -82,14 +84,17 @@ def _groups_table(console: Console, summaries: list[dict[str, Any]]) -> None:
         table.add_row(s["group"], s["type"], s["state"], str(s["members"]), s["assignor"] or "-",
                       f"{coordinator['host']}:{coordinator['port']} ({coordinator['id']})" if coordinator else "-",
                       str(s["total_lag"]))
-    _print_wide(console, table)
+    print_wide(console, table)
 
 
 @handle_errors
 def describe(
-    group_ids: Annotated[list[str], typer.Argument(help="One or more group ids.", show_default=False)],
+    group_ids: Annotated[list[str], typer.Argument(help="One or more group ids.", show_default=False, metavar="GROUP...")],
     members: Annotated[bool, typer.Option("--members", help="One row per member instead of per partition.")] = False,
     state: Annotated[bool, typer.Option("--state", help="One summary line per group.")] = False,
+    verbose: Annotated[bool, typer.Option(
+        "--verbose", help="Kafka's verbose columns: LEADER-EPOCH of each commit; with --members each member's "
+        "current and target assignment; with --state the group epochs.")] = False,
     isolation: IsolationOpt = READ_UNCOMMITTED,
     bootstrap_server: BootstrapOpt = None,
     command_config: CommandConfigOpt = None,
@@ -119,102 +124,116 @@ def describe(
         for note in live.notes:
             warn(f"kgroup: note: group {live.group.group_id}: {note}")
     view = "members" if members else "state" if state else "offsets"
-    emit(doc, output, lambda console: _describe_tables(console, bodies, view))
+    emit(doc, output, lambda console: _describe_tables(console, bodies, view, verbose))
 
 
 def _describe_body(live: LiveGroup) -> dict[str, Any]:
     group = live.group
     rows = lag_rows(group)
-    return {**_summary(live, rows), "partitions": [_row_body(group.group_id, r) for r in rows],
+    targets = live.target_assignments
+    return {**_summary(live, rows),
+            "partitions": [_row_body(group.group_id, r, live.leader_epochs.get(r.tp)) for r in rows],
             "member_lag": [{"member_id": m.member.member_id, "instance_id": m.member.instance_id,
                             "client_id": m.member.client_id, "host": m.member.host, "partitions": m.partitions,
-                            "lag": m.lag, "max_lag": m.max_lag, "lagging_partitions": m.lagging}
+                            "lag": m.lag, "max_lag": m.max_lag, "lagging_partitions": m.lagging,
+                            "assignment": _partition_list(group.assignment.partitions_of(m.member.member_id)),
+                            "target_assignment": _partition_list(targets[m.member.member_id])
+                            if m.member.member_id in targets else None}
                            for m in member_rollup(group, rows)]}
 
 
-def _row_body(group_id: str, row: LagRow) -> dict[str, Any]:
+def _partition_list(parts: tuple[TopicPartition, ...]) -> list[dict[str, Any]]:
+    return [{"topic": tp.topic, "partition": tp.partition} for tp in sort_partitions(parts)]
+
+
+def _assignment_text(parts: list[dict[str, Any]] | None) -> str:
+    """Kafka's --members --verbose form: `orders:0,1,2;payments:3`."""
+    if not parts:
+        return "-"
+    by_topic: dict[str, list[str]] = {}
+    for p in parts:
+        by_topic.setdefault(p["topic"], []).append(str(p["partition"]))
+    return ";".join(f"{topic}:{','.join(numbers)}" for topic, numbers in by_topic.items())
+
+
+def _row_body(group_id: str, row: LagRow, leader_epoch: int | None) -> dict[str, Any]:
     member = row.member
-    return {"group": group_id, "topic": row.tp.topic, "partition": row.tp.partition,
+    return {"group": group_id, "topic": row.tp.topic, "partition": row.tp.partition, "leader_epoch": leader_epoch,
             "current_offset": row.offsets.committed, "log_start_offset": row.offsets.log_start,
             "log_end_offset": row.offsets.log_end, "lag": row.lag.lag, "lag_from_start": row.lag.lag_from_start,
             "flags": list(row.lag.flags), "consumer_id": member.member_id if member else None,
             "host": member.host if member else None, "client_id": member.client_id if member else None}
 
 
-def _print_wide(console: Console, table: Table) -> None:
-    """Kafka's tool never folds a column: long member ids stay on one line, as scripts and greps expect."""
-    for column in table.columns:
-        column.no_wrap = True
-    natural = table.__rich_measure__(console, console.options.update(max_width=100_000)).maximum
-    if natural <= console.width:
-        console.print(table)
-    else:  # rich clamps print(width=) to the console's width, so a wider console of the same stream
-        Console(file=console.file, width=natural, highlight=False, soft_wrap=False).print(table)
-
-
-def _dash(value: Any) -> str:
-    return "-" if value is None or value == "" else str(value)
-
-
-def _describe_tables(console: Console, bodies: list[dict[str, Any]], view: str) -> None:
+def _describe_tables(console: Console, bodies: list[dict[str, Any]], view: str, verbose: bool) -> None:
     for index, body in enumerate(bodies):
         if index:
             console.print()
         if view == "state":
-            _state_table(console, body)
+            _state_table(console, body, verbose)
         elif view == "members":
-            _members_table(console, body)
+            _members_table(console, body, verbose)
         else:
-            _offsets_table(console, body)
+            _offsets_table(console, body, verbose)
 
 
-def _offsets_table(console: Console, body: dict[str, Any]) -> None:
+def _offsets_table(console: Console, body: dict[str, Any], verbose: bool) -> None:
     console.print(f"{body['group']}: state {body['state']}, {body['members']} member(s), total lag {body['total_lag']}")
     if not body["partitions"]:
         console.print("no partitions assigned or committed")
         return
     table = Table(box=None, pad_edge=False)
-    numeric = ("PARTITION", "CURRENT-OFFSET", "LOG-START-OFFSET", "LOG-END-OFFSET", "LAG")
-    for column in ("GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-START-OFFSET", "LOG-END-OFFSET", "LAG",
-                   "CONSUMER-ID", "HOST", "CLIENT-ID", "FLAGS"):
+    numeric = ("PARTITION", "LEADER-EPOCH", "CURRENT-OFFSET", "LOG-START-OFFSET", "LOG-END-OFFSET", "LAG")
+    for column in ("GROUP", "TOPIC", "PARTITION") + (("LEADER-EPOCH",) if verbose else ()) + (
+            "CURRENT-OFFSET", "LOG-START-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID", "FLAGS"):
         table.add_column(column, justify="right" if column in numeric else "left")
     for p in body["partitions"]:
-        table.add_row(p["group"], p["topic"], str(p["partition"]), _dash(p["current_offset"]),
-                      _dash(p["log_start_offset"]), _dash(p["log_end_offset"]), _dash(p["lag"]),
-                      _dash(p["consumer_id"]), _dash(p["host"]), _dash(p["client_id"]), ",".join(p["flags"]) or "-")
-    _print_wide(console, table)
+        epoch = [dash(p["leader_epoch"])] if verbose else []
+        table.add_row(p["group"], p["topic"], str(p["partition"]), *epoch, dash(p["current_offset"]),
+                      dash(p["log_start_offset"]), dash(p["log_end_offset"]), dash(p["lag"]),
+                      dash(p["consumer_id"]), dash(p["host"]), dash(p["client_id"]), ",".join(p["flags"]) or "-")
+    print_wide(console, table)
 
 
-def _members_table(console: Console, body: dict[str, Any]) -> None:
+# Epochs are printed `-`: confluent-kafka's describe does not expose member or group epochs, and classic
+# groups have none (Kafka's tool prints `-` for them too).
+_VERBOSE_MEMBER_COLUMNS = ["CURRENT-EPOCH", "CURRENT-ASSIGNMENT", "TARGET-EPOCH", "TARGET-ASSIGNMENT"]
+
+
+def _members_table(console: Console, body: dict[str, Any], verbose: bool) -> None:
     table = Table(box=None, pad_edge=False)
     static = any(m["instance_id"] for m in body["member_lag"])
     columns = ["GROUP", "CONSUMER-ID"] + (["GROUP-INSTANCE-ID"] if static else []) + \
-        ["HOST", "CLIENT-ID", "#PARTITIONS", "LAG", "MAX-LAG"]
+        ["HOST", "CLIENT-ID", "#PARTITIONS", "LAG", "MAX-LAG"] + (_VERBOSE_MEMBER_COLUMNS if verbose else [])
     for column in columns:
         table.add_column(column, justify="right" if column in ("#PARTITIONS", "LAG", "MAX-LAG") else "left")
     if not body["member_lag"]:
         console.print(f"{body['group']}: no active members")
         return
     for m in body["member_lag"]:
-        cells = [body["group"], m["member_id"]] + ([_dash(m["instance_id"])] if static else []) + \
-            [_dash(m["host"]), _dash(m["client_id"]), str(m["partitions"]), str(m["lag"]), str(m["max_lag"])]
+        cells = [body["group"], m["member_id"]] + ([dash(m["instance_id"])] if static else []) + \
+            [dash(m["host"]), dash(m["client_id"]), str(m["partitions"]), str(m["lag"]), str(m["max_lag"])]
+        if verbose:
+            cells += ["-", _assignment_text(m["assignment"]), "-", _assignment_text(m["target_assignment"])]
         table.add_row(*cells)
-    _print_wide(console, table)
+    print_wide(console, table)
 
 
-def _state_table(console: Console, body: dict[str, Any]) -> None:
+def _state_table(console: Console, body: dict[str, Any], verbose: bool) -> None:
     table = Table(box=None, pad_edge=False)
-    for column in ("GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE", "#MEMBERS"):
+    epochs = ("GROUP-EPOCH", "TARGET-ASSIGNMENT-EPOCH") if verbose else ()
+    for column in ("GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE", "#MEMBERS") + epochs:
         table.add_column(column, justify="right" if column == "#MEMBERS" else "left")
     coordinator = body["coordinator"]
     table.add_row(body["group"], f"{coordinator['host']}:{coordinator['port']} ({coordinator['id']})"
-                  if coordinator else "-", _dash(body["assignor"]), _dash(body["state"]), str(body["members"]))
-    _print_wide(console, table)
+                  if coordinator else "-", dash(body["assignor"]), dash(body["state"]), str(body["members"]),
+                  *("-" for _ in epochs))
+    print_wide(console, table)
 
 
 @handle_errors
 def snapshot(
-    group_ids: Annotated[list[str], typer.Argument(help="One or more group ids.", show_default=False)],
+    group_ids: Annotated[list[str], typer.Argument(help="One or more group ids.", show_default=False, metavar="GROUP...")],
     out: Annotated[Optional[str], typer.Option(
         "--output-file", "-o", help="Write the fixture to FILE (whole or not at all); default: standard output.",
         metavar="FILE")] = None,

@@ -32,6 +32,7 @@ TANSU_LACKS = {
     "describe-members": "Tansu's DescribeGroups/ConsumerGroupDescribe return no members or assignments",
     "group-state": "Tansu lists every group with state UNKNOWN",
     "create-partitions": "Tansu does not implement CreatePartitions (API 37)",
+    "offsets-for-time": "Tansu's ListOffsets by timestamp answers offset 0 for every time",
 }
 
 

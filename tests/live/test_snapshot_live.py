@@ -9,14 +9,14 @@ import pytest
 import yaml
 
 from tests.cli.helpers import run
-from tests.live.test_describe_live import _commit, _joined_consumer, _topic_with_records
+from tests.live.traffic import commit, joined_consumer, topic_with_records
 
 
 def test_snapshot_of_an_empty_group_keeps_its_offsets_and_replays_as_a_fixture(
         broker: str, names: tuple[str, str], tmp_path: Path) -> None:
     topic, group = names
-    _topic_with_records(broker, topic, [5, 4, 3])
-    _commit(broker, group, {(topic, 0): 2, (topic, 2): 3})
+    topic_with_records(broker, topic, [5, 4, 3])
+    commit(broker, group, {(topic, 0): 2, (topic, 2): 3})
     out = tmp_path / "group.yaml"
 
     result = run("snapshot", group, "-b", broker, "-o", str(out))
@@ -52,8 +52,8 @@ def test_snapshot_writes_nothing_when_the_broker_cannot_be_reached(tmp_path: Pat
 def test_snapshot_and_live_what_if_of_a_group_with_a_real_member(
         describing_broker: str, names: tuple[str, str], tmp_path: Path) -> None:
     topic, group = names
-    _topic_with_records(describing_broker, topic, [1, 1, 1, 1])
-    consumer = _joined_consumer(describing_broker, group, topic)
+    topic_with_records(describing_broker, topic, [1, 1, 1, 1])
+    consumer = joined_consumer(describing_broker, group, topic)
     try:
         member_id = consumer.memberid()
         out = tmp_path / "group.yaml"

@@ -1,0 +1,167 @@
+"""`kgroup offsets reset`: kafka-consumer-groups.sh --reset-offsets, a dry run unless --execute."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Any, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from kgroup.assignors.offset_reset import (FROM_FILE, SHIFT_BY, TO_CURRENT, TO_DATETIME, TO_EARLIEST, TO_LATEST,
+                                           TO_OFFSET)
+from kgroup.cli.errors import ExitCode, handle_errors
+from kgroup.cli.options import BootstrapOpt, CommandConfigOpt, OutputOpt, ProfileOpt, TimeoutOpt, connect
+from kgroup.cli.output import OutputFormat, document, emit, warn
+from kgroup.cli.render import dash, print_wide
+from kgroup.inspectors.errors import InputError
+from kgroup.inspectors.offset_reset import GroupOutcome, GroupPlan, ResetRequest, apply_reset, prepare_reset
+from kgroup.inspectors.reset_plan_file import plan_csv, read_plan_csv
+from kgroup.inspectors.reset_times import ago_ms, datetime_ms
+
+offsets = typer.Typer(name="offsets", help="Change a group's committed offsets (dry run unless --execute).",
+                      no_args_is_help=True)
+
+
+@offsets.command("reset")
+@handle_errors
+def reset(
+    group_ids: Annotated[list[str], typer.Argument(help="One or more group ids.", show_default=False, metavar="GROUP...")],
+    to_earliest: Annotated[bool, typer.Option("--to-earliest", help="To the log start.")] = False,
+    to_latest: Annotated[bool, typer.Option("--to-latest", help="To the log end (skip everything).")] = False,
+    to_current: Annotated[bool, typer.Option(
+        "--to-current", help="To the committed offset; never-committed partitions to the log end.")] = False,
+    to_offset: Annotated[Optional[int], typer.Option("--to-offset", help="To offset N (clamped into the log).",
+                                                     metavar="N", show_default=False)] = None,
+    shift_by: Annotated[Optional[int], typer.Option("--shift-by", help="Committed offset plus N (N may be "
+                                                    "negative; clamped into the log).", metavar="N",
+                                                    show_default=False)] = None,
+    to_datetime: Annotated[Optional[str], typer.Option(
+        "--to-datetime", help="To the first record at or after YYYY-MM-DDTHH:mm:SS.sss[zone] (UTC if no zone).",
+        metavar="T", show_default=False)] = None,
+    by_duration: Annotated[Optional[str], typer.Option(
+        "--by-duration", help="To the first record at or after now minus an ISO-8601 duration (PT30M).",
+        metavar="D", show_default=False)] = None,
+    from_file: Annotated[Optional[str], typer.Option(
+        "--from-file", help="To the offsets in a CSV plan (as --export writes it).", metavar="CSV",
+        show_default=False)] = None,
+    topics: Annotated[Optional[list[str]], typer.Option(
+        "--topic", help="TOPIC or TOPIC:P[,P...]; repeatable.", show_default=False)] = None,
+    all_topics: Annotated[bool, typer.Option("--all-topics", help="Every partition the group has committed.")] = False,
+    execute: Annotated[bool, typer.Option("--execute", help="Apply the plan. Without it nothing changes.")] = False,
+    export: Annotated[bool, typer.Option(
+        "--export", help="Print the plan as CSV (topic,partition,offset; with the group first for several "
+                         "groups) for --from-file.")] = False,
+    bootstrap_server: BootstrapOpt = None,
+    command_config: CommandConfigOpt = None,
+    profile: ProfileOpt = None,
+    timeout: TimeoutOpt = 10.0,
+    output: OutputOpt = OutputFormat.table,
+) -> None:
+    """Reset committed offsets like `kafka-consumer-groups.sh --reset-offsets`: plan first, change on --execute.
+
+    Prints the plan as GROUP TOPIC PARTITION NEW-OFFSET (then CURRENT-OFFSET and a note where the new
+    offset is not what was asked). Groups with active members are refused, as Kafka refuses them.
+    After --execute kgroup reads the committed offsets back and reports any partition that did not take.
+    Exit codes: 0 done (or planned), 1 some partitions failed, 6 a group was refused.
+
+    Examples:
+
+      kgroup offsets reset orders-service --topic orders --to-earliest -b localhost:9092
+
+      kgroup offsets reset orders-service --all-topics --shift-by -100 --execute
+
+      kgroup offsets reset orders-service --all-topics --to-latest --export > plan.csv
+
+      kgroup offsets reset orders-service --from-file plan.csv --execute
+    """
+    ids = list(dict.fromkeys(group_ids))
+    request = _request(ids, to_earliest, to_latest, to_current, to_offset, shift_by, to_datetime, by_duration,
+                       from_file, tuple(topics or ()), all_topics)
+    admin = connect(bootstrap_server, command_config, profile, timeout)
+    plans = prepare_reset(admin, ids, request)
+    for plan in plans:
+        if plan.refused:
+            warn(f"kgroup: error: group {plan.group_id}: {plan.refused}")
+    outcomes = apply_reset(admin, plans) if execute else None
+    if export:
+        sys.stdout.write(plan_csv(((p.group_id, o.tp, o.new) for p in plans if not p.refused for o in p.offsets),
+                                  with_group=len(ids) > 1))
+    else:
+        doc = document("offset-reset", {"executed": execute, "groups": [_body(p, outcomes) for p in plans]})
+        emit(doc, output, lambda console: _plan_table(console, plans, outcomes))
+    if not execute:
+        warn("kgroup: dry run: nothing was changed; add --execute to apply this plan")
+    _exit(plans, outcomes)
+
+
+def _request(ids: list[str], to_earliest: bool, to_latest: bool, to_current: bool, to_offset: int | None,
+             shift_by: int | None, to_datetime: str | None, by_duration: str | None, from_file: str | None,
+             topics: tuple[str, ...], all_topics: bool) -> ResetRequest:
+    chosen = {TO_EARLIEST: to_earliest, TO_LATEST: to_latest, TO_CURRENT: to_current, TO_OFFSET: to_offset is not None,
+              SHIFT_BY: shift_by is not None, TO_DATETIME: to_datetime is not None,
+              "by-duration": by_duration is not None, FROM_FILE: from_file is not None}
+    specs = [name for name, on in chosen.items() if on]
+    if len(specs) != 1:
+        raise InputError("give exactly one of --to-earliest, --to-latest, --to-current, --to-offset, --shift-by, "
+                         "--to-datetime, --by-duration, --from-file" + (f" (got {', '.join('--' + s for s in specs)})"
+                                                                         if specs else ""), field="reset spec")
+    spec = specs[0]
+    if spec == FROM_FILE:
+        if topics or all_topics:
+            raise InputError("--from-file takes its partitions from the file; drop --topic/--all-topics",
+                             field="--from-file")
+        return ResetRequest(FROM_FILE, from_file=read_plan_csv(str(from_file), ids))
+    if bool(topics) == all_topics:
+        raise InputError("give the scope: --all-topics or --topic TOPIC[:P,...] (not both)", field="--topic")
+    if to_offset is not None and to_offset < 0:
+        raise InputError(f"{to_offset}: an offset is not negative", field="--to-offset")
+    if spec == "by-duration":
+        return ResetRequest(TO_DATETIME, timestamp_ms=ago_ms(str(by_duration)), topics=topics, all_topics=all_topics)
+    timestamp = datetime_ms(to_datetime) if to_datetime is not None else None
+    return ResetRequest(spec, to_offset if spec == TO_OFFSET else shift_by, timestamp, topics, all_topics)
+
+
+def _outcome_of(outcomes: list[GroupOutcome] | None, group_id: str) -> GroupOutcome | None:
+    return next((o for o in outcomes or () if o.group_id == group_id), None)
+
+
+def _status(outcome: GroupOutcome | None, tp: Any) -> str | None:
+    if outcome is None:
+        return None
+    return f"failed: {outcome.failed[tp]}" if tp in outcome.failed else "applied"
+
+
+def _body(plan: GroupPlan, outcomes: list[GroupOutcome] | None) -> dict[str, Any]:
+    outcome = _outcome_of(outcomes, plan.group_id)
+    return {"group": plan.group_id, "state": plan.state, "refused": plan.refused,
+            "partitions": [{"topic": o.tp.topic, "partition": o.tp.partition, "current_offset": o.current,
+                            "new_offset": o.new, "note": o.note, "status": _status(outcome, o.tp)}
+                           for o in plan.offsets]}
+
+
+def _plan_table(console: Console, plans: list[GroupPlan], outcomes: list[GroupOutcome] | None) -> None:
+    rows = [(p, o) for p in plans for o in p.offsets]
+    if not rows:
+        console.print("nothing to reset")
+        return
+    table = Table(box=None, pad_edge=False)
+    columns = ["GROUP", "TOPIC", "PARTITION", "NEW-OFFSET", "CURRENT-OFFSET", "NOTE"] + (["STATUS"] if outcomes else [])
+    for column in columns:
+        table.add_column(column, justify="right" if column in ("PARTITION", "NEW-OFFSET", "CURRENT-OFFSET") else "left")
+    for plan, o in rows:
+        cells = [plan.group_id, o.tp.topic, str(o.tp.partition), str(o.new), dash(o.current), dash(o.note)]
+        if outcomes:
+            cells.append(_status(_outcome_of(outcomes, plan.group_id), o.tp) or "-")
+        table.add_row(*cells)
+    print_wide(console, table)
+
+
+def _exit(plans: list[GroupPlan], outcomes: list[GroupOutcome] | None) -> None:
+    failed = [f"{o.group_id} {tp}: {why}" for o in outcomes or () for tp, why in o.failed.items()]
+    if failed:
+        warn(f"kgroup: error: {len(failed)} partition(s) not reset: " + "; ".join(failed))
+        raise typer.Exit(ExitCode.RUNTIME_ERROR)
+    if any(p.refused for p in plans):
+        raise typer.Exit(ExitCode.REFUSED)

@@ -1,0 +1,42 @@
+"""Times for --to-datetime and --by-duration, read as kafka-consumer-groups.sh reads them."""
+
+from __future__ import annotations
+
+import re
+import time
+from datetime import datetime, timezone
+
+from kgroup.inspectors.errors import InputError
+
+# java.time.Duration.parse: PnDTnHnMn.nS, each part optional, at least one present, optional sign.
+_DURATION = re.compile(r"([-+]?)P(?:([-+]?\d+)D)?(?:T(?:([-+]?\d+)H)?(?:([-+]?\d+)M)?(?:([-+]?\d+)(?:[.,](\d{0,9}))?S)?)?",
+                       re.IGNORECASE)
+
+
+def datetime_ms(text: str, option: str = "--to-datetime") -> int:
+    """Utils.getDateTime: ISO-8601 `YYYY-MM-DDTHH:mm:SS.sss`, an optional zone, UTC when none is given."""
+    if "T" not in text:
+        raise InputError(f"{text!r}: expected YYYY-MM-DDTHH:mm:SS.sss[zone] (ISO-8601, with a 'T')", field=option)
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise InputError(f"{text!r}: not an ISO-8601 date-time such as 2026-11-21T08:00:00.000", field=option) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return int(moment.timestamp() * 1000)
+
+
+def duration_ms(text: str, option: str = "--by-duration") -> int:
+    """java.time.Duration.parse, as ISO-8601 `PnDTnHnMn.nS`; returns milliseconds."""
+    match = _DURATION.fullmatch(text.strip())
+    if not match or text.strip().upper().endswith("T") or not any(match.group(i) for i in range(2, 6)):
+        raise InputError(f"{text!r}: expected an ISO-8601 duration such as PT30M or P1DT2H", field=option)
+    sign, days, hours, minutes, seconds, fraction = match.groups()
+    total = ((int(days or 0) * 24 + int(hours or 0)) * 60 + int(minutes or 0)) * 60_000 + int(seconds or 0) * 1000
+    total += int((fraction or "").ljust(3, "0")[:3])
+    return -total if sign == "-" else total
+
+
+def ago_ms(duration: str) -> int:
+    """The wall-clock time `duration` ago, in epoch ms (ConsumerGroupCommand: now minus the duration)."""
+    return int(time.time() * 1000) - duration_ms(duration)

@@ -1,0 +1,155 @@
+"""`kgroup offsets reset` on a real broker: a dry run changes nothing, --execute changes exactly the plan
+(read back from the broker), groups with live members are refused, and the CSV plan round-trips."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from confluent_kafka import Producer
+from confluent_kafka import TopicPartition as KafkaTopicPartition
+
+from kgroup.assignors.model import TopicPartition
+from kgroup.assignors.offset_reset import PlannedOffset
+from kgroup.inspectors.connection import ConnectionSettings
+from kgroup.inspectors.live import LiveAdmin
+from kgroup.inspectors.offset_reset import GroupPlan, apply_reset
+from tests.cli.helpers import run
+from tests.live.traffic import commit, committed, joined_consumer, topic_with_records
+
+
+def _plan(result) -> dict[tuple[str, int], int]:  # type: ignore[no-untyped-def]
+    assert result.exit_code == 0, result.output
+    (body,) = json.loads(result.stdout)["groups"]
+    return {(p["topic"], p["partition"]): p["new_offset"] for p in body["partitions"]}
+
+
+def test_a_dry_run_prints_the_plan_and_changes_nothing(broker: str, names: tuple[str, str]) -> None:
+    topic, group = names
+    topic_with_records(broker, topic, [5, 3])
+    commit(broker, group, {(topic, 0): 4, (topic, 1): 1})
+
+    result = run("offsets", "reset", group, "--topic", topic, "--to-earliest", "-b", broker)
+
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].split()[:4] == ["GROUP", "TOPIC", "PARTITION", "NEW-OFFSET"]
+    assert [line.split()[:4] for line in lines[1:]] == [[group, topic, "0", "0"], [group, topic, "1", "0"]]
+    assert "dry run" in result.stderr
+    assert committed(broker, group, [(topic, 0), (topic, 1)]) == {(topic, 0): 4, (topic, 1): 1}
+
+
+def test_execute_applies_the_plan_and_it_reads_back(broker: str, names: tuple[str, str]) -> None:
+    topic, group = names
+    topic_with_records(broker, topic, [5, 3, 2])
+    commit(broker, group, {(topic, 0): 4, (topic, 1): 1, (topic, 2): 2})
+
+    result = run("offsets", "reset", group, "--all-topics", "--shift-by", "-2", "--execute", "-b", broker,
+                 "-o", "json")
+
+    # 4-2 = 2; 1-2 = -1 is clamped to the log start 0; 2-2 = 0
+    assert _plan(result) == {(topic, 0): 2, (topic, 1): 0, (topic, 2): 0}
+    statuses = {p["status"] for p in json.loads(result.stdout)["groups"][0]["partitions"]}
+    assert statuses == {"applied"}
+    assert committed(broker, group, [(topic, 0), (topic, 1), (topic, 2)]) == {(topic, 0): 2, (topic, 1): 0,
+                                                                             (topic, 2): 0}
+
+
+def test_to_offset_is_clamped_and_only_the_named_partitions_move(broker: str, names: tuple[str, str]) -> None:
+    topic, group = names
+    topic_with_records(broker, topic, [5, 3, 2])
+    commit(broker, group, {(topic, 0): 1, (topic, 1): 1, (topic, 2): 1})
+
+    result = run("offsets", "reset", group, "--topic", f"{topic}:0,1", "--to-offset", "4", "--execute",
+                 "-b", broker, "-o", "json")
+
+    assert _plan(result) == {(topic, 0): 4, (topic, 1): 3}  # partition 1 ends at 3
+    assert committed(broker, group, [(topic, 0), (topic, 1), (topic, 2)]) == {(topic, 0): 4, (topic, 1): 3,
+                                                                             (topic, 2): 1}
+
+
+def test_the_exported_plan_round_trips_through_from_file(broker: str, names: tuple[str, str], tmp_path: Path) -> None:
+    topic, group = names
+    topic_with_records(broker, topic, [5, 3])
+    commit(broker, group, {(topic, 0): 1, (topic, 1): 1})
+
+    exported = run("offsets", "reset", group, "--all-topics", "--to-latest", "--export", "-b", broker)
+    assert exported.exit_code == 0, exported.output
+    assert exported.stdout == f"{topic},0,5\n{topic},1,3\n"
+    plan = tmp_path / "plan.csv"
+    plan.write_text(exported.stdout)
+
+    applied = run("offsets", "reset", group, "--from-file", str(plan), "--execute", "-b", broker, "-o", "json")
+
+    assert _plan(applied) == {(topic, 0): 5, (topic, 1): 3}
+    assert committed(broker, group, [(topic, 0), (topic, 1)]) == {(topic, 0): 5, (topic, 1): 3}
+
+
+def test_a_group_with_a_live_member_is_refused_and_left_alone(broker: str, names: tuple[str, str]) -> None:
+    topic, group = names
+    topic_with_records(broker, topic, [4])
+    consumer = joined_consumer(broker, group, topic)
+    try:
+        consumer.commit(offsets=[KafkaTopicPartition(topic, 0, 3)], asynchronous=False)
+        result = run("offsets", "reset", group, "--all-topics", "--to-earliest", "--execute", "-b", broker)
+        assert result.exit_code == 6, result.output
+        assert "state is stable" in result.stderr
+        assert committed(broker, group, [(topic, 0)]) == {(topic, 0): 3}
+    finally:
+        consumer.close()
+
+
+def test_the_broker_refusing_some_partitions_is_reported_per_partition(broker: str, names: tuple[str, str]) -> None:
+    """The broker's own check (UNKNOWN_MEMBER_ID for a group with a live member, broker.md §1) surfaces per
+    partition; kgroup's refusal normally comes first, so the plan is handed to apply_reset directly."""
+    topic, group = names
+    topic_with_records(broker, topic, [4, 4])
+    consumer = joined_consumer(broker, group, topic)
+    try:
+        admin = LiveAdmin(ConnectionSettings(broker), 10)
+        plan = GroupPlan(group, "empty", None, (PlannedOffset(TopicPartition(topic, 0), None, 1),
+                                                PlannedOffset(TopicPartition(topic, 1), None, 2)))
+        (outcome,) = apply_reset(admin, [plan])
+    finally:
+        consumer.close()
+    assert outcome.applied == []
+    assert set(outcome.failed) == {TopicPartition(topic, 0), TopicPartition(topic, 1)}
+    assert all("Unknown member" in why for why in outcome.failed.values()), outcome.failed
+
+
+@pytest.mark.needs_broker("offsets-for-time")
+def test_to_datetime_finds_the_first_record_at_or_after_the_time(describing_broker: str,
+                                                                names: tuple[str, str]) -> None:
+    topic, group = names
+    topic_with_records(describing_broker, topic, [0])
+    producer = Producer({"bootstrap.servers": describing_broker, "batch.num.messages": 1, "linger.ms": 0})
+    for offset, stamp in enumerate([1_000_000, 2_000_000, 3_000_000]):
+        producer.produce(topic, value=b"x", partition=0, timestamp=stamp)
+        producer.flush(10)
+    commit(describing_broker, group, {(topic, 0): 3})
+
+    def plan(when: str) -> dict[tuple[str, int], int]:
+        return _plan(run("offsets", "reset", group, "--topic", topic, "--to-datetime", when, "-b", describing_broker,
+                         "-o", "json"))
+
+    assert plan("1970-01-01T00:25:00.000") == {(topic, 0): 1}  # 1,500,000 ms: the record at 2,000,000
+    assert plan("1970-01-01T00:00:00.000") == {(topic, 0): 0}
+    assert plan("2030-01-01T00:00:00.000") == {(topic, 0): 3}  # nothing after: the log end
+
+
+def test_unknown_topics_and_missing_scopes_are_one_line_errors(broker: str, names: tuple[str, str]) -> None:
+    topic, group = names
+    topic_with_records(broker, topic, [1])
+    commit(broker, group, {(topic, 0): 1})
+
+    unknown = run("offsets", "reset", group, "--topic", "no-such-topic", "--to-earliest", "-b", broker)
+    assert unknown.exit_code == 5
+    assert unknown.stderr == "kgroup: error: topic 'no-such-topic' does not exist (--topic)\n"
+
+    beyond = run("offsets", "reset", group, "--topic", f"{topic}:3", "--to-earliest", "-b", broker)
+    assert beyond.exit_code == 2
+    assert "has 1 partition(s)" in beyond.stderr and beyond.stdout == ""
+
+    no_scope = run("offsets", "reset", group, "--to-earliest", "-b", broker)
+    assert no_scope.exit_code == 2 and "--all-topics or --topic" in no_scope.stderr
