@@ -1,0 +1,397 @@
+"""The KIP-848 group coordinator (`group.protocol=consumer`): group epoch, target assignment, member epochs.
+
+Kafka: `GroupMetadataManager.consumerGroupHeartbeat` and its helpers (group-coordinator), `ConsumerGroup`
+for the derived group state and partition epochs, `CurrentAssignmentBuilder` for each member's steps
+(kgroup.assignors.consumer_reconcile). Processing is atomic at an instant of simulated time; timers are
+keyed as Kafka keys them (coordinator.md §1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from kgroup.assignors.consumer_reconcile import (FREE, STABLE, FencedMemberEpoch, Partitions, Reconciliation,
+                                                 UNREVOKED_PARTITIONS, reconcile)
+from kgroup.assignors.model import TopicPartition
+from kgroup.assignors.timer_queue import TimerQueue
+
+EMPTY, ASSIGNING, RECONCILING, STABLE_GROUP, DEAD = "Empty", "Assigning", "Reconciling", "Stable", "Dead"
+LEAVE_EPOCH, STATIC_LEAVE_EPOCH = -1, -2
+NONE = "NONE"
+
+# TargetAssignor(group, members in insertion order, current target) -> new target per member id.
+TargetAssignor = Callable[["ConsumerGroup", Sequence["ConsumerMember"], Mapping[str, Partitions]],
+                          Mapping[str, Partitions]]
+
+
+@dataclass(frozen=True)
+class ConsumerConfig:
+    """Broker settings (coordinator.md §2)."""
+
+    session_timeout_ms: int = 45_000  # group.consumer.session.timeout.ms
+    heartbeat_interval_ms: int = 5_000  # group.consumer.heartbeat.interval.ms
+    max_size: int = 2_147_483_647  # group.consumer.max.size
+    assignors: tuple[str, ...] = ("uniform", "range")  # group.consumer.assignors; the first is the default
+
+
+@dataclass(frozen=True)
+class HeartbeatRequest:
+    """ConsumerGroupHeartbeat; None fields were not sent ("unchanged")."""
+
+    member_id: str
+    member_epoch: int
+    instance_id: str | None = None
+    rack_id: str | None = None
+    rebalance_timeout_ms: int = -1
+    subscribed_topics: tuple[str, ...] | None = None
+    server_assignor: str | None = None
+    owned: Partitions | None = None
+
+    @property
+    def full(self) -> bool:
+        """Kafka: `isFullRequest`: every field the member could have changed is present."""
+        return self.rebalance_timeout_ms != -1 and self.subscribed_topics is not None and self.owned is not None
+
+
+@dataclass(frozen=True)
+class HeartbeatResponse:
+    error: str = NONE
+    member_id: str | None = None
+    member_epoch: int | None = None
+    heartbeat_interval_ms: int | None = None
+    assignment: Partitions | None = None  # None: the response had no Assignment field
+
+
+@dataclass(frozen=True)
+class ConsumerMember:
+    """Kafka: `ConsumerGroupMember`."""
+
+    member_id: str
+    progress: Reconciliation
+    instance_id: str | None = None
+    rack_id: str | None = None
+    rebalance_timeout_ms: int = -1
+    subscribed_topics: tuple[str, ...] = ()
+    server_assignor: str | None = None
+
+    @property
+    def epoch(self) -> int:
+        return self.progress.epoch
+
+    @property
+    def owned(self) -> Partitions:
+        """What holds a partition epoch: assigned and still being revoked."""
+        return self.progress.assigned | self.progress.pending_revocation
+
+
+@dataclass
+class ConsumerGroup:
+    """Kafka: `ConsumerGroup`. Members keep insertion order (the kgroup rule for Kafka's hash-map ties)."""
+
+    group_id: str
+    group_epoch: int = 0
+    assignment_epoch: int = 0
+    members: dict[str, ConsumerMember] = field(default_factory=dict)
+    target: dict[str, Partitions] = field(default_factory=dict)
+    static: dict[str, str] = field(default_factory=dict)  # instance id -> member id
+    partition_epochs: dict[TopicPartition, int] = field(default_factory=dict)
+    subscription_metadata: dict[str, int] = field(default_factory=dict)  # subscribed topic -> partitions
+    metadata_expired: bool = True  # a loaded group refreshes on its first heartbeat (onLoaded)
+
+    @property
+    def state(self) -> str:
+        """Kafka: `ConsumerGroup.maybeUpdateGroupState`: derived, never stored."""
+        if not self.members:
+            return EMPTY
+        if self.group_epoch > self.assignment_epoch:
+            return ASSIGNING
+        if any(not m.progress.is_reconciled_to(self.assignment_epoch) for m in self.members.values()):
+            return RECONCILING
+        return STABLE_GROUP
+
+    def partition_epoch(self, tp: TopicPartition) -> int:
+        return self.partition_epochs.get(tp, FREE)
+
+    def put(self, member: ConsumerMember) -> None:
+        """Kafka: `ConsumerGroup.updateMember`: the partition epochs follow the member's record."""
+        old = self.members.get(member.member_id)
+        if old is not None:
+            for tp in old.owned:
+                if self.partition_epochs.get(tp) == old.epoch:
+                    del self.partition_epochs[tp]
+        for tp in member.owned:
+            holder = self.partition_epochs.get(tp)
+            if holder is not None and not (old is not None and tp in old.owned):
+                raise AssertionError(f"{tp} would be owned twice (epoch {holder})")  # ConsumerGroup.addPartitionEpochs
+            self.partition_epochs[tp] = member.epoch
+        self.members[member.member_id] = member
+        if member.instance_id is not None:
+            self.static[member.instance_id] = member.member_id
+
+    def remove(self, member_id: str) -> ConsumerMember | None:
+        member = self.members.pop(member_id, None)
+        if member is None:
+            return None
+        for tp in member.owned:
+            self.partition_epochs.pop(tp, None)
+        if member.instance_id is not None and self.static.get(member.instance_id) == member_id:
+            del self.static[member.instance_id]
+        self.target.pop(member_id, None)
+        return member
+
+    def subscribed(self, topics: Mapping[str, int]) -> dict[str, int]:
+        """Kafka: `ModernGroup.computeSubscriptionMetadata`: the subscribed topics that exist."""
+        names = {t for m in self.members.values() for t in m.subscribed_topics}
+        return {name: topics[name] for name in sorted(names) if name in topics}
+
+
+class ConsumerCoordinator:
+    """Heartbeats, leaves and timers of KIP-848 groups on one coordinator."""
+
+    def __init__(self, config: ConsumerConfig, topics: Mapping[str, int], assignor: TargetAssignor,
+                 timers: TimerQueue | None = None) -> None:
+        self.config = config
+        self.topics = dict(topics)  # the metadata image: topic -> partition count
+        self.assignor = assignor
+        self.timers = timers if timers is not None else TimerQueue()
+        self.groups: dict[str, ConsumerGroup] = {}
+        self.now = 0
+        self.on_fenced: Callable[[str, str], None] | None = None  # (group, member) after a timer fences it
+
+    @staticmethod
+    def session_key(group_id: str, member_id: str) -> str:
+        """Kafka: `GroupMetadataManager.groupSessionTimeoutKey`."""
+        return f"session-timeout-{group_id}-{member_id}"
+
+    @staticmethod
+    def rebalance_key(group_id: str, member_id: str) -> str:
+        """Kafka: `GroupMetadataManager.consumerGroupRebalanceTimeoutKey`."""
+        return f"rebalance-timeout-{group_id}-{member_id}"
+
+    # -- the heartbeat ----------------------------------------------------------------------------------
+
+    def heartbeat(self, group_id: str, request: HeartbeatRequest) -> HeartbeatResponse:
+        """Kafka: `GroupMetadataManager.consumerGroupHeartbeat`."""
+        invalid = self._invalid(request)
+        if invalid:
+            return HeartbeatResponse(invalid)
+        if request.member_epoch in (LEAVE_EPOCH, STATIC_LEAVE_EPOCH):
+            return self.leave(group_id, request.member_id, request.instance_id, request.member_epoch)
+        group = self.groups.get(group_id)
+        if group is None:
+            if request.member_epoch != 0:
+                return HeartbeatResponse("GROUP_ID_NOT_FOUND")
+            group = self.groups[group_id] = ConsumerGroup(group_id, metadata_expired=False)
+        if len(group.members) >= self.config.max_size and (not request.member_id
+                                                           or request.member_id not in group.members):
+            return HeartbeatResponse("GROUP_MAX_SIZE_REACHED")
+        found = self._member(group, request)
+        if isinstance(found, str):
+            return HeartbeatResponse(found)
+        member = found
+        updated = replace(
+            member,
+            instance_id=request.instance_id if request.instance_id is not None else member.instance_id,
+            rack_id=request.rack_id if request.rack_id is not None else member.rack_id,
+            rebalance_timeout_ms=request.rebalance_timeout_ms if request.rebalance_timeout_ms != -1
+            else member.rebalance_timeout_ms,
+            server_assignor=request.server_assignor if request.server_assignor is not None else member.server_assignor,
+            subscribed_topics=request.subscribed_topics if request.subscribed_topics is not None
+            else member.subscribed_topics)
+        # GroupMetadataManager.hasMemberSubscriptionChanged: a new member always changes it
+        bump = updated.subscribed_topics != member.subscribed_topics or member.member_id not in group.members
+        group.put(updated)
+        if bump or group.metadata_expired:
+            metadata = group.subscribed(self.topics)
+            if metadata != group.subscription_metadata:
+                group.subscription_metadata = metadata
+                bump = True
+            group.metadata_expired = False
+        if bump:
+            group.group_epoch += 1
+        if group.group_epoch > group.assignment_epoch:
+            self._new_target(group)
+        before = updated.progress.assigned
+        try:
+            updated = self._reconcile(group, updated, request.owned)
+        except FencedMemberEpoch:
+            return HeartbeatResponse("FENCED_MEMBER_EPOCH")
+        self._schedule_session(group.group_id, updated.member_id)
+        include = request.member_epoch == 0 or request.full or updated.progress.assigned != before
+        return HeartbeatResponse(NONE, updated.member_id, updated.epoch, self.config.heartbeat_interval_ms,
+                                 updated.progress.assigned if include else None)
+
+    def _invalid(self, request: HeartbeatRequest) -> str | None:
+        """Kafka: `throwIfConsumerGroupHeartbeatRequestIsInvalid`."""
+        epoch = request.member_epoch
+        if request.instance_id == "" or request.rack_id == "":
+            return "INVALID_REQUEST"
+        if epoch > 0 or epoch == LEAVE_EPOCH:
+            return None if request.member_id else "INVALID_REQUEST"
+        if epoch == 0:
+            if request.rebalance_timeout_ms == -1 or request.owned is None or request.owned \
+                    or not request.subscribed_topics:
+                return "INVALID_REQUEST"
+            if request.server_assignor is not None and request.server_assignor not in self.config.assignors:
+                return "UNSUPPORTED_ASSIGNOR"
+            return None
+        if epoch == STATIC_LEAVE_EPOCH:
+            return None if request.member_id and request.instance_id else "INVALID_REQUEST"
+        return "INVALID_REQUEST"
+
+    def _member(self, group: ConsumerGroup, request: HeartbeatRequest) -> ConsumerMember | str:
+        """The member the request is from, or the error (GMM getOrMaybeSubscribe{Dynamic,Static}ConsumerGroupMember)."""
+        epoch = request.member_epoch
+        if request.instance_id is None:
+            existing = group.members.get(request.member_id)
+            if epoch == 0:
+                return existing or _new_member(request.member_id)
+            if existing is None:
+                return "UNKNOWN_MEMBER_ID"
+            return self._epoch_error(existing, request) or existing
+        holder_id = group.static.get(request.instance_id)
+        holder = group.members.get(holder_id) if holder_id is not None else None
+        if epoch == 0:
+            if holder is None:
+                return group.members.get(request.member_id) or _new_member(request.member_id)
+            if holder.epoch != STATIC_LEAVE_EPOCH:
+                return "UNRELEASED_INSTANCE_ID"
+            return self._replace_static(group, holder, request.member_id)
+        if holder is None:
+            return "UNKNOWN_MEMBER_ID"
+        if holder.member_id != request.member_id:
+            return "FENCED_INSTANCE_ID"
+        return self._epoch_error(holder, request) or holder
+
+    @staticmethod
+    def _epoch_error(member: ConsumerMember, request: HeartbeatRequest) -> str | None:
+        """Kafka: `throwIfConsumerGroupMemberEpochIsInvalid`: a lost response is tolerated once."""
+        asked, progress = request.member_epoch, member.progress
+        if asked > progress.epoch:
+            return "FENCED_MEMBER_EPOCH"
+        if asked < progress.epoch:
+            lost_response = asked == progress.previous_epoch and request.owned is not None \
+                and request.owned <= progress.assigned
+            if not lost_response:
+                return "FENCED_MEMBER_EPOCH"
+        return None
+
+    def _replace_static(self, group: ConsumerGroup, departed: ConsumerMember, member_id: str) -> ConsumerMember:
+        """Kafka: a static member rejoining after its -2 leave takes over the departed record and its target."""
+        target = group.target.get(departed.member_id, frozenset())
+        self._cancel_timers(group.group_id, departed.member_id)
+        group.remove(departed.member_id)
+        copy = replace(departed, member_id=member_id,
+                       progress=replace(departed.progress, epoch=0, previous_epoch=0))
+        group.put(copy)
+        group.target[member_id] = target
+        return copy
+
+    def _new_target(self, group: ConsumerGroup) -> None:
+        """Kafka: `GroupMetadataManager.updateTargetAssignment` (TargetAssignmentBuilder)."""
+        members = list(group.members.values())
+        computed = self.assignor(group, members, dict(group.target))
+        group.target = {m.member_id: frozenset(computed.get(m.member_id, ())) for m in members}
+        group.assignment_epoch = group.group_epoch
+
+    def _reconcile(self, group: ConsumerGroup, member: ConsumerMember, owned: Partitions | None) -> ConsumerMember:
+        """Kafka: `GroupMetadataManager.maybeReconcile`, with the rebalance timer it arms or cancels."""
+        if member.progress.is_reconciled_to(group.assignment_epoch):
+            return member
+        progress = reconcile(member.progress, group.assignment_epoch, group.target.get(member.member_id, frozenset()),
+                             group.partition_epoch, owned)
+        if progress == member.progress:
+            return member
+        updated = replace(member, progress=progress)
+        group.put(updated)
+        key = self.rebalance_key(group.group_id, member.member_id)
+        if progress.state == UNREVOKED_PARTITIONS:
+            epoch = progress.epoch
+            self.timers.schedule(key, self.now + updated.rebalance_timeout_ms,
+                                 lambda: self._rebalance_timeout(group.group_id, member.member_id, epoch))
+        else:
+            self.timers.cancel(key)
+        return updated
+
+    # -- leaving and fencing ----------------------------------------------------------------------------
+
+    def leave(self, group_id: str, member_id: str, instance_id: str | None, epoch: int) -> HeartbeatResponse:
+        """Kafka: `consumerGroupLeave`: -1 fences the member; -2 parks a static member's record."""
+        group = self.groups.get(group_id)
+        if group is None:
+            return HeartbeatResponse("GROUP_ID_NOT_FOUND")
+        if instance_id is not None:
+            holder_id = group.static.get(instance_id)
+            if holder_id is None:
+                return HeartbeatResponse("UNKNOWN_MEMBER_ID")
+            if holder_id != member_id:
+                return HeartbeatResponse("FENCED_INSTANCE_ID")
+        member = group.members.get(member_id)
+        if member is None:
+            return HeartbeatResponse("UNKNOWN_MEMBER_ID")
+        if epoch == STATIC_LEAVE_EPOCH:
+            # consumerGroupStaticMemberGroupLeave: no bump, partitions kept (owned at -2), session timer left running
+            parked = replace(member, progress=replace(member.progress, epoch=STATIC_LEAVE_EPOCH,
+                                                      pending_revocation=frozenset()))
+            group.put(parked)
+            return HeartbeatResponse(NONE, member_id, STATIC_LEAVE_EPOCH)
+        self.fence(group, member_id)
+        return HeartbeatResponse(NONE, member_id, LEAVE_EPOCH)
+
+    def fence(self, group: ConsumerGroup, member_id: str) -> None:
+        """Kafka: `consumerGroupFenceMember`: tombstones, new subscription metadata, group epoch + 1."""
+        self._cancel_timers(group.group_id, member_id)
+        group.remove(member_id)
+        group.subscription_metadata = group.subscribed(self.topics)
+        group.group_epoch += 1
+
+    def _cancel_timers(self, group_id: str, member_id: str) -> None:
+        self.timers.cancel(self.session_key(group_id, member_id))
+        self.timers.cancel(self.rebalance_key(group_id, member_id))
+
+    def _schedule_session(self, group_id: str, member_id: str) -> None:
+        self.timers.schedule(self.session_key(group_id, member_id), self.now + self.config.session_timeout_ms,
+                             lambda: self._session_timeout(group_id, member_id))
+
+    def _session_timeout(self, group_id: str, member_id: str) -> None:
+        group = self.groups.get(group_id)
+        if group is not None and member_id in group.members:
+            self.fence(group, member_id)
+            if self.on_fenced:
+                self.on_fenced(group_id, member_id)
+
+    def _rebalance_timeout(self, group_id: str, member_id: str, epoch: int) -> None:
+        """Fires only if the member is still at the epoch it had when it started revoking."""
+        group = self.groups.get(group_id)
+        member = group.members.get(member_id) if group is not None else None
+        if group is not None and member is not None and member.epoch == epoch:
+            self.fence(group, member_id)
+            if self.on_fenced:
+                self.on_fenced(group_id, member_id)
+
+    # -- the world around ---------------------------------------------------------------------------------
+
+    def metadata_change(self, topic: str, partitions: int) -> None:
+        """Kafka: `onNewMetadataImage` -> `requestMetadataRefresh` for every group subscribed to the topic."""
+        if partitions > 0:
+            self.topics[topic] = partitions
+        else:
+            self.topics.pop(topic, None)
+        for group in self.groups.values():
+            if any(topic in m.subscribed_topics for m in group.members.values()):
+                group.metadata_expired = True
+
+    def advance_to(self, instant: int) -> None:
+        """Fire every timer due at or before `instant` at its own deadline, then stand at `instant`."""
+        while True:
+            due = self.timers.pop_due(instant)
+            if due is None:
+                break
+            self.now, action = due
+            action()
+        self.now = instant
+
+
+def _new_member(member_id: str) -> ConsumerMember:
+    return ConsumerMember(member_id, Reconciliation(0, 0, STABLE, frozenset()))

@@ -1,0 +1,89 @@
+"""A KIP-848 member's way from its current assignment to its target, one heartbeat at a time.
+
+Kafka: `CurrentAssignmentBuilder.build` (group-coordinator, modern/consumer). A member never receives a
+partition that another member still owns: such partitions wait (UNRELEASED_PARTITIONS), and a member
+that must give partitions up first reports that it did (UNREVOKED_PARTITIONS) before it advances.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from kgroup.assignors.model import TopicPartition
+
+STABLE = "STABLE"
+UNREVOKED_PARTITIONS = "UNREVOKED_PARTITIONS"
+UNRELEASED_PARTITIONS = "UNRELEASED_PARTITIONS"
+UNKNOWN = "UNKNOWN"
+
+Partitions = frozenset[TopicPartition]
+FREE = -1  # the epoch of a partition nobody owns (ConsumerGroup.currentPartitionEpoch)
+
+
+class FencedMemberEpoch(Exception):
+    """Kafka: FencedMemberEpochException from CurrentAssignmentBuilder (state UNKNOWN with owned partitions)."""
+
+
+@dataclass(frozen=True)
+class Reconciliation:
+    """The part of a member record that reconciliation reads and writes."""
+
+    epoch: int
+    previous_epoch: int
+    state: str
+    assigned: Partitions
+    pending_revocation: Partitions = frozenset()
+
+    def is_reconciled_to(self, target_epoch: int) -> bool:
+        """Kafka: `ConsumerGroupMember.isReconciledTo`."""
+        return self.state == STABLE and self.epoch == target_epoch
+
+
+def reconcile(current: Reconciliation, target_epoch: int, target: Partitions,
+              partition_epoch: Callable[[TopicPartition], int], owned: Partitions | None) -> Reconciliation:
+    """Kafka: `CurrentAssignmentBuilder.build`. `owned` None: the request did not say what it owns."""
+    if current.state == STABLE:
+        if current.epoch == target_epoch:
+            return current
+        return _next(current, current.epoch, current.assigned, target_epoch, target, partition_epoch, owned)
+    if current.state == UNREVOKED_PARTITIONS:
+        if _owns_any(owned, current.pending_revocation):
+            return current
+        # +1, not the target epoch: a newer target may ask the member to revoke again
+        return _next(current, current.epoch + 1, current.assigned, target_epoch, target, partition_epoch, owned)
+    if current.state == UNRELEASED_PARTITIONS:
+        return _next(current, current.epoch, current.assigned, target_epoch, target, partition_epoch, owned)
+    if current.state == UNKNOWN:
+        if owned is None or owned:
+            raise FencedMemberEpoch("the member is in an unknown state and owns partitions")
+        return _next(current, target_epoch, current.assigned, target_epoch, target, partition_epoch, owned)
+    raise ValueError(f"unknown member state {current.state!r}")
+
+
+def _owns_any(owned: Partitions | None, partitions: Partitions) -> bool:
+    """Kafka: `CurrentAssignmentBuilder.ownsRevokedPartitions`: an absent list counts as owning them."""
+    return owned is None or not owned.isdisjoint(partitions)
+
+
+def _next(current: Reconciliation, epoch_if_revoking: int, assigned: Partitions, target_epoch: int, target: Partitions,
+          partition_epoch: Callable[[TopicPartition], int], owned: Partitions | None) -> Reconciliation:
+    """Kafka: `CurrentAssignmentBuilder.computeNextAssignment`."""
+    kept = assigned & target
+    revoking = assigned - kept
+    incoming = target - kept
+    unreleased = frozenset(tp for tp in incoming if partition_epoch(tp) != FREE)
+    incoming -= unreleased
+    if revoking and _owns_any(owned, revoking):
+        return _moved(current, epoch_if_revoking, UNREVOKED_PARTITIONS, kept, revoking)
+    if incoming:
+        state = UNRELEASED_PARTITIONS if unreleased else STABLE
+        return _moved(current, target_epoch, state, kept | incoming, frozenset())
+    if unreleased:
+        return _moved(current, target_epoch, UNRELEASED_PARTITIONS, kept, frozenset())
+    return _moved(current, target_epoch, STABLE, kept, frozenset())
+
+
+def _moved(current: Reconciliation, epoch: int, state: str, assigned: Partitions, revoking: Partitions) -> Reconciliation:
+    return replace(current, epoch=epoch, previous_epoch=current.epoch, state=state, assigned=assigned,
+                   pending_revocation=revoking)
