@@ -70,6 +70,8 @@ class ExternalCoordinatorGroup:
         self.ledger = ConsumptionLedger()
         self.now = 0
         self.double_consumption: list[tuple[int, str]] = []  # isolated but alive consumers, and when
+        self.stable_at: list[int] = []
+        self.move_times: list[int] = []  # each Stable -> Closing/Starting
         self.timers.schedule("check", config.check_interval_ms, self._check)
 
     def load(self, state: str, live: Iterable[str], assignments: Mapping[TopicPartition, str | None]) -> None:
@@ -143,6 +145,7 @@ class ExternalCoordinatorGroup:
                 self._start_phase(dict(self.assignments), self.target)
             elif all(tp in self.consuming.get(c, set()) for c, tp in self._pairs(self.to_start)):
                 self.state, self.to_start, self.to_close = STABLE, {}, {}
+                self.stable_at.append(self.now)
 
     def _stable_check(self, live: set[str]) -> None:
         owners = dict(self.assignments)
@@ -152,6 +155,7 @@ class ExternalCoordinatorGroup:
         if target == owners:
             return
         self.target = target
+        self.move_times.append(self.now)
         to_close: dict[str, list[int]] = {}
         to_start: dict[str, list[int]] = {}
         for tp in self.partitions:

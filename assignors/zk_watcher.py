@@ -71,6 +71,8 @@ class ZkWatcherGroup:
         self.attempts = 0
         self.failed_attempts = 0
         self.gave_up: list[tuple[int, str]] = []
+        self.settled: list[int] = []  # instants an attempt left every partition owned
+        self.attempt_times: list[int] = []
         self.zk_up = True
 
     # -- setup and the world -----------------------------------------------------------------------------
@@ -100,6 +102,12 @@ class ZkWatcherGroup:
         self.timers.schedule(("zk-session", consumer), self.now + self.config.zk_session_timeout_ms,
                              lambda: self._session_expired(consumer))
 
+    def leave(self, consumer: str) -> None:
+        """A clean shutdown: the consumer deletes its ephemeral nodes at once."""
+        self.alive.discard(consumer)
+        self._consume(consumer, ())
+        self._session_expired(consumer)
+
     def _session_expired(self, consumer: str) -> None:
         self.ids = [c for c in self.ids if c != consumer]
         for tp in [tp for tp, o in self.owners.items() if o == consumer]:
@@ -123,6 +131,7 @@ class ZkWatcherGroup:
     def attempt(self, consumer: str, attempt: int = 0, view: Iterable[str] | None = None) -> AttemptResult:
         """`ZKRebalancerListener.rebalance`: stop, release, compute my share from my view, claim or undo."""
         self.attempts += 1
+        self.attempt_times.append(self.now)
         self._consume(consumer, ())  # fetchers stopped, queues cleared
         for tp in [tp for tp, o in self.owners.items() if o == consumer]:
             del self.owners[tp]
@@ -137,6 +146,8 @@ class ZkWatcherGroup:
             created.append(tp)
         if failed_on is None:
             self._consume(consumer, share)
+            if len(self.owners) == len(self.partitions):
+                self.settled.append(self.now)
             return AttemptResult(share, tuple(created), None, None)
         for tp in created:
             del self.owners[tp]

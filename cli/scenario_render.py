@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from kgroup.assignors.classic_simulation import RebalanceRecord
-from kgroup.cli.render import compact
+from kgroup.cli.render import compact, print_wide
 from kgroup.inspectors.scenario_run import ScenarioOutcome
 
 TOP_PARTITIONS = 20
@@ -113,3 +113,34 @@ def outcome_body(outcome: ScenarioOutcome) -> dict[str, Any]:
                      for f in outcome.findings],
         "events": [{"at_ms": e.at_ms, "kind": e.kind, "member": e.member, **dict(e.detail)} for e in sim.log],
     }
+
+
+def comparison_body(scenario: Any, runs: list[Any]) -> dict[str, Any]:
+    return {"scenario": scenario.source, "duration_ms": scenario.duration_ms,
+            "events": [{"at_ms": e.at_ms, "kind": e.kind, "subject": e.subject} for e in scenario.events],
+            "protocols": [{"protocol": r.protocol, "rebalances": r.rebalances, "unconsumed_ms": r.unconsumed_ms,
+                           "longest_outage_ms": r.longest_outage_ms, "partitions_owned_twice": r.owned_twice,
+                           "time_to_stable_ms": list(r.time_to_stable_ms), "notes": list(r.notes)} for r in runs]}
+
+
+def print_comparison(console: Console, scenario: Any, runs: list[Any]) -> None:
+    """One row per design: the same events, what each design costs."""
+    console.print(f"{scenario.source}: {len(scenario.events)} event(s) over {_seconds(scenario.duration_ms)}")
+    table = Table(box=None, pad_edge=False)
+    table.add_column("PROTOCOL")
+    for column in ("REBALANCES", "UNCONSUMED-PARTITION-S", "LONGEST-OUTAGE", "OWNED-TWICE"):
+        table.add_column(column, justify="right")
+    table.add_column("TIME-TO-STABLE (PER EVENT)")
+    for r in runs:
+        settle = " ".join("never" if t is None else _seconds(t) for t in r.time_to_stable_ms)
+        table.add_row(r.protocol, str(r.rebalances), f"{r.unconsumed_ms / 1000:,.1f}", _seconds(r.longest_outage_ms),
+                      str(r.owned_twice), settle or "-")
+    print_wide(console, table)
+    console.print("events: " + "; ".join(f"{e.kind} {e.subject} at {_seconds(e.at_ms)}" for e in scenario.events))
+    for r in runs:
+        for note in r.notes:
+            console.print(f"note: {r.protocol}: {note}")
+
+
+def _seconds(ms: int) -> str:
+    return f"{ms / 1000:g}s"

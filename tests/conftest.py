@@ -27,6 +27,10 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         key = "coordinator classic"
     elif "test_classic_clients_match_kafka[" in report.nodeid:
         key = "classic clients"
+    elif "test_consumer_protocol_matches_kafka[" in report.nodeid:
+        key = "consumer protocol"
+    elif "test_older_designs_match_the_spec[" in report.nodeid:
+        key = "zk-watcher/external"
     else:
         return
     _conformance[key][1] += 1

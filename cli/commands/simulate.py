@@ -11,7 +11,7 @@ from kgroup.cli.errors import handle_errors
 from kgroup.cli.options import (
     BootstrapOpt, ClientOpt, CommandConfigOpt, FixtureArg, GroupOpt, OutputOpt, ProfileOpt, TimeoutOpt, connect, load,
 )
-from kgroup.cli.scenario_render import outcome_body, print_outcome
+from kgroup.cli.scenario_render import comparison_body, outcome_body, print_comparison, print_outcome
 from kgroup.inspectors.bundled import locate
 from kgroup.inspectors.errors import InputError
 from kgroup.inspectors.fixtures import Fixture, fixture_from_doc
@@ -43,6 +43,9 @@ def simulate(
     timeline_out: Annotated[Optional[str], typer.Option(
         "--timeline-out", help="Scenarios: write the partition-ownership timeline to FILE (.svg or .html).",
         metavar="FILE")] = None,
+    protocol: Annotated[Optional[str], typer.Option(
+        "--protocol", help="Scenarios: compare designs on the same events, e.g. classic-eager,classic-cooperative,"
+        "consumer,zk-watcher,external.", metavar="LIST", show_default=False)] = None,
     client: ClientOpt = "java",
     bootstrap_server: BootstrapOpt = None,
     command_config: CommandConfigOpt = None,
@@ -66,6 +69,8 @@ def simulate(
 
       kgroup simulate scenario-storm --timeline-out storm.html
 
+      kgroup simulate scenario-tour --protocol classic-eager,classic-cooperative,consumer,zk-watcher,external
+
       kgroup simulate -b localhost:9092 --group orders-service --add-member c4
 
     With --bootstrap-server (or --profile, --command-config) the group is read live, as `kgroup
@@ -85,8 +90,16 @@ def simulate(
         if assignor or add_member or remove_member or add_partitions or subscribe or group:
             raise InputError("what-if flags (--assignor, --add-member, ...) apply to fixtures; a scenario lists "
                              "its own events", doc.source)
+        if protocol is not None:
+            if timeline_out is not None:
+                raise InputError("--timeline-out draws one design; drop --protocol or --timeline-out",
+                                 field="--protocol")
+            _compare(doc, protocol, output)
+            return
         _replay(doc, timeline_out, output)
         return
+    if protocol is not None:
+        raise InputError("--protocol compares designs on a scenario (kind: scenario), not a fixture", field="--protocol")
     if timeline_out is not None:
         raise InputError("--timeline-out needs a scenario (kind: scenario), not a fixture", field="--timeline-out")
     loaded = fixture_from_doc(doc) if doc is not None else load(fixture)
@@ -141,3 +154,15 @@ def _replay(doc, timeline_out: str | None, output: OutputFormat) -> None:  # typ
     for line in outcome.scenario.warnings:
         warn(line)
     emit(document("scenario-run", outcome_body(outcome)), output, lambda console: print_outcome(console, outcome))
+
+
+def _compare(doc, protocols: str, output: OutputFormat) -> None:  # type: ignore[no-untyped-def]
+    from kgroup.inspectors.protocol_comparison import compare, parse_protocols
+
+    names = parse_protocols(protocols)
+    scenario = scenario_from_doc(doc)
+    runs = compare(scenario, names)
+    for line in scenario.warnings:
+        warn(line)
+    emit(document("protocol-comparison", comparison_body(scenario, runs)), output,
+         lambda console: print_comparison(console, scenario, runs))

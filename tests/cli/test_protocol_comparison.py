@@ -1,0 +1,74 @@
+"""`kgroup simulate SCENARIO --protocol ...`: one scenario under several coordination designs.
+
+The expected numbers are worked out by hand from each design's rules for a crash of c2 at 12 s in a
+two-member group on a 4-partition topic (the reasoning is in each test)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.cli.helpers import run
+
+SCENARIO = """\
+schema: kgroup/v1
+kind: scenario
+cluster:
+  topics:
+    - {name: t, partitions: 4}
+groups:
+  - group_id: g
+    assignors: [range]
+    members:
+      - {member_id: c1, topics: [t]}
+      - {member_id: c2, topics: [t]}
+duration: 2m
+events:
+  - crash c2 at 12s
+"""
+
+
+def _compare(tmp_path: Path, protocols: str) -> dict[str, dict]:
+    path = tmp_path / "crash.yaml"
+    path.write_text(SCENARIO)
+    result = run("simulate", str(path), "--protocol", protocols, "-o", "json")
+    assert result.exit_code == 0, result.output
+    return {p["protocol"]: p for p in json.loads(result.stdout)["protocols"]}
+
+
+def test_consumer_protocol_frees_a_crashed_members_partitions_at_its_session_timeout(tmp_path: Path) -> None:
+    # c1 joins at 0 (epoch 1, all four), c2 at 0 (epoch 2, waits for t-2/t-3); c1 revokes at its 5 s
+    # heartbeat and c2 takes them in the same instant. c2's last heartbeat is at 10 s, so the 45 s session
+    # fences it at 55 s (epoch 3) and c1's heartbeat at 55 s takes t-2 and t-3: 2 x 43 s unconsumed.
+    (run_,) = _compare(tmp_path, "consumer").values()
+    assert (run_["rebalances"], run_["unconsumed_ms"], run_["longest_outage_ms"]) == (3, 86_000, 43_000)
+    assert run_["partitions_owned_twice"] == 0
+    assert run_["time_to_stable_ms"] == [43_000]
+
+
+def test_zk_watcher_rebalances_everyone_when_the_ephemeral_node_expires(tmp_path: Path) -> None:
+    # Two attempts at start (c2's and c1's, coalesced); the crash removes /ids/c2 at 12 s + 6 s session,
+    # c1's watch fires and it claims all four: 2 x 6 s unconsumed, three attempts.
+    run_ = _compare(tmp_path, "zk-watcher")["zk-watcher"]
+    assert (run_["rebalances"], run_["unconsumed_ms"], run_["longest_outage_ms"]) == (3, 12_000, 6_000)
+
+
+def test_external_coordinator_moves_partitions_at_its_checks(tmp_path: Path) -> None:
+    # Checks run every second from 1 s. Initial -> Starting at 1 s (4 partitions x 1 s unconsumed), Stable
+    # at 2 s. c2 crashes and is evicted at 12 s, just before that instant's check, which closes its two
+    # partitions (Closing); the 13 s check starts them on c1, the 14 s check finds them running: Stable 2 s
+    # after the crash, 2 x 1 s more unconsumed.
+    run_ = _compare(tmp_path, "external")["external"]
+    assert (run_["rebalances"], run_["unconsumed_ms"], run_["longest_outage_ms"]) == (1, 6_000, 1_000)
+    assert run_["time_to_stable_ms"] == [2_000]
+
+
+def test_the_table_has_a_row_per_design_and_bad_names_are_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "crash.yaml"
+    path.write_text(SCENARIO)
+    table = run("simulate", str(path), "--protocol", "classic-eager,consumer,external")
+    assert table.exit_code == 0, table.output
+    rows = [line.split()[0] for line in table.stdout.splitlines()[2:5]]
+    assert rows == ["classic-eager", "consumer", "external"]
+    bad = run("simulate", str(path), "--protocol", "consumer,paxos")
+    assert bad.exit_code == 2 and "--protocol" in bad.stderr and bad.stdout == ""
