@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from kgroup.assignors.consumer_reconcile import (FREE, STABLE, FencedMemberEpoch, Partitions, Reconciliation,
                                                  UNREVOKED_PARTITIONS, reconcile)
 from kgroup.assignors.model import TopicPartition
-from kgroup.assignors.timer_queue import TimerQueue
+from kgroup.assignors.timer_queue import TimerQueue, run_due
 
 EMPTY, ASSIGNING, RECONCILING, STABLE_GROUP, DEAD = "Empty", "Assigning", "Reconciling", "Stable", "Dead"
 LEAVE_EPOCH, STATIC_LEAVE_EPOCH = -1, -2
@@ -384,13 +384,7 @@ class ConsumerCoordinator:
 
     def advance_to(self, instant: int) -> None:
         """Fire every timer due at or before `instant` at its own deadline, then stand at `instant`."""
-        while True:
-            due = self.timers.pop_due(instant)
-            if due is None:
-                break
-            self.now, action = due
-            action()
-        self.now = instant
+        run_due(self.timers, instant, self)
 
 
 def _new_member(member_id: str) -> ConsumerMember:

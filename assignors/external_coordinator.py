@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from kgroup.assignors.consumption import ConsumptionLedger, Gap
 from kgroup.assignors.model import TopicPartition
-from kgroup.assignors.timer_queue import TimerQueue
+from kgroup.assignors.timer_queue import TimerQueue, run_due
 
 INITIAL, STARTING, STABLE, CLOSING = "Initial", "Starting", "Stable", "Closing"
 
@@ -185,13 +185,7 @@ class ExternalCoordinatorGroup:
         return [(c, TopicPartition(topic, p)) for c, ps in by_consumer.items() for p in ps]
 
     def advance_to(self, instant: int) -> None:
-        while True:
-            due = self.timers.pop_due(instant)
-            if due is None:
-                break
-            self.now, action = due
-            action()
-        self.now = instant
+        run_due(self.timers, instant, self)
 
     def gaps(self) -> dict[TopicPartition, list[Gap]]:
         return self.ledger.gaps({tp: 0 for tp in self.partitions})

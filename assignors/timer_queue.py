@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Hashable
+from typing import Protocol
 
 Action = Callable[[], None]
 
@@ -80,3 +81,18 @@ class TimerQueue:
         del self._queued[key]
         deadline, _, action = self._live.pop(key)
         return deadline, action
+
+
+class Clocked(Protocol):
+    now: int
+
+
+def run_due(timers: TimerQueue, instant: int, clock: Clocked) -> None:
+    """Fire every timer due at or before `instant` with `clock.now` at its own deadline, then stand at `instant`."""
+    while True:
+        due = timers.pop_due(instant)
+        if due is None:
+            break
+        clock.now, action = due
+        action()
+    clock.now = instant

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from kgroup.assignors.consumption import ConsumptionLedger, Gap
 from kgroup.assignors.model import TopicPartition
-from kgroup.assignors.timer_queue import TimerQueue
+from kgroup.assignors.timer_queue import TimerQueue, run_due
 
 
 @dataclass(frozen=True)
@@ -167,13 +167,7 @@ class ZkWatcherGroup:
             self.ledger.start(consumer, partitions, self.now)
 
     def advance_to(self, instant: int) -> None:
-        while True:
-            due = self.timers.pop_due(instant)
-            if due is None:
-                break
-            self.now, action = due
-            action()
-        self.now = instant
+        run_due(self.timers, instant, self)
 
     def gaps(self) -> dict[TopicPartition, list[Gap]]:
         return self.ledger.gaps({tp: 0 for tp in self.partitions})
