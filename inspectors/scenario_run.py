@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from kgroup.assignors.classic_client import ClassicClient, ClientConfig
+from kgroup.assignors.classic_client import ClassicClient
 from kgroup.assignors.classic_simulation import ClassicSimulation
 from kgroup.assignors.consumption import Gap
 from kgroup.assignors.model import TopicPartition
@@ -87,5 +87,5 @@ def _apply(sim: ClassicSimulation, scenario: Scenario, event: ScenarioEvent) -> 
         if client.alive:
             sim.close(client)
         if not fields["static"] and client.config.instance_id is not None:
-            client.config = ClientConfig(**{**client.config.__dict__, "instance_id": None})
+            client.config = replace(client.config, instance_id=None)
         sim.at(event.at_ms + int(fields["down"]), sim.start, client)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.helpers import run, run_json
+from tests.cli.helpers import FIXTURES, run, run_json
 
 
 def _gaps(doc: dict, tp: str) -> list[list[int | None]]:
@@ -50,6 +50,17 @@ def test_static_restarts_within_the_session_do_not_rebalance() -> None:
     assert all(r["start_ms"] < 300_000 for r in doc["rebalances"])  # only the dynamic restarts rebalance
     assert _gaps(doc, "events-6") == [[300_000, 310_000]]  # s1 down 10 s, then its old assignment back
     assert doc["final_assignment"]["s1"] == ["events-6", "events-7"]
+
+
+def test_a_static_member_restarted_dynamic_rejoins_as_a_new_member(tmp_path: Path) -> None:
+    # scenario-tour's c1 is static; restarted `dynamic` it comes back 5 s later without its instance id,
+    # so its JoinGroup is a new member's and starts a rebalance at 905 s.
+    tour = (FIXTURES / "scenario-tour.yaml").read_text()
+    assert "restart c1 at 15m static" in tour
+    path = tmp_path / "tour-dynamic.yaml"
+    path.write_text(tour.replace("restart c1 at 15m static", "restart c1 at 15m dynamic"))
+    doc = run_json("simulate", str(path))
+    assert (doc["rebalances"][-1]["start_ms"], doc["rebalances"][-1]["trigger"]) == (905_000, "c1 joins")
 
 
 def test_static_member_holds_the_group_in_rebalance() -> None:
