@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from kgroup.assignors.consumer_coordinator import (ConsumerConfig, ConsumerCoordinator, HeartbeatRequest,
                                                    HeartbeatResponse, NONE, STABLE_GROUP, STATIC_LEAVE_EPOCH)
+from kgroup.assignors.classic_client import ClientConfig
 from kgroup.assignors.consumer_scenario import server_assignor
 from kgroup.assignors.consumption import ConsumptionLedger, Gap
 from kgroup.assignors.model import TopicPartition
@@ -27,9 +28,7 @@ Partitions = frozenset[TopicPartition]
 class ConsumerClient:
     handle: str
     topics: tuple[str, ...]
-    instance_id: str | None = None
-    max_poll_interval_ms: int = 300_000
-    server_assignor: str | None = None
+    config: ClientConfig = ClientConfig()  # group.instance.id and max.poll.interval.ms are what this protocol reads
     incarnation: int = 0
     member_id: str = ""
     epoch: int = 0
@@ -83,10 +82,9 @@ class ConsumerSimulation:
 
     # -- clients --------------------------------------------------------------------------------------------
 
-    def add_client(self, handle: str, topics: Iterable[str], instance_id: str | None = None,
-                   max_poll_interval_ms: int = 300_000, server_assignor: str | None = None) -> ConsumerClient:
-        client = self.clients[handle] = ConsumerClient(handle, tuple(topics), instance_id, max_poll_interval_ms,
-                                                       server_assignor)
+    def add_client(self, handle: str, config: ClientConfig, topics: Iterable[str]) -> ConsumerClient:
+        """As ClassicSimulation.add_client, so one scenario runner drives both."""
+        client = self.clients[handle] = ConsumerClient(handle, tuple(topics), config)
         return client
 
     def start(self, client: ConsumerClient) -> None:
@@ -100,8 +98,8 @@ class ConsumerSimulation:
 
     def _join(self, client: ConsumerClient) -> None:
         client.epoch, client.in_group = 0, True
-        self._send(client, HeartbeatRequest(client.member_id, 0, client.instance_id, None, client.max_poll_interval_ms,
-                                            client.topics, client.server_assignor, frozenset()))
+        self._send(client, HeartbeatRequest(client.member_id, 0, client.config.instance_id, None,
+                                            client.config.max_poll_interval_ms, client.topics, None, frozenset()))
 
     def _send(self, client: ConsumerClient, request: HeartbeatRequest) -> None:
         before = self._group_epoch()
@@ -149,7 +147,7 @@ class ConsumerSimulation:
             return
         owned = None if client.acknowledged else client.held
         client.acknowledged = True
-        self._send(client, HeartbeatRequest(client.member_id, client.epoch, client.instance_id, owned=owned))
+        self._send(client, HeartbeatRequest(client.member_id, client.epoch, client.config.instance_id, owned=owned))
 
     def _maybe_reconcile(self, client: ConsumerClient) -> None:
         """Callbacks run in poll(): now if the application polls, else when its batch or pause ends."""
@@ -196,9 +194,9 @@ class ConsumerSimulation:
         self._join(client)
 
     def _leave(self, client: ConsumerClient) -> None:
-        epoch = STATIC_LEAVE_EPOCH if client.instance_id else -1
+        epoch = STATIC_LEAVE_EPOCH if client.config.instance_id else -1
         before = self._group_epoch()
-        self.coordinator.leave(self.group_id, client.member_id, client.instance_id, epoch)
+        self.coordinator.leave(self.group_id, client.member_id, client.config.instance_id, epoch)
         self._after_request(before)
         self._lose(client)
         self.coordinator.timers.cancel(("heartbeat", client.handle))
@@ -218,13 +216,14 @@ class ConsumerSimulation:
         self.coordinator.timers.schedule(("resume", client.handle), client.paused_until,
                                          lambda i=client.incarnation: i == client.incarnation and self._resume(client))
 
-    def process(self, client: ConsumerClient, duration: int) -> None:
-        """The application's last poll() is now; the next comes `duration` later."""
+    def process(self, client: ConsumerClient, processing: int, batches: int = 1) -> None:
+        """The application's last poll() is now; the next comes after `batches` batches of `processing` ms."""
+        duration = processing * batches
         self.ledger.stop(client.handle, self.now)
         client.last_poll = self.now
         client.polling_from = self.now + duration
-        if duration > client.max_poll_interval_ms:  # the poll timer only matters while poll() is not called
-            self.coordinator.timers.schedule(("poll-timer", client.handle), self.now + client.max_poll_interval_ms,
+        if duration > client.config.max_poll_interval_ms:  # the poll timer only matters while poll() is not called
+            self.coordinator.timers.schedule(("poll-timer", client.handle), self.now + client.config.max_poll_interval_ms,
                                              lambda i=client.incarnation: self._poll_expired(client, i))
         self.coordinator.timers.schedule(("resume", client.handle), client.polling_from,
                                          lambda i=client.incarnation: i == client.incarnation and self._resume(client))
@@ -242,7 +241,7 @@ class ConsumerSimulation:
     def subscribe(self, client: ConsumerClient, topics: Iterable[str]) -> None:
         client.topics = tuple(topics)
         if client.alive and client.in_group:
-            self._send(client, HeartbeatRequest(client.member_id, client.epoch, client.instance_id,
+            self._send(client, HeartbeatRequest(client.member_id, client.epoch, client.config.instance_id,
                                                 subscribed_topics=client.topics))
 
     def add_partitions(self, topic: str, total: int) -> None:

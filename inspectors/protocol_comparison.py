@@ -19,7 +19,7 @@ from kgroup.assignors.model import TopicPartition
 from kgroup.assignors.zk_watcher import ZkWatcherGroup
 from kgroup.inspectors.errors import InputError
 from kgroup.inspectors.scenario import Scenario, ScenarioEvent
-from kgroup.inspectors.scenario_run import run_scenario
+from kgroup.inspectors.scenario_run import apply_event, run_scenario
 
 PROTOCOLS = ("classic-eager", "classic-cooperative", "consumer", "zk-watcher", "external")
 
@@ -104,46 +104,14 @@ def _consumer(scenario: Scenario, protocol: str) -> ProtocolRun:
     sim = ConsumerSimulation.create(topics, ConsumerConfig(), group.group_id)
     owned = any(group.assignment.partitions_of(m.member_id) for m in group.members)
     for member in group.members:
-        config = scenario.clients[member.member_id]
-        client = sim.add_client(member.member_id, member.topics, config.instance_id, config.max_poll_interval_ms)
+        client = sim.add_client(member.member_id, scenario.clients[member.member_id], member.topics)
         sim.at(0, sim.start, client)
     notes = ("the fixture's assignment is not loaded: members join at 0 and the coordinator assigns",) if owned else ()
     for event in scenario.events:
-        sim.at(event.at_ms, _consumer_event, sim, scenario, event)
+        sim.at(event.at_ms, apply_event, sim, scenario, event)
     sim.run_until(scenario.duration_ms)
     return _summary(protocol, len(sim.bumps), sim.ledger, sim.gaps(), sim.now, [b.at_ms for b in sim.bumps],
                     sim.stable_at, scenario.events, notes)
-
-
-def _consumer_event(sim: ConsumerSimulation, scenario: Scenario, event: ScenarioEvent) -> None:
-    kind, name, fields = event.kind, event.subject, event.fields
-    if kind == "add-partitions":
-        sim.add_partitions(name, int(fields["total"]))
-        return
-    client = sim.clients.get(name)
-    if kind == "join":
-        if client is None:
-            config = scenario.clients.get(name, scenario.default_client)
-            client = sim.add_client(name, fields.get("topics") or scenario.group.members[0].topics,
-                                    config.instance_id, config.max_poll_interval_ms)
-        sim.start(client)
-        return
-    assert client is not None
-    if kind == "leave":
-        sim.close(client)
-    elif kind == "crash":
-        sim.crash(client)
-    elif kind == "gc-pause":
-        sim.gc_pause(client, int(fields["duration"]))
-    elif kind == "slow-poll":
-        sim.process(client, int(fields["processing"]) * int(fields["batches"]))
-    elif kind == "subscribe":
-        sim.subscribe(client, fields["topics"])
-    elif kind == "restart":
-        sim.close(client)
-        if not fields["static"]:
-            client.instance_id = None
-        sim.at(event.at_ms + int(fields["down"]), sim.start, client)
 
 
 def _older(scenario: Scenario, protocol: str) -> ProtocolRun:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, replace
 
 from kgroup.assignors.classic_client import ClassicClient
 from kgroup.assignors.classic_simulation import ClassicSimulation
+from kgroup.assignors.consumer_simulation import ConsumerSimulation
 from kgroup.assignors.consumption import Gap
 from kgroup.assignors.model import TopicPartition
 from kgroup.assignors.pathologies import Finding, findings
@@ -45,7 +46,7 @@ def run_scenario(scenario: Scenario) -> ScenarioOutcome:
         for client in list(sim.clients.values()):
             sim.start(client)
     for event in scenario.events:
-        sim.at(event.at_ms, _apply, sim, scenario, event)
+        sim.at(event.at_ms, apply_event, sim, scenario, event)
     sim.run_until(scenario.duration_ms)
     return ScenarioOutcome(scenario, sim, sim.gaps(), tuple(findings(sim)))
 
@@ -58,7 +59,8 @@ def _common_protocol(clients: list[ClassicClient]) -> str:
     return next((name for name in clients[0].config.assignors if name in common), clients[0].config.assignors[0])
 
 
-def _apply(sim: ClassicSimulation, scenario: Scenario, event: ScenarioEvent) -> None:
+def apply_event(sim: ClassicSimulation | ConsumerSimulation, scenario: Scenario, event: ScenarioEvent) -> None:
+    """One user-level event on either protocol's simulation (they share the client-facing methods)."""
     kind, name, fields = event.kind, event.subject, event.fields
     if kind == "add-partitions":
         sim.add_partitions(name, int(fields["total"]))
