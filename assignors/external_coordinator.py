@@ -129,20 +129,20 @@ class ExternalCoordinatorGroup:
         live = set(self.registered)
         if self.state == INITIAL:
             self.target = sticky_balanced(self.partitions, live, {})
-            self._start_phase({tp: None for tp in self.partitions}, self.target)
+            self._start_phase(self.target)
         elif self.state == STABLE:
             self._stable_check(live)
         elif self.state == CLOSING:
             closed = all(tp not in self.consuming.get(owner, set()) or owner not in live
                          for owner, tp in self._pairs(self.to_close))
             if closed:
-                self._start_phase({**self.assignments}, self.target)
+                self._start_phase(self.target)
         elif self.state == STARTING:
             stranded = {c for c in self.to_start if c not in live}
             if stranded:  # a target was isolated: move its partitions among the live consumers
                 current = {tp: (c if c in live else None) for tp, c in self.target.items()}
                 self.target = sticky_balanced(self.partitions, live, current)
-                self._start_phase(dict(self.assignments), self.target)
+                self._start_phase(self.target)
             elif all(tp in self.consuming.get(c, set()) for c, tp in self._pairs(self.to_start)):
                 self.state, self.to_start, self.to_close = STABLE, {}, {}
                 self.stable_at.append(self.now)
@@ -169,9 +169,10 @@ class ExternalCoordinatorGroup:
             self._write_assignments({tp: (None if old is not None and target.get(tp) != old else old)
                                      for tp, old in owners.items()})
         else:
-            self._start_phase(owners, target)
+            self._start_phase(target)
 
-    def _start_phase(self, _current: Mapping[TopicPartition, str | None], target: Mapping[TopicPartition, str]) -> None:
+    def _start_phase(self, target: Mapping[TopicPartition, str]) -> None:
+        """Write the target; toStart is every partition whose written owner changes to its target."""
         previous = self.assignments
         self.to_start = {}
         for tp in self.partitions:

@@ -95,8 +95,7 @@ class LiveAdmin:
         try:
             return future.result(timeout=self.timeout_s)
         except Exception as exc:
-            code = _code(exc)
-            if code in ("_TRANSPORT", "_ALL_BROKERS_DOWN", "_TIMED_OUT") or isinstance(exc, TimeoutError):
+            if _no_broker(exc):
                 raise self._unreachable(exc) from None
             raise RunError(f"{what}: {_reason(exc)}") from None
 
@@ -180,8 +179,7 @@ class LiveAdmin:
         try:
             result = future.result(timeout=self.timeout_s)
         except Exception as exc:
-            code = _code(exc)
-            if code in ("_TRANSPORT", "_ALL_BROKERS_DOWN", "_TIMED_OUT") or isinstance(exc, TimeoutError):
+            if _no_broker(exc):
                 raise self._unreachable(exc) from None
             return {tp: _reason(exc) for tp in offsets}  # the whole request failed: every partition did
         errors = {TopicPartition(tp.topic, tp.partition): tp.error for tp in result.topic_partitions}
@@ -269,6 +267,11 @@ def enum_name(value: Any) -> str:
     if value is None:
         return "unknown"
     return str(getattr(value, "name", value)).lower()
+
+
+def _no_broker(exc: Exception) -> bool:
+    """The request failed because no broker answered, not because a broker refused it."""
+    return _code(exc) in ("_TRANSPORT", "_ALL_BROKERS_DOWN", "_TIMED_OUT") or isinstance(exc, TimeoutError)
 
 
 def _code(exc: Exception) -> str | None:

@@ -46,9 +46,10 @@ def _progress(p: Reconciliation) -> dict[str, Any]:
 
 
 class ConsumerChecker:
-    def __init__(self, name: str, run: ConsumerScenario) -> None:
+    def __init__(self, name: str, run: ConsumerScenario, events: list[Mapping[str, Any]]) -> None:
         self.name = name
         self.run = run
+        self.scenario_events = events
         self.failures: list[str] = []
 
     def mismatch(self, where: str, key: str, kafka: Any, ours: Any) -> None:
@@ -118,8 +119,6 @@ class ConsumerChecker:
             "epoch": fields["epoch"], "previous_epoch": fields["previous_epoch"], "state": fields["state"],
             "assigned": _parts(fields.get("assigned")), "pending_revocation": _parts(fields.get("pending_revocation"))}
 
-    scenario_events: list[Mapping[str, Any]] = []
-
     def check_response(self, where: str, event_id: str, want: Mapping[str, Any]) -> None:
         got = self.run.responses.get(event_id)
         if not isinstance(got, HeartbeatResponse):
@@ -152,8 +151,7 @@ class ConsumerChecker:
 
 def replay(scenario: Mapping[str, Any]) -> list[str]:
     run = ConsumerScenario.from_spec(scenario, DEFAULTS)
-    checker = ConsumerChecker(scenario["name"], run)
-    checker.scenario_events = list(scenario.get("events") or ())
+    checker = ConsumerChecker(scenario["name"], run, list(scenario.get("events") or ()))
     return drive(run, checker, scenario, None)  # type: ignore[arg-type]
 
 
