@@ -89,7 +89,7 @@ def _groups_table(console: Console, summaries: list[dict[str, Any]]) -> None:
 
 @handle_errors
 def describe(
-    group_ids: Annotated[list[str], typer.Argument(help="One or more group ids.", show_default=False, metavar="GROUP...")],
+    group_ids: Annotated[list[str], typer.Argument(help="One or more group ids.", show_default=False, metavar="GROUP")],
     members: Annotated[bool, typer.Option("--members", help="One row per member instead of per partition.")] = False,
     state: Annotated[bool, typer.Option("--state", help="One summary line per group.")] = False,
     verbose: Annotated[bool, typer.Option(
@@ -233,7 +233,7 @@ def _state_table(console: Console, body: dict[str, Any], verbose: bool) -> None:
 
 @handle_errors
 def snapshot(
-    group_ids: Annotated[list[str], typer.Argument(help="One or more group ids.", show_default=False, metavar="GROUP...")],
+    group_ids: Annotated[list[str], typer.Argument(help="One or more group ids.", show_default=False, metavar="GROUP")],
     out: Annotated[Optional[str], typer.Option(
         "--output-file", "-o", help="Write the fixture to FILE (whole or not at all); default: standard output.",
         metavar="FILE")] = None,

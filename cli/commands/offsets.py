@@ -27,7 +27,7 @@ offsets = typer.Typer(name="offsets", help="Change a group's committed offsets (
 @offsets.command("reset")
 @handle_errors
 def reset(
-    group_ids: Annotated[list[str], typer.Argument(help="One or more group ids.", show_default=False, metavar="GROUP...")],
+    group_ids: Annotated[list[str], typer.Argument(help="One or more group ids.", show_default=False, metavar="GROUP")],
     to_earliest: Annotated[bool, typer.Option("--to-earliest", help="To the log start.")] = False,
     to_latest: Annotated[bool, typer.Option("--to-latest", help="To the log end (skip everything).")] = False,
     to_current: Annotated[bool, typer.Option(
