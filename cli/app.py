@@ -8,10 +8,12 @@ from kgroup.cli.commands.assign import assign
 from kgroup.cli.commands.catalog import assignors, fixtures
 from kgroup.cli.commands.check import check
 from kgroup.cli.commands.coordinator import coordinator
+from kgroup.cli.commands.lag import lag
 from kgroup.cli.commands.diff import diff
 from kgroup.cli.commands.live import describe, groups, snapshot
 from kgroup.cli.commands.offsets import offsets
 from kgroup.cli.commands.simulate import simulate
+from kgroup.cli.commands.triage import triage
 
 app = typer.Typer(
     name="kgroup",
@@ -22,9 +24,10 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-for command in (groups, describe, snapshot, simulate, assign, diff, check, coordinator, assignors, fixtures):
+for command in (groups, describe, triage, snapshot, simulate, assign, diff, check, coordinator, assignors, fixtures):
     app.command()(command)
 app.add_typer(offsets)
+app.add_typer(lag)
 
 
 def main() -> None:

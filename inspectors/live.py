@@ -91,6 +91,9 @@ class LiveAdmin:
                 raise self._unreachable(exc) from None
         return self._metadata
 
+    def forget_metadata(self) -> None:
+        self._metadata = None
+
     def _result(self, future: Any, what: str) -> Any:
         try:
             return future.result(timeout=self.timeout_s)

@@ -40,3 +40,22 @@ def duration_ms(text: str, option: str = "--by-duration") -> int:
 def ago_ms(duration: str) -> int:
     """The wall-clock time `duration` ago, in epoch ms (ConsumerGroupCommand: now minus the duration)."""
     return int(time.time() * 1000) - duration_ms(duration)
+
+
+_SPAN = re.compile(r"(\d+)(ms|s|m|h|d)")
+_UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
+
+
+def span_ms(text: str, option: str) -> int:
+    """A positive span such as 30s, 5m, 1h, 2d, 1h30m (or ISO-8601 PT30S), in milliseconds."""
+    cleaned = text.strip().lower()
+    if cleaned.startswith(("p", "+p")):
+        total = duration_ms(text, option)
+    else:
+        parts = _SPAN.findall(cleaned)
+        if not parts or "".join(n + u for n, u in parts) != cleaned:
+            raise InputError(f"{text!r}: expected a span such as 30s, 5m, 1h or 1h30m", field=option)
+        total = sum(int(n) * _UNIT_MS[u] for n, u in parts)
+    if total <= 0:
+        raise InputError(f"{text!r}: must be more than zero", field=option)
+    return total

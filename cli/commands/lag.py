@@ -1,0 +1,221 @@
+"""`kgroup lag record` and `kgroup lag analyze`: an offset history on disk, and its analysis on Spark."""
+
+from __future__ import annotations
+
+import sys
+import time
+from contextlib import contextmanager
+from typing import Annotated, Any, Iterator, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
+
+from kgroup.assignors.lag_samples import READ_COMMITTED, READ_UNCOMMITTED
+from kgroup.cli.errors import handle_errors
+from kgroup.cli.lag_render import chart_html, method_legend, partition_table, report_body, rollup_body, rollup_table
+from kgroup.cli.options import BootstrapOpt, CommandConfigOpt, OutputOpt, ProfileOpt, TimeoutOpt, connect
+from kgroup.cli.output import OutputFormat, document, emit, stderr_console, warn
+from kgroup.inspectors.errors import InputError
+from kgroup.inspectors.files import write_atomically
+from kgroup.inspectors.reset_times import datetime_ms, span_ms
+
+lag = typer.Typer(name="lag", help="Offset history: record it from a cluster, analyze it on Spark.",
+                  no_args_is_help=True)
+
+GroupsOpt = Annotated[Optional[list[str]], typer.Option("--group", "-g", help="Only this group (repeatable).",
+                                                        show_default=False)]
+RegexOpt = Annotated[Optional[str], typer.Option("--regex", "-r", help="Only groups whose id matches.",
+                                                 show_default=False)]
+
+
+def isolation_of(value: str) -> str:
+    if value not in (READ_UNCOMMITTED, READ_COMMITTED):
+        raise InputError(f"{value!r}: expected read_uncommitted or read_committed", field="--isolation")
+    return value
+
+
+def _time(text: str | None, option: str) -> tuple[int | None, int | None]:
+    """An ISO date-time (absolute), or a span such as 30m (counted back from --until or the newest sample)."""
+    if text is None:
+        return None, None
+    if "T" in text and text[0].isdigit():
+        return datetime_ms(text, option), None
+    return None, span_ms(text, option)
+
+
+@contextmanager
+def spark_progress(enabled: bool) -> Iterator[Any]:
+    """A transient bar on stderr following the Spark job's tasks; nothing when stderr is not a terminal."""
+    console = stderr_console()
+    if not enabled or not console.is_terminal:
+        yield None
+        return
+    with Progress(TextColumn("spark"), BarColumn(), TaskProgressColumn(), TextColumn("{task.fields[tasks]}"),
+                  TimeElapsedColumn(), console=console, transient=True) as bar:
+        task = bar.add_task("spark", total=None, tasks="")
+
+        def report(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=max(total, 1), tasks=f"{done}/{total} tasks")
+
+        yield report
+
+
+@lag.command("analyze")
+@handle_errors
+def analyze(
+    dataset: Annotated[str, typer.Argument(help="The offset history folder (`kgroup lag record --out`).",
+                                           metavar="DATASET", show_default=False)],
+    spark: Annotated[str, typer.Option("--spark", help="local[*] (embedded, loopback, no UI), local[N], or a "
+                                       "Spark Connect URL sc://HOST:PORT.")] = "local[*]",
+    groups: GroupsOpt = None,
+    regex: RegexOpt = None,
+    since: Annotated[Optional[str], typer.Option("--since", help="Start of the history: an ISO date-time, or a "
+                                                 "span back from --until such as 30m.", show_default=False)] = None,
+    until: Annotated[Optional[str], typer.Option("--until", help="Evaluate as of this ISO date-time (default: the "
+                                                 "newest sample).", show_default=False)] = None,
+    window: Annotated[int, typer.Option("--window", help="Commits per partition Burrow's rules look at "
+                                        "(Burrow's intervals).", min=1)] = 10,
+    allowed_lag: Annotated[int, typer.Option("--allowed-lag", help="Lag at or below this counts as caught up "
+                                             "(Burrow's allowed-lag).", min=0)] = 0,
+    isolation: Annotated[str, typer.Option("--isolation", help="read_uncommitted: lag to the high watermark; "
+                                           "read_committed: to the last stable offset.")] = READ_UNCOMMITTED,
+    bucket: Annotated[str, typer.Option("--bucket", help="Time bucket of the history (chart, JSON).")] = "1m",
+    top: Annotated[int, typer.Option("--top", help="Partitions shown in the table, worst first (0: all).",
+                                     min=0)] = 20,
+    out: Annotated[Optional[str], typer.Option("--out", help="Write the per-partition result as Parquet.",
+                                               show_default=False)] = None,
+    chart: Annotated[Optional[str], typer.Option("--chart", help="Write an HTML chart of lag and time lag over "
+                                                 "time for the worst groups.", show_default=False)] = None,
+    timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait for a Spark Connect server.",
+                                           min=0.1)] = 10.0,
+    output: OutputOpt = OutputFormat.table,
+) -> None:
+    """Analyze an offset history on Spark: lag, time lag, Burrow-style status, rollups, trend and ETA.
+
+    Exit codes: 0 done (whatever the statuses), 2 bad input (a flag, a data set with a wrong or missing
+    column, an unreadable file, PySpark or java missing), 4 Spark Connect did not answer, 1 the Spark job failed.
+
+    Examples:
+
+      kgroup lag analyze ./history
+
+      kgroup lag analyze ./history --spark sc://127.0.0.1:15002 -r '^payments-' --since 30m -o json
+
+      kgroup lag analyze ./history --out result.parquet --chart lag.html
+    """
+    from kgroup.inspectors.lag_analysis import Selection, run, with_bounds, write_parquet
+
+    since_at, since_span = _time(since, "--since")
+    until_at, until_span = _time(until, "--until")
+    if until_span is not None:
+        raise InputError(f"{until!r}: expected an ISO date-time such as 2026-11-21T08:00:00", field="--until")
+    knobs = {"window": window, "allowed_lag": allowed_lag, "isolation": isolation_of(isolation),
+             "bucket_ms": span_ms(bucket, "--bucket")}
+    with spark_progress(True) as report:
+        result = run(dataset, spark, lambda newest: with_bounds(newest, since_at, until_at, since_span, **knobs),
+                     Selection(tuple(groups or ()), regex), report, timeout)
+    group_rows = [r for r in result.rollups if r.level == "group"]
+    worst_groups = [r.group for r in group_rows[:5]]
+    if out:
+        write_parquet(out, result)
+    if chart:
+        write_atomically(chart, chart_html(result.history, worst_groups, f"kgroup lag analyze {dataset}"),
+                         field="--chart")
+    q = result.query
+    doc = document("lag-analysis", {
+        "dataset": dataset, "as_of": q.as_of, "since": q.since, "window": q.window, "allowed_lag": q.allowed_lag,
+        "isolation": q.isolation, "bucket_ms": q.bucket_ms,
+        "groups": [rollup_body(r) for r in group_rows],
+        "topics": [rollup_body(r) for r in result.rollups if r.level == "topic"],
+        "members": [rollup_body(r) for r in result.rollups if r.level == "member"],
+        "partitions": [report_body(r) for r in result.partitions],
+        "history": [{"cluster": h.cluster, "group": h.group, "bucket_ts": h.bucket_ts, "max_lag": h.max_lag,
+                     "max_time_lag_ms": h.max_time_lag_ms} for h in result.history]})
+
+    def table(console: Console) -> None:
+        if not result.partitions:
+            console.print("no partitions in the selected history")
+            return
+        rollup_table(console, group_rows, "group", "Groups, worst first")
+        console.print()
+        members = [r for r in result.rollups if r.level == "member"][:10]
+        rollup_table(console, members, "member", "Members, worst first")
+        console.print()
+        shown = result.partitions if top == 0 else result.partitions[:top]
+        partition_table(console, shown, f"Partitions, worst first ({len(shown)} of {len(result.partitions)})")
+        method_legend(console)
+
+    emit(doc, output, table)
+    if out or chart:
+        warn(" ".join(f"wrote {path}" for path in (out, chart) if path))
+    sys.stdout.flush()
+
+
+@lag.command("record")
+@handle_errors
+def record(
+    out: Annotated[str, typer.Option("--out", help="The data set folder (created, or appended to).",
+                                     show_default=False)],
+    groups: GroupsOpt = None,
+    regex: RegexOpt = None,
+    interval: Annotated[str, typer.Option("--interval", help="Time between polls, e.g. 30s.")] = "30s",
+    duration: Annotated[Optional[str], typer.Option("--duration", help="Stop after this long, e.g. 1h.",
+                                                    show_default=False)] = None,
+    count: Annotated[Optional[int], typer.Option("--count", help="Stop after N polls.", min=1,
+                                                 show_default=False)] = None,
+    bootstrap_server: BootstrapOpt = None,
+    command_config: CommandConfigOpt = None,
+    profile: ProfileOpt = None,
+    timeout: TimeoutOpt = 10.0,
+) -> None:
+    """Poll the cluster and append offset-history samples (Parquet, by date) until --duration or --count.
+
+    Ctrl-C stops it; every poll already written is complete, and no partial file is visible to readers.
+
+    Examples:
+
+      kgroup lag record -b localhost:9092 -r '^payments-' --interval 30s --duration 1h --out ./history
+
+      kgroup lag record -b localhost:9092 --group orders --interval 5s --count 12 --out ./history
+    """
+    from kgroup.inspectors import lag_dataset
+    from kgroup.inspectors.lag_sampler import GroupChooser, Sampler
+
+    every = span_ms(interval, "--interval")
+    limit_ms = span_ms(duration, "--duration") if duration else None
+    if limit_ms is None and count is None:
+        raise InputError("say when to stop: --duration (e.g. 1h) or --count N", field="--duration")
+    chooser = GroupChooser(tuple(groups or ()), regex)
+    lag_dataset.pyarrow()
+    admin = connect(bootstrap_server, command_config, profile, timeout)
+    admin.metadata()  # reachability, before the data set is created
+    lag_dataset.create(out)
+    sampler = Sampler(admin, chooser)
+    polls = rows = 0
+    started = time.monotonic()
+    console = stderr_console()
+    try:
+        with Progress(TextColumn("recording"), BarColumn(), TextColumn("{task.completed} polls"),
+                      TextColumn("{task.fields[rows]} rows"), TextColumn("{task.fields[last]}"),
+                      TimeElapsedColumn(), console=console, transient=False,
+                      disable=not console.is_terminal) as bar:
+            total = count if count is not None else max(1, limit_ms // every + 1)  # type: ignore[operator]
+            task = bar.add_task("record", total=total, rows=0, last="")
+            while True:
+                commits, logs = sampler.poll()
+                lag_dataset.append(out, commits, logs)
+                polls += 1
+                rows += len(commits) + len(logs)
+                groups_seen = len({c.group for c in commits})
+                bar.update(task, completed=polls, rows=rows, last=f"{groups_seen} groups, {len(commits)} partitions")
+                if count is not None and polls >= count:
+                    break
+                next_at = started + polls * every / 1000
+                if limit_ms is not None and (next_at - started) * 1000 > limit_ms:
+                    break
+                time.sleep(max(0.0, next_at - time.monotonic()))
+    except KeyboardInterrupt:
+        warn(f"interrupted: {polls} polls, {rows} rows in {out} (every poll written is complete)")
+        return
+    warn(f"recorded {polls} polls, {rows} rows in {out}")

@@ -1,0 +1,90 @@
+"""`lag analyze` end to end: open Spark, read the data set, run the pipeline, write the result files."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+from kgroup.assignors.lag_history import HistoryPoint, PartitionReport
+from kgroup.assignors.lag_rollup import Rollup
+from kgroup.assignors.lag_samples import LagQuery
+from kgroup.inspectors import lag_spark
+from kgroup.inspectors.errors import InputError, NotReachableError, RunError
+from kgroup.inspectors.lag_dataset import COMMITS, check_marker, pyarrow, table_files
+from kgroup.inspectors.spark_session import Progress, following, spark_failure, spark_session
+
+
+@dataclass(frozen=True)
+class Analysis:
+    query: LagQuery
+    partitions: list[PartitionReport]
+    rollups: list[Rollup]
+    history: list[HistoryPoint]
+
+
+@dataclass(frozen=True)
+class Selection:
+    groups: tuple[str, ...] = ()
+    regex: str | None = None
+
+    def check(self) -> None:
+        if self.regex is not None:
+            try:
+                re.compile(self.regex)
+            except re.error as exc:
+                raise InputError(f"{self.regex!r}: not a regular expression ({exc})", field="--regex") from None
+
+
+def run(path: str, spark_url: str, query: Callable[[int], LagQuery], selection: Selection,
+        progress: Progress | None = None, timeout_s: float = 10.0) -> Analysis:
+    """`query(newest)` builds the question once the newest sample time is known."""
+    selection.check()
+    check_marker(path)
+    if "://" not in path and not table_files(path, COMMITS):
+        raise InputError(f"{path!r}: the data set has no commit samples yet", field="DATASET")
+    with spark_session(spark_url, timeout_s) as spark:
+        try:
+            with following(spark, progress):
+                commits, logs = lag_spark.read_tables(spark, path)
+                if selection.groups:
+                    commits = commits.where(commits["group"].isin(list(selection.groups)))
+                if selection.regex:
+                    commits = commits.where(commits["group"].rlike(selection.regex))
+                newest = lag_spark.newest_time(commits, logs)
+                if newest is None:
+                    raise InputError(f"{path!r}: no samples for the selected groups", field="DATASET")
+                asked = query(newest)
+                partitions, rollups, history = lag_spark.analyze(commits, logs, asked)
+        except (InputError, NotReachableError, RunError):
+            raise
+        except Exception as exc:
+            if type(exc).__module__.startswith(("pyspark", "py4j", "grpc")):
+                raise spark_failure(exc) from None
+            raise
+    return Analysis(asked, partitions, rollups, history)
+
+
+def write_parquet(path: str, analysis: Analysis) -> None:
+    """The per-partition result as one Parquet file, renamed into place when complete."""
+    pa = pyarrow()
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise InputError(f"{path!r}: the folder {folder} does not exist", field="--out")
+    rows = [asdict(r) for r in analysis.partitions]
+    columns = list(PartitionReport.__dataclass_fields__)
+    table = pa.table({c: [r[c] for r in rows] for c in columns}) if rows else pa.table({c: [] for c in columns})
+    temporary = os.path.join(folder, f".{os.path.basename(path)}.tmp")
+    try:
+        pa.parquet.write_table(table, temporary)
+        os.replace(temporary, path)
+    except OSError as exc:
+        raise InputError(f"{path!r}: cannot write it: {exc.strerror}", field="--out") from None
+
+
+def with_bounds(newest: int, since: int | None, until: int | None, since_span: int | None, **knobs: Any) -> LagQuery:
+    as_of = until if until is not None else newest
+    start = since if since is not None else (as_of - since_span if since_span is not None else None)
+    return replace(LagQuery(as_of=as_of), since=start, **knobs)

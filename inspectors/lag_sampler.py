@@ -1,0 +1,96 @@
+"""One poll of a cluster as offset-history samples (lag.md §7): what `lag record` appends and `triage` reads.
+
+Kafka's OffsetFetch does not return when a commit was made, so a polled history dates a commit by the
+first poll that saw its offset; an offset seen again keeps that first time. That is what lets Burrow's
+STOP rule see a consumer that stopped committing (lag_samples.CommitSample.commit_ts).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+
+from kgroup.assignors.lag_samples import CommitSample, LogSample
+from kgroup.assignors.model import TopicPartition
+from kgroup.inspectors.errors import InputError, NotFoundError
+from kgroup.inspectors.live import READ_COMMITTED, READ_UNCOMMITTED, LiveAdmin, read_groups
+
+
+@dataclass
+class GroupChooser:
+    """--group (exact, must exist) and -r (regex over the listed groups, re-read at every poll)."""
+
+    groups: tuple[str, ...] = ()
+    regex: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.groups and self.regex is None:
+            raise InputError("name the groups: --group G (repeatable) or -r REGEX", field="--group")
+        try:
+            self._pattern = re.compile(self.regex) if self.regex is not None else None
+        except re.error as exc:
+            raise InputError(f"{self.regex!r}: not a regular expression ({exc})", field="--regex") from None
+
+    def choose(self, admin: LiveAdmin) -> list[str]:
+        chosen = list(self.groups)
+        if self._pattern is not None:
+            chosen += [g.group_id for g in admin.list_groups() if self._pattern.search(g.group_id)
+                       and g.group_id not in chosen]
+        return chosen
+
+
+@dataclass
+class Sampler:
+    admin: LiveAdmin
+    chooser: GroupChooser
+    first_seen: dict[tuple[str, str, int], tuple[int, int]] = field(default_factory=dict)  # -> (offset, ts)
+    cluster: str | None = None
+
+    def poll(self, now_ms: int | None = None) -> tuple[list[CommitSample], list[LogSample]]:
+        """Commits and log bounds of the chosen groups' partitions, stamped with one observation time."""
+        group_ids = self.chooser.choose(self.admin)
+        if not group_ids:
+            return [], []
+        if self.cluster is None:
+            metadata = self.admin.metadata()
+            self.cluster = getattr(metadata, "cluster_id", None) or self.admin.settings.bootstrap_servers
+        else:
+            self.admin.forget_metadata()  # topics created during a long recording
+        now = int(time.time() * 1000) if now_ms is None else now_ms
+        try:
+            read = read_groups(self.admin, group_ids, READ_UNCOMMITTED)
+        except NotFoundError:
+            if self.chooser.regex is None:
+                raise
+            return [], []  # a group matched by -r went away between the listing and the describe
+        commits, partitions = [], set()
+        for live in read.groups:
+            group = live.group
+            owner = {tp: m for m in group.members for tp in group.assignment.partitions_of(m.member_id)}
+            for offsets in group.offsets:
+                tp, member = offsets.tp, owner.get(offsets.tp)
+                partitions.add(tp)
+                commits.append(CommitSample(
+                    self.cluster, group.group_id, tp.topic, tp.partition, offsets.committed,
+                    self._commit_time(group.group_id, tp, offsets.committed, now),
+                    member.member_id if member else None, member.client_id if member else None,
+                    member.host if member else None, group.generation, now))
+        known = {t.name for t in read.cluster.topics}
+        wanted = sorted(tp for tp in partitions if tp.topic in known)
+        ends = self.admin.log_bounds(wanted, READ_UNCOMMITTED)
+        stable = self.admin.log_bounds(wanted, READ_COMMITTED)
+        logs = [LogSample(self.cluster, tp.topic, tp.partition, start, end,
+                          stable[tp][1] if tp in stable else None, now) for tp, (start, end) in ends.items()]
+        return commits, logs
+
+    def _commit_time(self, group: str, tp: TopicPartition, offset: int | None, now: int) -> int:
+        key = (group, tp.topic, tp.partition)
+        seen = self.first_seen.get(key)
+        if offset is None:
+            self.first_seen.pop(key, None)
+            return now
+        if seen is None or seen[0] != offset:
+            self.first_seen[key] = (offset, now)
+            return now
+        return seen[1]

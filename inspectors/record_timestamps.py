@@ -1,0 +1,44 @@
+"""Exact time lag for a few partitions: the timestamp of the record at the committed offset (lag.md §3.4).
+
+klag-exporter's "timestamp sampling": one fetch per partition with a consumer that joins no group and
+commits nothing. A read_committed consumer fetches only up to the last stable offset.
+"""
+
+from __future__ import annotations
+
+import time
+
+from kgroup.assignors.model import TopicPartition
+from kgroup.inspectors.connection import ConnectionSettings
+from kgroup.inspectors.live import READ_COMMITTED
+
+
+def record_timestamps(settings: ConnectionSettings, wanted: dict[TopicPartition, int], isolation: str,
+                      timeout_s: float) -> dict[TopicPartition, int]:
+    """Per partition, the timestamp (ms) of the record at the offset; absent where none was read in time."""
+    if not wanted:
+        return {}
+    from confluent_kafka import Consumer
+    from confluent_kafka import TopicPartition as KafkaTopicPartition
+
+    consumer = Consumer({**settings.client_config(), "group.id": "kgroup-triage-peek",  # never joins or commits
+                         "enable.auto.commit": False, "enable.partition.eof": False,
+                         "isolation.level": "read_committed" if isolation == READ_COMMITTED else "read_uncommitted",
+                         "fetch.max.bytes": 1_048_576})
+    found: dict[TopicPartition, int] = {}
+    try:
+        consumer.assign([KafkaTopicPartition(tp.topic, tp.partition, offset) for tp, offset in wanted.items()])
+        deadline = time.monotonic() + timeout_s
+        while len(found) < len(wanted) and time.monotonic() < deadline:
+            message = consumer.poll(0.2)
+            if message is None or message.error():
+                continue
+            tp = TopicPartition(message.topic(), message.partition())
+            if tp in wanted and tp not in found and message.offset() >= wanted[tp]:
+                kind, ts = message.timestamp()
+                if kind != 0 and ts >= 0:  # TIMESTAMP_NOT_AVAILABLE is 0
+                    found[tp] = ts
+                consumer.pause([KafkaTopicPartition(tp.topic, tp.partition)])
+    finally:
+        consumer.close()
+    return found

@@ -1,0 +1,137 @@
+"""A Spark session for `lag analyze`: embedded `local[*]` on loopback by default, or Spark Connect.
+
+pyspark is imported here only, on first use. What goes wrong before any data moves (no pyspark, no java,
+nothing listening at the Connect address) is one line and a documented exit code, not a JVM stack trace.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+from urllib.parse import urlparse
+
+from kgroup.inspectors.errors import InputError, NotReachableError, RunError
+
+Progress = Callable[[int, int], None]  # (tasks done, tasks known) of the running Spark job
+EXTRA = "pip install 'kgroup[spark]'"
+
+
+def _pyspark() -> Any:
+    try:
+        import pyspark
+    except ImportError:
+        raise InputError(f"lag analyze runs on Spark, and PySpark is not installed: {EXTRA}") from None
+    return pyspark
+
+
+@contextmanager
+def spark_session(url: str, timeout_s: float = 10.0) -> Iterator[Any]:
+    """`local[*]`, `local[N]` or `sc://host:port`; stopped on the way out."""
+    _pyspark()
+    from pyspark.sql import SparkSession
+
+    if url.startswith("sc://"):
+        _check_listening(url, timeout_s)
+        spark = SparkSession.builder.remote(url).getOrCreate()
+    elif url.startswith("local"):
+        if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
+            raise InputError("Spark local needs Java 17 or later: `java` is not on PATH and JAVA_HOME is not set "
+                             "(or use --spark sc://HOST:PORT)", field="--spark")
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # else Spark warns that the hostname is loopback
+        with _jvm_stderr_to_log():
+            spark = (SparkSession.builder.master(url).appName("kgroup lag analyze")
+                     .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+                     .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
+                     .config("spark.sql.shuffle.partitions", "8").getOrCreate())
+        spark.sparkContext.setLogLevel("ERROR")
+    else:
+        raise InputError(f"{url!r}: expected local[*], local[N] or sc://HOST:PORT", field="--spark")
+    try:
+        yield spark
+    finally:
+        spark.stop()
+
+
+@contextmanager
+def _jvm_stderr_to_log() -> Iterator[None]:
+    """The JVM inherits file descriptor 2 when it starts: point it at a log file for that moment, so its
+    start-up chatter (log4j, native-library warnings) stays out of the terminal; failures still reach kgroup
+    as exceptions."""
+    import tempfile
+
+    log = os.path.join(tempfile.gettempdir(), f"kgroup-spark-{os.getuid()}.log")
+    saved = os.dup(2)
+    try:
+        with open(log, "ab") as sink:
+            os.dup2(sink.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def _check_listening(url: str, timeout_s: float) -> None:
+    """The Connect client retries for minutes when nobody listens; one TCP connect answers in the timeout."""
+    parsed = urlparse(url.replace("sc://", "http://", 1))
+    host, port = parsed.hostname or "", parsed.port or 15002
+    try:
+        with socket.create_connection((host, port), timeout=timeout_s):
+            pass
+    except OSError as exc:
+        raise NotReachableError(f"Spark Connect at {host}:{port} did not answer within {timeout_s:g} s: "
+                                f"{exc.strerror or exc}") from None
+
+
+@contextmanager
+def following(spark: Any, report: Progress | None) -> Iterator[None]:
+    """Call `report` as the session's jobs progress: Connect's progress handler, or the local status tracker."""
+    if report is None:
+        yield
+        return
+    if _is_connect(spark):
+        def handler(stages: Any, inflight_tasks: int, operation_id: Any, done: bool) -> None:
+            report(sum(s.num_completed_tasks for s in stages), sum(s.num_tasks for s in stages))
+
+        spark.registerProgressHandler(handler)
+        try:
+            yield
+        finally:
+            spark.removeProgressHandler(handler)
+        return
+    stop = threading.Event()
+    tracker = spark.sparkContext.statusTracker()
+
+    def poll() -> None:
+        while not stop.wait(0.2):
+            stages = [tracker.getStageInfo(s) for s in tracker.getActiveStageIds()]
+            stages = [s for s in stages if s is not None]
+            if stages:
+                report(sum(s.numCompletedTasks for s in stages), sum(s.numTasks for s in stages))
+
+    thread = threading.Thread(target=poll, name="kgroup-spark-progress", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
+def _is_connect(spark: Any) -> bool:
+    return type(spark).__module__.startswith("pyspark.sql.connect")
+
+
+def spark_failure(exc: Exception) -> Exception:
+    """A failed Spark job as kgroup's error: a file Spark could not read is bad input; the rest failed."""
+    text = str(exc)
+    for marker in ("FAILED_READ_FILE", "CANNOT_READ_FILE_FOOTER", "not a Parquet file"):
+        if marker in text:
+            path = next((w.strip(".,'\"") for w in text.split() if w.startswith(("file:", "/"))), "a data set file")
+            return InputError(f"cannot read it as Parquet ({marker})", source=path)
+    first = next((line.strip() for line in text.splitlines() if line.strip()), type(exc).__name__)
+    return RunError(f"the Spark job failed: {first[:300]}")

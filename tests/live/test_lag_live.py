@@ -1,0 +1,107 @@
+"""`kgroup triage` and `kgroup lag record` on a real broker with real producers and consumers: a consumer
+that stops while the producer goes on is STOP, with a time lag that grows."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from confluent_kafka import Producer
+from confluent_kafka import TopicPartition as KafkaTopicPartition
+
+from kgroup.inspectors.lag_dataset import COMMITS, LOG_OFFSETS, read_samples, table_files
+from tests.cli.helpers import run
+from tests.live.traffic import joined_consumer, topic_with_records
+
+
+def _consume_commit_and_stop(broker: str, group: str, topic: str, partitions: int = 1) -> None:
+    """A real consumer reads what is there, commits it, then stops (closed: it never polls again)."""
+    consumer = joined_consumer(broker, group, topic)
+    try:
+        wanted = [KafkaTopicPartition(topic, p) for p in range(partitions)]
+        deadline = time.monotonic() + 15
+        ends = [consumer.get_watermark_offsets(tp, timeout=5)[1] for tp in wanted]
+        while time.monotonic() < deadline:
+            if [tp.offset for tp in consumer.position(wanted)] == ends:
+                break
+            consumer.poll(0.2)
+        assert [tp.offset for tp in consumer.position(wanted)] == ends, "the consumer did not read to the end"
+        consumer.commit(asynchronous=False)
+    finally:
+        consumer.close()
+
+
+def test_triage_flags_a_stopped_consumer(broker: str, names: tuple[str, str]) -> None:
+    topic, group = names
+    topic_with_records(broker, topic, [10])
+    _consume_commit_and_stop(broker, group, topic)
+    stop = threading.Event()
+    threading.Thread(target=_produce_until, args=(broker, topic, stop), daemon=True).start()
+    try:
+        time.sleep(1)
+        first = run("triage", "-b", broker, "--group", group, "--samples", "2", "--interval", "2s", "-o", "json")
+        time.sleep(2)
+        second = run("triage", "-b", broker, "--group", group, "--samples", "2", "--interval", "2s", "-o", "json")
+    finally:
+        stop.set()
+    assert first.exit_code == 3, first.output
+    assert second.exit_code == 3, second.output
+    (p1,), (p2,) = json.loads(first.stdout)["partitions"], json.loads(second.stdout)["partitions"]
+    assert (p1["topic"], p1["partition"], p1["status"]) == (topic, 0, "STOP")
+    assert p2["status"] == "STOP" and p2["committed_offset"] == p1["committed_offset"] == 10
+    # the record at offset 10 was read for its timestamp, both times
+    assert p1["time_lag_method"] == p2["time_lag_method"] == "exact"
+    assert p2["lag"] > p1["lag"] > 0 and p2["time_lag_ms"] > p1["time_lag_ms"] > 0
+    assert json.loads(first.stdout)["groups"][0]["members"] == 0  # it stopped: no active members
+
+
+def test_triage_is_ok_for_a_caught_up_group_and_says_so_with_exit_0(broker: str, names: tuple[str, str]) -> None:
+    topic, group = names
+    topic_with_records(broker, topic, [10])
+    _consume_commit_and_stop(broker, group, topic)
+    result = run("triage", "-b", broker, "--group", group, "--samples", "2", "--interval", "1s")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[1].split()[:2] == ["GROUP", "STATUS"]
+    assert f"{group}  OK" in result.stdout.replace("   ", "  ")
+
+
+def _produce_until(broker: str, topic: str, stop: threading.Event) -> None:
+    producer = Producer({"bootstrap.servers": broker, "batch.num.messages": 1, "linger.ms": 0})
+    while not stop.is_set():
+        producer.produce(topic, value=b"y", partition=0)
+        producer.poll(0)
+        stop.wait(0.05)
+    producer.flush(10)
+
+
+def test_lag_record_appends_complete_samples(broker: str, names: tuple[str, str], tmp_path: Path) -> None:
+    topic, group = names
+    topic_with_records(broker, topic, [10, 4])
+    _consume_commit_and_stop(broker, group, topic, partitions=2)
+    out = tmp_path / "history"
+
+    result = run("lag", "record", "-b", broker, "--group", group, "--interval", "1s", "--count", "3",
+                 "--out", str(out))
+
+    assert result.exit_code == 0, result.output
+    assert "recorded 3 polls" in result.stderr
+    assert len(table_files(str(out), COMMITS)) == 3 and len(table_files(str(out), LOG_OFFSETS)) == 3
+    commits, logs = read_samples(str(out))
+    assert {(c.topic, c.partition, c.committed_offset) for c in commits} == {(topic, 0, 10), (topic, 1, 4)}
+    # an unchanged offset keeps the time it was first seen: what lets STOP be seen in a polled history
+    assert len({c.commit_ts for c in commits}) == 1 and len({c.observed_ts for c in commits}) == 3
+    assert {(s.topic, s.partition, s.high_watermark) for s in logs} == {(topic, 0, 10), (topic, 1, 4)}
+    assert not list(out.rglob(".*.tmp"))
+
+
+def test_lag_record_needs_a_stop_condition_and_a_reachable_broker(tmp_path: Path) -> None:
+    out = tmp_path / "h"
+    missing = run("lag", "record", "-b", "127.0.0.1:1", "--group", "g", "--out", str(out))
+    assert missing.exit_code == 2 and "--duration" in missing.stderr
+    gone = run("lag", "record", "-b", "127.0.0.1:1", "--group", "g", "--count", "1", "--out", str(out),
+               "--timeout", "2")
+    assert gone.exit_code == 4, gone.output
+    assert not out.exists()  # nothing created for a broker that never answered
