@@ -6,6 +6,7 @@ nothing listening at the Connect address) is one line and a documented exit code
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import socket
@@ -33,18 +34,25 @@ def _pyspark() -> Any:
 def spark_session(url: str, timeout_s: float = 10.0) -> Iterator[Any]:
     """`local[*]`, `local[N]` or `sc://host:port`; stopped on the way out."""
     _pyspark()
+    from pyspark.logger import PySparkLogger
     from pyspark.sql import SparkSession
 
+    # PySpark logs a failed query's context to stderr on its own; kgroup reports the failure in one line
+    PySparkLogger.getLogger("SQLQueryContextLogger").setLevel(logging.CRITICAL + 1)
+
+    # PySpark marks the process as Connect-only in the environment and never unmarks it; a later local
+    # session in the same process (tests, notebooks) would then refuse to start
+    saved = {k: os.environ.get(k) for k in ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE")}
     if url.startswith("sc://"):
         _check_listening(url, timeout_s)
-        spark = SparkSession.builder.remote(url).getOrCreate()
+        spark = SparkSession.Builder().remote(url).getOrCreate()
     elif url.startswith("local"):
         if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
             raise InputError("Spark local needs Java 17 or later: `java` is not on PATH and JAVA_HOME is not set "
                              "(or use --spark sc://HOST:PORT)", field="--spark")
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # else Spark warns that the hostname is loopback
         with _jvm_stderr_to_log():
-            spark = (SparkSession.builder.master(url).appName("kgroup lag analyze")
+            spark = (SparkSession.Builder().master(url).appName("kgroup lag analyze")
                      .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
                      .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
                      .config("spark.sql.shuffle.partitions", "8").getOrCreate())
@@ -55,6 +63,11 @@ def spark_session(url: str, timeout_s: float = 10.0) -> Iterator[Any]:
         yield spark
     finally:
         spark.stop()
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
 @contextmanager

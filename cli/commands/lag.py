@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from contextlib import contextmanager
@@ -112,6 +113,10 @@ def analyze(
         raise InputError(f"{until!r}: expected an ISO date-time such as 2026-11-21T08:00:00", field="--until")
     knobs = {"window": window, "allowed_lag": allowed_lag, "isolation": isolation_of(isolation),
              "bucket_ms": span_ms(bucket, "--bucket")}
+    for path, option in ((out, "--out"), (chart, "--chart")):
+        if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+            raise InputError(f"{path!r}: the folder {os.path.dirname(os.path.abspath(path))} does not exist",
+                             field=option)
     with spark_progress(True) as report:
         result = run(dataset, spark, lambda newest: with_bounds(newest, since_at, until_at, since_span, **knobs),
                      Selection(tuple(groups or ()), regex), report, timeout)
