@@ -19,6 +19,8 @@ _METHOD_MARK = {"interpolated": "~", "lower-bound": ">=", "exact": "", "caught-u
 def duration(ms: float | None) -> str:
     if ms is None:
         return "-"
+    if ms == 0:
+        return "0s"
     seconds = int(ms // 1000)
     if seconds < 60:
         return f"{ms / 1000:.1f}s" if ms < 10_000 else f"{seconds}s"
@@ -78,8 +80,7 @@ def partition_table(console: Console, rows: list[PartitionReport], title: str) -
 
 
 def method_legend(console: Console) -> None:
-    console.print("TIME-LAG: ~ interpolated, >= lower bound (older than the history), plain: exact or caught up",
-                  markup=False)
+    console.print("TIME-LAG: ~ interpolated, >= lower bound, plain: exact or caught up", markup=False)
 
 
 def report_body(r: PartitionReport) -> dict[str, Any]:

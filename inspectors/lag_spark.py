@@ -61,10 +61,24 @@ def analyze(commits: Any, logs: Any, query: LagQuery) -> tuple[list[PartitionRep
 
     tp = ["cluster", "topic", "partition"]
     gtp = ["cluster", "group", "topic", "partition"]
+    # both tables feed several branches of the plan: read the Parquet once
+    commits, logs = covered(commits, "observed_ts").cache(), covered(logs, "ts").cache()
+    try:
+        return _analyze(commits, logs, query, tp, gtp)
+    finally:
+        commits.unpersist()
+        logs.unpersist()
+
+
+def _analyze(commits: Any, logs: Any, query: LagQuery, tp: list[str], gtp: list[str]
+             ) -> tuple[list[PartitionReport], list[Rollup], list[HistoryPoint]]:
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
     end = F.coalesce("last_stable_offset", "high_watermark") if query.isolation == READ_COMMITTED \
         else F.col("high_watermark")
     # one log sample per time (the highest end on a tie), as the reference does
-    logs = (covered(logs, "ts").withColumn("end", end)
+    logs = (logs.withColumn("end", end)
             .withColumn("_n", F.row_number().over(Window.partitionBy(*tp, "ts").orderBy(F.desc("high_watermark"))))
             .where("_n = 1").drop("_n"))
     by_time = Window.partitionBy(*tp).orderBy("ts")
@@ -80,7 +94,6 @@ def analyze(commits: Any, logs: Any, query: LagQuery) -> tuple[list[PartitionRep
     broker = (ranked.where(F.col("_r") <= query.window).groupBy(*tp)
               .agg(F.min("end").alias("b_min"), F.max("end").alias("b_max"), F.count("*").alias("b_count")))
 
-    commits = covered(commits, "observed_ts")
     latest = (commits.withColumn("_r", F.row_number().over(
         Window.partitionBy(*gtp).orderBy(F.desc("observed_ts"), F.desc("commit_ts")))).where("_r = 1")
         .select(*gtp, "member_id", "client_id", "host", F.col("committed_offset").alias("committed")))
@@ -98,7 +111,7 @@ def analyze(commits: Any, logs: Any, query: LagQuery) -> tuple[list[PartitionRep
             .unionByName(latest.where(F.col("committed").isNotNull())
                          .select(*gtp, F.col("committed").alias("c"), F.lit(query.as_of).alias("at"),
                                  F.lit(CURRENT).alias("role"))))
-    answered = _time_lag(_ends_at(asks, logs, tp), mono, tp)
+    answered = _time_lag(_ends_at(asks, logs, tp), mono, tp).cache()  # history, windows and current rows
 
     history = (answered.where(F.col("role") == HISTORY).join(latest_log.select(*tp), tp, "left_semi")
                .withColumn("bucket_ts", F.col("at") - F.col("at") % F.lit(query.bucket_ms))
@@ -111,7 +124,7 @@ def analyze(commits: Any, logs: Any, query: LagQuery) -> tuple[list[PartitionRep
     current = answered.where(F.col("role") == CURRENT).select(*gtp, "time_lag_ms", "time_lag_method")
     parts = (latest.join(latest_log, tp, "left").join(broker, tp, "left").join(window, gtp, "left")
              .join(current, gtp, "left"))
-    parts = _partition_columns(parts, query)
+    parts = _partition_columns(parts, query).cache()  # collected, then rolled up
     rows = parts.collect()
     reports = sorted((PartitionReport(**{name: row[name] for name in PartitionReport.__dataclass_fields__})
                       for row in rows), key=report_order)

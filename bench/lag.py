@@ -1,0 +1,229 @@
+"""Lag pipeline benchmark (not a test): kgroup's Spark computations against DuckDB on the same Parquet.
+
+Data: lag.md §7.1's shape. 500 topic-partitions (10 topics x 50), 4 groups per topic, samples every
+30 s with jitter, lognormal producer rates, consumers trailing by an exponential delay, 5% of the
+partitions stalled half-way; written with NumPy in row groups of 1M (a vectorised cousin of
+kgroup.assignors.lag_synthetic, whose pure-Python rows are for tests). Log-offset samples are a quarter of
+the commit samples.
+Queries, each run cold then warm in the same session:
+  Q2 lag at every commit: the time as-of lookup of lag_spark._ends_at vs DuckDB's ASOF JOIN;
+  Q3 time lag at every commit: lag_spark._time_lag (offset as-of + lead, interpolation) vs DuckDB;
+  both aggregated to max per (group, hour), and the full `lag analyze` pipeline on Spark.
+Baseline: DuckDB, measured in the same run; ratios are Spark / DuckDB (and Connect / local).
+Targets (issue 7): Spark within 1.5x of DuckDB at 40M for Q2 and Q3; peak memory under 8 GB; 200M rows
+complete; the Connect path within 1.2x of local.
+Each engine runs in its own process; peak memory is the process tree's (JVM included), sampled every 100 ms.
+
+Usage: python bench/lag.py [--rows 10M,40M] [--connect sc://127.0.0.1:15002] [--dir /tmp/kgroup-bench]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+TOPICS, PARTITIONS, GROUPS_PER_TOPIC, INTERVAL_MS, START = 10, 50, 4, 30_000, 1_700_000_000_000
+
+
+def generate(folder: Path, commit_rows: int) -> None:
+    """commit_rows commit samples and a quarter as many log samples, under folder/{commits,log_offsets}."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from kgroup.inspectors.lag_dataset import MARKER, arrow_schema
+
+    rng = np.random.default_rng(7)
+    tps = TOPICS * PARTITIONS
+    log_rows = commit_rows // 4
+    polls = max(2, log_rows // tps)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / MARKER).write_text(json.dumps({"schema": "kgroup-lag-history", "version": 1}))
+    rates = rng.lognormal(np.log(50), 1.0, tps)  # messages/s per partition
+    t = START + np.arange(polls, dtype=np.int64) * INTERVAL_MS
+    ends = np.cumsum(rng.poisson(np.outer(np.ones(polls), rates * INTERVAL_MS / 1000)), axis=0).astype(np.int64)
+    (folder / "log_offsets" / "date=bench").mkdir(parents=True, exist_ok=True)
+    topic = np.repeat(np.arange(TOPICS), PARTITIONS)
+    part = np.tile(np.arange(PARTITIONS), TOPICS)
+    ts = (t[:, None] + rng.integers(0, 2_000, (polls, tps))).ravel()
+    table = pa.table({"cluster": ["bench"] * ts.size, "topic": [f"topic-{i}" for i in np.tile(topic, polls)],
+                      "partition": np.tile(part, polls).astype(np.int32), "log_start_offset": np.zeros(ts.size, np.int64),
+                      "high_watermark": ends.ravel(), "last_stable_offset": ends.ravel(),
+                      "ts": pa.array(ts, pa.timestamp("ms", "UTC"))}, schema=arrow_schema("log_offsets"))
+    pq.write_table(table, folder / "log_offsets" / "date=bench" / "part-0.parquet", row_group_size=1_000_000)
+    (folder / "commits" / "date=bench").mkdir(parents=True, exist_ok=True)
+    per_group = max(1, commit_rows // (tps * GROUPS_PER_TOPIC))
+    writer = pq.ParquetWriter(folder / "commits" / "date=bench" / "part-0.parquet", arrow_schema("commits"))
+    for g in range(GROUPS_PER_TOPIC):
+        k = np.linspace(0, polls - 1, per_group).astype(np.int64)
+        delay = rng.exponential(2.0, (per_group, tps)).astype(np.int64)  # polls behind
+        behind = np.clip(k[:, None] - delay, 0, polls - 1)
+        offsets = ends[behind, np.arange(tps)]
+        stalled = rng.random(tps) < 0.05
+        offsets[per_group // 2:, stalled] = offsets[per_group // 2, stalled]
+        cts = (t[k][:, None] + 1_000 + rng.integers(0, 2_000, (per_group, tps))).ravel()
+        n = cts.size
+        writer.write_table(pa.table({
+            "cluster": ["bench"] * n, "group": [f"group-{g}"] * n,
+            "topic": [f"topic-{i}" for i in np.tile(topic, per_group)],
+            "partition": np.tile(part, per_group).astype(np.int32), "committed_offset": offsets.ravel(),
+            "commit_ts": pa.array(cts, pa.timestamp("ms", "UTC")), "member_id": [f"m-{g}"] * n,
+            "client_id": ["c"] * n, "host": ["/10.0.0.1"] * n, "generation": np.ones(n, np.int32),
+            "observed_ts": pa.array(cts, pa.timestamp("ms", "UTC"))}, schema=arrow_schema("commits")),
+            row_group_size=1_000_000)
+    writer.close()
+
+
+DUCK_Q2 = """SELECT c."group", c.observed_ts // 3600000 AS hour, max(greatest(l.high_watermark - c.committed_offset, 0))
+FROM (SELECT "group", topic, partition, committed_offset, epoch_ms(observed_ts) AS observed_ts FROM commits) c
+ASOF JOIN (SELECT topic, partition, high_watermark, epoch_ms(ts) AS ts FROM leo) l
+  ON c.topic = l.topic AND c.partition = l.partition AND c.observed_ts >= l.ts GROUP BY ALL"""
+DUCK_Q3 = """WITH l2 AS (SELECT topic, partition, high_watermark AS o0, epoch_ms(ts) AS t0,
+                   lead(high_watermark) OVER w AS o1, lead(epoch_ms(ts)) OVER w AS t1
+            FROM leo WINDOW w AS (PARTITION BY topic, partition ORDER BY ts))
+SELECT c."group", c.observed_ts // 3600000 AS hour,
+       max(greatest(c.observed_ts - CASE WHEN o1 IS NULL OR o1 = o0 THEN c.observed_ts
+                                   ELSE t0 + (c.committed_offset + 1 - o0) * (t1 - t0) // (o1 - o0) END, 0))
+FROM (SELECT "group", topic, partition, committed_offset, epoch_ms(observed_ts) AS observed_ts FROM commits) c
+ASOF JOIN l2 ON c.topic = l2.topic AND c.partition = l2.partition AND c.committed_offset >= l2.o0
+GROUP BY ALL"""
+
+
+def duckdb_engine(folder: Path) -> dict:
+    import duckdb
+
+    con = duckdb.connect()
+    con.execute("SET threads=2")
+    con.execute(f"CREATE VIEW commits AS SELECT * FROM read_parquet('{folder}/commits/*/*.parquet')")
+    con.execute(f"CREATE VIEW leo AS SELECT * FROM read_parquet('{folder}/log_offsets/*/*.parquet')")
+    out = {}
+    for name, sql in (("q2_lag_asof", DUCK_Q2), ("q3_time_lag", DUCK_Q3)):
+        for run in ("cold", "warm"):
+            started = time.perf_counter()
+            rows = con.execute(sql).fetchall()
+            out[f"{name}_{run}"] = time.perf_counter() - started
+        out[f"{name}_rows"] = len(rows)
+    return out
+
+
+def spark_engine(folder: Path, url: str) -> dict:
+
+    from kgroup.assignors.lag_samples import LagQuery
+    from kgroup.inspectors import lag_spark
+    from kgroup.inspectors.spark_session import spark_session
+
+    out = {}
+    started = time.perf_counter()
+    with spark_session(url) as spark:
+        out["start"] = time.perf_counter() - started
+        commits, logs = lag_spark.read_tables(spark, str(folder))
+        queries = _spark_queries(commits, logs)
+        for name in ("q2_lag_asof", "q3_time_lag"):
+            for run in ("cold", "warm"):  # a new plan each run: Spark would otherwise reuse the first's shuffles
+                started = time.perf_counter()
+                rows = queries()[name].collect()
+                out[f"{name}_{run}"] = time.perf_counter() - started
+            out[f"{name}_rows"] = len(rows)
+        started = time.perf_counter()
+        newest = lag_spark.newest_time(commits, logs)
+        lag_spark.analyze(commits, logs, LagQuery(as_of=newest, bucket_ms=3_600_000))
+        out["full_pipeline"] = time.perf_counter() - started
+    return out
+
+
+def _spark_queries(commits, logs):  # type: ignore[no-untyped-def]
+    """Q2 and Q3 as the pipeline computes them (lag_spark's as-of helpers), rebuilt on every call."""
+    def build() -> dict:
+        from pyspark.sql import Window
+        from pyspark.sql import functions as F
+
+        from kgroup.inspectors import lag_spark
+
+        tp = ["cluster", "topic", "partition"]
+        gtp = ["cluster", "group", *tp[1:]]
+        ends = logs.withColumn("end", F.col("high_watermark")).withColumn("mono", F.lit(True))
+        asks = commits.select(*gtp, F.col("committed_offset").alias("c"), F.col("observed_ts").alias("at"),
+                              F.lit(0).alias("role"))
+        hour = (F.col("at") / 3_600_000).cast("long")
+        q2 = lag_spark._ends_at(asks, ends, tp).groupBy("group", hour).agg(
+            F.max(F.greatest(F.lit(0), F.col("end_at") - F.col("c"))))
+        w = Window.partitionBy(*tp).orderBy("ts")
+        mono = (ends.select(*tp, "ts", "end").withColumn("t1", F.lead("ts").over(w))
+                .withColumn("o1", F.lead("end").over(w)).withColumn("t_first", F.min("ts").over(Window.partitionBy(*tp))))
+        asked = asks.withColumn("end_at", F.lit(None).cast("long")).withColumn("mono_end_at", F.lit(2 ** 62))
+        q3 = lag_spark._time_lag(asked, mono, tp).groupBy("group", hour).agg(F.max("time_lag_ms"))
+        return {"q2_lag_asof": q2, "q3_time_lag": q3}
+
+    return build
+
+
+def _measured(args: list[str]) -> dict:
+    """Run one engine in its own process and sample the process tree's memory."""
+    import psutil
+
+    process = subprocess.Popen([sys.executable, __file__, *args], stdout=subprocess.PIPE, text=True)
+    peak, watcher = [0], psutil.Process(process.pid)
+
+    def sample() -> None:
+        while process.poll() is None:
+            try:
+                tree = [watcher, *watcher.children(recursive=True)]
+                peak[0] = max(peak[0], sum(p.memory_info().rss for p in tree))
+            except psutil.Error:
+                pass
+            time.sleep(0.1)
+
+    thread = threading.Thread(target=sample, daemon=True)
+    thread.start()
+    stdout, _ = process.communicate()
+    thread.join()
+    if process.returncode:
+        raise SystemExit(f"{args} failed with exit {process.returncode}")
+    return {**json.loads(stdout.strip().splitlines()[-1]), "peak_rss_gib": peak[0] / 2 ** 30}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rows", default="10M")
+    parser.add_argument("--connect", default=None, help="also run through this Spark Connect server")
+    parser.add_argument("--dir", default="/tmp/kgroup-bench")
+    parser.add_argument("--engine", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--data", default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.engine:
+        result = duckdb_engine(Path(args.data)) if args.engine == "duckdb" else spark_engine(Path(args.data), args.engine)
+        print(json.dumps(result))
+        return
+    for size in args.rows.split(","):
+        rows = int(float(size.upper().rstrip("M")) * 1_000_000)
+        folder = Path(args.dir) / f"rows-{rows}"
+        if not folder.exists():
+            started = time.perf_counter()
+            generate(folder, rows)
+            print(f"generated {rows:,} commit samples in {time.perf_counter() - started:.1f} s")
+        duck = _measured(["--engine", "duckdb", "--data", str(folder)])
+        spark = _measured(["--engine", "local[2]", "--data", str(folder)])
+        print(f"\n{rows:,} commit samples, {rows // 4:,} log samples")
+        print(f"{'query':14} {'duckdb warm':>12} {'spark warm':>11} {'ratio':>6}   (target <= 1.5)")
+        for q in ("q2_lag_asof", "q3_time_lag"):
+            d, s = duck[f"{q}_warm"], spark[f"{q}_warm"]
+            print(f"{q:14} {d:11.2f}s {s:10.2f}s {s / d:6.2f}   cold {duck[f'{q}_cold']:.2f}s / {spark[f'{q}_cold']:.2f}s")
+        print(f"spark start {spark['start']:.1f} s, full lag analyze pipeline {spark['full_pipeline']:.1f} s")
+        print(f"peak memory: duckdb {duck['peak_rss_gib']:.2f} GiB, spark {spark['peak_rss_gib']:.2f} GiB (target < 8)")
+        if args.connect:
+            remote = _measured(["--engine", args.connect, "--data", str(folder)])
+            for q in ("q2_lag_asof", "q3_time_lag"):
+                print(f"connect {q}: {remote[f'{q}_warm']:.2f} s, ratio to local "
+                      f"{remote[f'{q}_warm'] / spark[f'{q}_warm']:.2f} (target <= 1.2)")
+            print(f"connect client peak {remote['peak_rss_gib']:.2f} GiB (the server's memory is its own process)")
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONWARNINGS", "ignore")
+    main()
