@@ -50,7 +50,6 @@ def newest_time(commits: Any, logs: Any) -> int | None:
 
 
 def analyze(commits: Any, logs: Any, query: LagQuery) -> tuple[list[PartitionReport], list[Rollup], list[HistoryPoint]]:
-    from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     def covered(frame: Any, column: str) -> Any:

@@ -8,7 +8,6 @@ import threading
 import time
 from pathlib import Path
 
-import pytest
 from confluent_kafka import Producer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 
