@@ -42,3 +42,17 @@ def connect(bootstrap: str | None, command_config: str | None, profile: str | No
     from kgroup.inspectors.live import LiveAdmin
 
     return LiveAdmin(resolve(bootstrap, command_config, profile), timeout)
+
+
+IsolationOpt = Annotated[str, typer.Option(
+    "--isolation", help="read_uncommitted: lag to the high watermark (Kafka's tool); read_committed: to the "
+    "last stable offset.")]
+
+
+def isolation_level(value: str) -> str:
+    from kgroup.inspectors.errors import InputError
+    from kgroup.inspectors.live import READ_COMMITTED, READ_UNCOMMITTED
+
+    if value not in (READ_UNCOMMITTED, READ_COMMITTED):
+        raise InputError(f"{value!r}: expected read_uncommitted or read_committed", field="--isolation")
+    return value

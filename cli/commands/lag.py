@@ -12,10 +12,11 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 
-from kgroup.assignors.lag_samples import READ_COMMITTED, READ_UNCOMMITTED
+from kgroup.assignors.lag_samples import READ_UNCOMMITTED
 from kgroup.cli.errors import handle_errors
 from kgroup.cli.lag_render import chart_html, method_legend, partition_table, report_body, rollup_body, rollup_table
-from kgroup.cli.options import BootstrapOpt, CommandConfigOpt, OutputOpt, ProfileOpt, TimeoutOpt, connect
+from kgroup.cli.options import (BootstrapOpt, CommandConfigOpt, IsolationOpt, OutputOpt, ProfileOpt, TimeoutOpt,
+                                connect, isolation_level)
 from kgroup.cli.output import OutputFormat, document, emit, stderr_console, warn
 from kgroup.inspectors.errors import InputError
 from kgroup.inspectors.files import write_atomically
@@ -28,12 +29,6 @@ GroupsOpt = Annotated[Optional[list[str]], typer.Option("--group", "-g", help="O
                                                         show_default=False)]
 RegexOpt = Annotated[Optional[str], typer.Option("--regex", "-r", help="Only groups whose id matches.",
                                                  show_default=False)]
-
-
-def isolation_of(value: str) -> str:
-    if value not in (READ_UNCOMMITTED, READ_COMMITTED):
-        raise InputError(f"{value!r}: expected read_uncommitted or read_committed", field="--isolation")
-    return value
 
 
 def _time(text: str | None, option: str) -> tuple[int | None, int | None]:
@@ -79,8 +74,7 @@ def analyze(
                                         "(Burrow's intervals).", min=1)] = 10,
     allowed_lag: Annotated[int, typer.Option("--allowed-lag", help="Lag at or below this counts as caught up "
                                              "(Burrow's allowed-lag).", min=0)] = 0,
-    isolation: Annotated[str, typer.Option("--isolation", help="read_uncommitted: lag to the high watermark; "
-                                           "read_committed: to the last stable offset.")] = READ_UNCOMMITTED,
+    isolation: IsolationOpt = READ_UNCOMMITTED,
     bucket: Annotated[str, typer.Option("--bucket", help="Time bucket of the history (chart, JSON).")] = "1m",
     top: Annotated[int, typer.Option("--top", help="Partitions shown in the table, worst first (0: all).",
                                      min=0)] = 20,
@@ -111,7 +105,7 @@ def analyze(
     until_at, until_span = _time(until, "--until")
     if until_span is not None:
         raise InputError(f"{until!r}: expected an ISO date-time such as 2026-11-21T08:00:00", field="--until")
-    knobs = {"window": window, "allowed_lag": allowed_lag, "isolation": isolation_of(isolation),
+    knobs = {"window": window, "allowed_lag": allowed_lag, "isolation": isolation_level(isolation),
              "bucket_ms": span_ms(bucket, "--bucket")}
     for path, option in ((out, "--out"), (chart, "--chart")):
         if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):

@@ -14,23 +14,13 @@ from kgroup.assignors.group_lag import LagRow, lag_rows, member_rollup, total_la
 from kgroup.assignors.model import TopicPartition, sort_partitions
 from kgroup.cli.errors import handle_errors
 from kgroup.cli.render import dash, print_wide
-from kgroup.cli.options import BootstrapOpt, CommandConfigOpt, OutputOpt, ProfileOpt, TimeoutOpt, connect
+from kgroup.cli.options import (BootstrapOpt, CommandConfigOpt, IsolationOpt, OutputOpt, ProfileOpt, TimeoutOpt,
+                                connect, isolation_level)
 from kgroup.cli.output import OutputFormat, document, emit, warn
 from kgroup.inspectors.errors import InputError
-from kgroup.inspectors.live import READ_COMMITTED, READ_UNCOMMITTED, LiveGroup, read_groups
+from kgroup.inspectors.live import READ_UNCOMMITTED, LiveGroup, read_groups
 from kgroup.inspectors.files import write_atomically
 from kgroup.inspectors.snapshot import fixture_document
-
-IsolationOpt = Annotated[str, typer.Option(
-    "--isolation", help="read_uncommitted: lag to the high watermark (Kafka's tool); read_committed: to the "
-    "last stable offset.")]
-
-
-def _isolation(value: str) -> str:
-    if value not in (READ_UNCOMMITTED, READ_COMMITTED):
-        raise InputError(f"{value!r}: expected read_uncommitted or read_committed", field="--isolation")
-    return value
-
 
 @handle_errors
 def groups(
@@ -117,7 +107,7 @@ def describe(
     if members and state:
         raise InputError("choose one of --members and --state", field="--members")
     admin = connect(bootstrap_server, command_config, profile, timeout)
-    read = read_groups(admin, list(dict.fromkeys(group_ids)), _isolation(isolation))
+    read = read_groups(admin, list(dict.fromkeys(group_ids)), isolation_level(isolation))
     bodies = [_describe_body(g) for g in read.groups]
     doc = document("describe", {"isolation": isolation, "groups": bodies})
     for live in read.groups:
@@ -256,7 +246,7 @@ def snapshot(
       kgroup simulate orders.yaml --add-member c4
     """
     admin = connect(bootstrap_server, command_config, profile, timeout)
-    read = read_groups(admin, list(dict.fromkeys(group_ids)), _isolation(isolation))
+    read = read_groups(admin, list(dict.fromkeys(group_ids)), isolation_level(isolation))
     for live in read.groups:
         for note in live.notes:
             warn(f"kgroup: note: group {live.group.group_id}: {note}")

@@ -8,10 +8,11 @@ import typer
 from rich.console import Console
 
 from kgroup.assignors.burrow_status import ERRORS, WARN, worst
-from kgroup.cli.commands.lag import GroupsOpt, RegexOpt, isolation_of
+from kgroup.cli.commands.lag import GroupsOpt, RegexOpt
 from kgroup.cli.errors import handle_errors
 from kgroup.cli.lag_render import method_legend, partition_table, report_body, rollup_body, rollup_table
-from kgroup.cli.options import BootstrapOpt, CommandConfigOpt, OutputOpt, ProfileOpt, TimeoutOpt, connect
+from kgroup.cli.options import (BootstrapOpt, CommandConfigOpt, IsolationOpt, OutputOpt, ProfileOpt, TimeoutOpt,
+                                connect, isolation_level)
 from kgroup.cli.output import OutputFormat, document, emit, stderr_console
 from kgroup.assignors.lag_samples import READ_UNCOMMITTED
 from kgroup.inspectors.reset_times import span_ms
@@ -34,8 +35,7 @@ def triage(
                                            "worst partitions for an exact time lag.", min=0)] = 5,
     allowed_lag: Annotated[int, typer.Option("--allowed-lag", help="Lag at or below this counts as caught up.",
                                              min=0)] = 0,
-    isolation: Annotated[str, typer.Option("--isolation", help="read_uncommitted (high watermark) or "
-                                           "read_committed (last stable offset).")] = READ_UNCOMMITTED,
+    isolation: IsolationOpt = READ_UNCOMMITTED,
     top: Annotated[int, typer.Option("--top", help="Partitions shown, worst first (0: all).", min=0)] = 20,
     bootstrap_server: BootstrapOpt = None,
     command_config: CommandConfigOpt = None,
@@ -59,7 +59,7 @@ def triage(
 
     every = span_ms(interval, "--interval")
     chooser = GroupChooser(tuple(groups or ()), regex)
-    chosen_isolation = isolation_of(isolation)
+    chosen_isolation = isolation_level(isolation)
     admin = connect(bootstrap_server, command_config, profile, timeout)
     console = stderr_console()
     with console.status(f"polling 1/{samples}", spinner="dots") if console.is_terminal else _quiet() as status:
