@@ -4,6 +4,9 @@ that stops while the producer goes on is STOP, with a time lag that grows."""
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -104,3 +107,22 @@ def test_lag_record_needs_a_stop_condition_and_a_reachable_broker(tmp_path: Path
                "--timeout", "2")
     assert gone.exit_code == 4, gone.output
     assert not out.exists()  # nothing created for a broker that never answered
+
+
+def test_ctrl_c_leaves_a_valid_data_set(broker: str, names: tuple[str, str], tmp_path: Path) -> None:
+    topic, group = names
+    topic_with_records(broker, topic, [10])
+    _consume_commit_and_stop(broker, group, topic)
+    out = tmp_path / "history"
+    script = Path(sys.executable).parent / "kgroup"
+    process = subprocess.Popen([str(script), "lag", "record", "-b", broker, "--group", group, "--interval", "200ms",
+                                "--count", "1000", "--out", str(out)], stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while len(table_files(str(out), COMMITS)) < 3 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 0, stderr
+    assert "interrupted" in stderr and "Traceback" not in stderr
+    commits, logs = read_samples(str(out))  # every visible file reads whole
+    assert len(commits) == len(table_files(str(out), COMMITS)) >= 3 and logs
