@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
+import pyarrow.parquet as pq
 import pytest
 
 from kgroup.assignors.lag_history import analyze
@@ -27,8 +29,21 @@ def _analyze(history: str, spark: str, *extra: str) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def local(history: str) -> dict[str, Any]:
-    return _analyze(history, "local[2]")
+def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("out")
+
+
+@pytest.fixture(scope="module")
+def local(history: str, files: Path) -> dict[str, Any]:
+    return _analyze(history, "local[2]", "--out", str(files / "result.parquet"), "--chart", str(files / "lag.html"))
+
+
+def test_the_parquet_result_and_the_chart(local: dict[str, Any], files: Path) -> None:
+    rows = pq.read_table(files / "result.parquet").to_pylist()
+    assert rows == local["partitions"]
+    chart = (files / "lag.html").read_text()
+    assert chart.count("<svg") == 2 and chart.count("<polyline") == 2 * len(local["groups"])
+    assert all(g["group"] in chart for g in local["groups"])
 
 
 def test_spark_matches_the_reference(history: str, local: dict[str, Any]) -> None:
