@@ -39,13 +39,13 @@ class Selection:
 
 
 def run(path: str, spark_url: str, query: Callable[[int], LagQuery], selection: Selection,
-        progress: Progress | None = None, timeout_s: float = 10.0) -> Analysis:
+        progress: Progress | None = None, timeout_s: float = 10.0, conf: dict[str, str] | None = None) -> Analysis:
     """`query(newest)` builds the question once the newest sample time is known."""
     selection.check()
     check_marker(path)
     if "://" not in path and not table_files(path, COMMITS):
         raise InputError(f"{path!r}: the data set has no commit samples yet", field="DATASET")
-    with spark_session(spark_url, timeout_s) as spark:
+    with spark_session(spark_url, timeout_s, conf) as spark:
         try:
             with following(spark, progress):
                 commits, logs = lag_spark.read_tables(spark, path)

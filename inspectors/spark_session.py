@@ -31,8 +31,9 @@ def _pyspark() -> Any:
 
 
 @contextmanager
-def spark_session(url: str, timeout_s: float = 10.0) -> Iterator[Any]:
-    """`local[*]`, `local[N]` or `sc://host:port`; stopped on the way out."""
+def spark_session(url: str, timeout_s: float = 10.0, conf: dict[str, str] | None = None) -> Iterator[Any]:
+    """`local[*]`, `local[N]` or `sc://host:port`; stopped on the way out. `conf`: --spark-conf settings
+    (a local session takes them all at start; a Connect session takes the runtime SQL ones)."""
     _pyspark()
     from pyspark.logger import PySparkLogger
     from pyspark.sql import SparkSession
@@ -46,13 +47,18 @@ def spark_session(url: str, timeout_s: float = 10.0) -> Iterator[Any]:
     if url.startswith("sc://"):
         _check_listening(url, timeout_s)
         spark = SparkSession.Builder().remote(url).getOrCreate()
+        for key, value in (conf or {}).items():
+            spark.conf.set(key, value)
     elif url.startswith("local"):
         if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
             raise InputError("Spark local needs Java 17 or later: `java` is not on PATH and JAVA_HOME is not set "
                              "(or use --spark sc://HOST:PORT)", field="--spark")
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # else Spark warns that the hostname is loopback
         with _jvm_stderr_to_log():
-            spark = (SparkSession.Builder().master(url).appName("kgroup lag analyze")
+            builder = SparkSession.Builder()
+            for key, value in (conf or {}).items():
+                builder = builder.config(key, value)
+            spark = (builder.master(url).appName("kgroup lag analyze")
                      .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
                      .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
                      .config("spark.sql.shuffle.partitions", "8").getOrCreate())

@@ -82,6 +82,9 @@ def analyze(
                                                show_default=False)] = None,
     chart: Annotated[Optional[str], typer.Option("--chart", help="Write an HTML chart of lag and time lag over "
                                                  "time for the worst groups.", show_default=False)] = None,
+    spark_conf: Annotated[Optional[list[str]], typer.Option(
+        "--spark-conf", help="KEY=VALUE for the Spark session (repeatable), e.g. spark.driver.memory=4g.",
+        show_default=False)] = None,
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait for a Spark Connect server.",
                                            min=0.1)] = 10.0,
     output: OutputOpt = OutputFormat.table,
@@ -111,9 +114,15 @@ def analyze(
         if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
             raise InputError(f"{path!r}: the folder {os.path.dirname(os.path.abspath(path))} does not exist",
                              field=option)
+    conf = {}
+    for entry in spark_conf or ():
+        key, sep, value = entry.partition("=")
+        if not sep or not key.strip():
+            raise InputError(f"{entry!r}: expected KEY=VALUE", field="--spark-conf")
+        conf[key.strip()] = value.strip()
     with spark_progress(True) as report:
         result = run(dataset, spark, lambda newest: with_bounds(newest, since_at, until_at, since_span, **knobs),
-                     Selection(tuple(groups or ()), regex), report, timeout)
+                     Selection(tuple(groups or ()), regex), report, timeout, conf)
     group_rows = [r for r in result.rollups if r.level == "group"]
     worst_groups = [r.group for r in group_rows[:5]]
     if out:
