@@ -47,7 +47,8 @@ def spark_session(url: str, timeout_s: float = 10.0, conf: dict[str, str] | None
     if url.startswith("sc://"):
         _check_listening(url, timeout_s)
         spark = SparkSession.Builder().remote(url).getOrCreate()
-        for key, value in (conf or {}).items():
+        # the server reports progress every 2 s by default: a short job would show no bar at all
+        for key, value in {"spark.connect.progress.reportInterval": "500ms", **(conf or {})}.items():
             spark.conf.set(key, value)
     elif url.startswith("local"):
         if not (shutil.which("java") or os.environ.get("JAVA_HOME")):

@@ -13,8 +13,10 @@ from tests.cli.helpers import run
 
 def _progress_seen(url: str) -> list[tuple[int, int]]:
     seen: list[tuple[int, int]] = []
-    with spark_session(url) as spark, following(spark, lambda done, total: seen.append((done, total))):
-        spark.range(3_000_000, numPartitions=8).selectExpr("id % 7 AS k").groupBy("k").count().collect()
+    # reports every 100 ms (Connect's default is 2 s; kgroup asks 500 ms): a warm server runs this job in < 1 s
+    conf = {"spark.connect.progress.reportInterval": "100ms"} if url.startswith("sc://") else {}
+    with spark_session(url, conf=conf) as spark, following(spark, lambda done, total: seen.append((done, total))):
+        spark.range(20_000_000, numPartitions=8).selectExpr("id % 7 AS k").groupBy("k").count().collect()
     return seen
 
 
