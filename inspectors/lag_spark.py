@@ -15,7 +15,6 @@ from kgroup.assignors.lag_history import HistoryPoint, PartitionReport, report_o
 from kgroup.assignors.lag_rollup import GROUP, MEMBER, TOPIC, Rollup, rollup_order
 from kgroup.assignors.lag_samples import READ_COMMITTED, LagQuery
 from kgroup.inspectors.lag_dataset import COLUMNS, COMMITS, LOG_OFFSETS, check_columns, check_marker
-from kgroup.inspectors.errors import InputError
 
 HISTORY, EVENT, CURRENT = 0, 1, 2  # roles of commit rows in the as-of sorts
 
@@ -246,6 +245,3 @@ def _rollups(parts: Any) -> Any:
             F.countDistinct(F.when(F.col("member_id") != "", F.col("member_id"))).alias("members")))
     return frames[0].unionByName(frames[1]).unionByName(frames[2])
 
-
-def no_data(path: str) -> InputError:
-    return InputError(f"{path!r}: the data set has no samples yet", field="DATASET")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Annotated
 
 import typer
@@ -62,7 +63,7 @@ def triage(
     chosen_isolation = isolation_level(isolation)
     admin = connect(bootstrap_server, command_config, profile, timeout)
     console = stderr_console()
-    with console.status(f"polling 1/{samples}", spinner="dots") if console.is_terminal else _quiet() as status:
+    with console.status(f"polling 1/{samples}", spinner="dots") if console.is_terminal else nullcontext() as status:
         def on_poll(done: int) -> None:
             if status is not None and done < samples:
                 status.update(f"polling {done + 1}/{samples} (every {interval})")
@@ -89,10 +90,3 @@ def triage(
     emit(doc, output, table)
     raise typer.Exit(exit_code(status_all))
 
-
-class _quiet:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
