@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import time
 from datetime import datetime, timezone
+from typing import Any
 
 from kgroup.inspectors.errors import InputError
 
@@ -42,8 +43,28 @@ def ago_ms(duration: str) -> int:
     return int(time.time() * 1000) - duration_ms(duration)
 
 
-_SPAN = re.compile(r"(\d+)(ms|s|m|h|d)")
 _UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
+_SPAN = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)")
+
+
+def parse_duration(text: Any, days: bool = True) -> int | None:
+    """`45s`, `1m30s`, `500ms`, `2h`, `1d` (unless `days` is off), or a bare integer of milliseconds;
+    None when it is none of these."""
+    if isinstance(text, bool):
+        return None
+    if isinstance(text, int):
+        return text
+    if not isinstance(text, str) or not text.strip():
+        return None
+    value, pos, compact = 0.0, 0, text.strip()
+    for match in _SPAN.finditer(compact):
+        if match.start() != pos or (match.group(2) == "d" and not days):
+            return None
+        value += float(match.group(1)) * _UNIT_MS[match.group(2)]
+        pos = match.end()
+    if pos != len(compact) or value != int(value):
+        return None
+    return int(value)
 
 
 def span_ms(text: str, option: str) -> int:
@@ -52,10 +73,10 @@ def span_ms(text: str, option: str) -> int:
     if cleaned.startswith(("p", "+p")):
         total = duration_ms(text, option)
     else:
-        parts = _SPAN.findall(cleaned)
-        if not parts or "".join(n + u for n, u in parts) != cleaned:
+        found = parse_duration(cleaned)
+        if found is None:
             raise InputError(f"{text!r}: expected a span such as 30s, 5m, 1h or 1h30m", field=option)
-        total = sum(int(n) * _UNIT_MS[u] for n, u in parts)
+        total = found
     if total <= 0:
         raise InputError(f"{text!r}: must be more than zero", field=option)
     return total

@@ -19,6 +19,7 @@ from kgroup.assignors.classic_group import CoordinatorConfig
 from kgroup.assignors.model import Cluster, Group
 from kgroup.inspectors.assignor_lookup import known_assignor_names
 from kgroup.inspectors.bundled import locate
+from kgroup.inspectors.reset_times import parse_duration
 from kgroup.inspectors.fixtures import FieldReader, Fixture, check_schema, fixture_from_mapping, load_fixture
 from kgroup.inspectors.yaml_doc import Path, YamlDoc, read_yaml
 
@@ -44,8 +45,6 @@ _BROKER_KEYS = {
     "group.max.session.timeout.ms": "max_session_timeout_ms",
     "group.max.size": "max_size",
 }
-_UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000}
-_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h)")
 _TEXT_EVENT = re.compile(r"(?P<kind>\S+)\s+(?P<subject>\S+)(?:\s+(?P<amount>\+?\d+))?\s+at\s+(?P<at>\S+)(?P<rest>.*)")
 
 
@@ -73,25 +72,6 @@ class Scenario:
     warnings: tuple[str, ...] = ()
 
 
-def parse_duration(text: Any) -> int | None:
-    """`45s`, `1m30s`, `500ms`, `2h`, or a bare integer of milliseconds; None when it is none of these."""
-    if isinstance(text, bool):
-        return None
-    if isinstance(text, int):
-        return text
-    if not isinstance(text, str) or not text.strip():
-        return None
-    value, pos, compact = 0.0, 0, text.strip()
-    for match in _DURATION.finditer(compact):
-        if match.start() != pos:
-            return None
-        value += float(match.group(1)) * _UNIT_MS[match.group(2)]
-        pos = match.end()
-    if pos != len(compact) or value != int(value):
-        return None
-    return int(value)
-
-
 def is_scenario(doc: YamlDoc) -> bool:
     return isinstance(doc.data, dict) and doc.data.get("kind") == KIND
 
@@ -106,7 +86,7 @@ class _ScenarioReader:
         self.doc = doc
 
     def duration(self, value: Any, path: Path, minimum: int = 0) -> int:
-        ms = parse_duration(value)
+        ms = parse_duration(value, days=False)
         if ms is None:
             raise self.r.fail(path, f"expected a duration such as 500ms, 45s, 5m or 1h, got {value!r}")
         if ms < minimum:
