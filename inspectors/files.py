@@ -8,11 +8,17 @@ import tempfile
 from kgroup.inspectors.errors import InputError
 
 
-def write_atomically(path: str, text: str, field: str | None = None) -> None:
-    """Write next to `path`, then rename over it: the file is either absent, the old one, or complete."""
+def output_folder(path: str, field: str | None = None) -> str:
+    """The folder an output file goes into; bad input when it does not exist."""
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise InputError(f"{path!r}: the folder {folder} does not exist", field=field)
+    return folder
+
+
+def write_atomically(path: str, text: str, field: str | None = None) -> None:
+    """Write next to `path`, then rename over it: the file is either absent, the old one, or complete."""
+    folder = output_folder(path, field)
     try:
         handle, temporary = tempfile.mkstemp(prefix=".kgroup-", dir=folder)
         with os.fdopen(handle, "w", encoding="utf-8") as out:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from typing import Any
@@ -13,6 +12,8 @@ from kgroup.assignors.lag_rollup import Rollup
 from kgroup.assignors.lag_samples import LagQuery
 from kgroup.inspectors import lag_spark
 from kgroup.inspectors.errors import InputError, NotReachableError, RunError
+from kgroup.inspectors.files import output_folder
+from kgroup.inspectors.live import group_pattern
 from kgroup.inspectors.lag_dataset import COMMITS, check_marker, pyarrow, table_files
 from kgroup.inspectors.spark_session import Progress, following, spark_failure, spark_session
 
@@ -31,11 +32,7 @@ class Selection:
     regex: str | None = None
 
     def check(self) -> None:
-        if self.regex is not None:
-            try:
-                re.compile(self.regex)
-            except re.error as exc:
-                raise InputError(f"{self.regex!r}: not a regular expression ({exc})", field="--regex") from None
+        group_pattern(self.regex)
 
 
 def run(path: str, spark_url: str, query: Callable[[int], LagQuery], selection: Selection,
@@ -70,9 +67,7 @@ def run(path: str, spark_url: str, query: Callable[[int], LagQuery], selection: 
 def write_parquet(path: str, analysis: Analysis) -> None:
     """The per-partition result as one Parquet file, renamed into place when complete."""
     pa = pyarrow()
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise InputError(f"{path!r}: the folder {folder} does not exist", field="--out")
+    folder = output_folder(path, "--out")
     rows = [asdict(r) for r in analysis.partitions]
     columns = list(PartitionReport.__dataclass_fields__)
     table = pa.table({c: [r[c] for r in rows] for c in columns}) if rows else pa.table({c: [] for c in columns})

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from contextlib import contextmanager
@@ -19,7 +18,7 @@ from kgroup.cli.options import (BootstrapOpt, CommandConfigOpt, IsolationOpt, Ou
                                 connect, isolation_level)
 from kgroup.cli.output import OutputFormat, document, emit, stderr_console, warn
 from kgroup.inspectors.errors import InputError
-from kgroup.inspectors.files import write_atomically
+from kgroup.inspectors.files import output_folder, write_atomically
 from kgroup.inspectors.reset_times import datetime_ms, span_ms
 
 lag = typer.Typer(name="lag", help="Offset history: record it from a cluster, analyze it on Spark.",
@@ -111,9 +110,8 @@ def analyze(
     knobs = {"window": window, "allowed_lag": allowed_lag, "isolation": isolation_level(isolation),
              "bucket_ms": span_ms(bucket, "--bucket")}
     for path, option in ((out, "--out"), (chart, "--chart")):
-        if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
-            raise InputError(f"{path!r}: the folder {os.path.dirname(os.path.abspath(path))} does not exist",
-                             field=option)
+        if path:
+            output_folder(path, option)  # before the Spark job, not after it
     conf = {}
     for entry in spark_conf or ():
         key, sep, value = entry.partition("=")
