@@ -7,14 +7,13 @@ STOP rule see a consumer that stopped committing (lag_samples.CommitSample.commi
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, field
 
 from kgroup.assignors.lag_samples import CommitSample, LogSample
 from kgroup.assignors.model import TopicPartition
 from kgroup.inspectors.errors import InputError, NotFoundError
-from kgroup.inspectors.live import READ_COMMITTED, READ_UNCOMMITTED, LiveAdmin, read_groups
+from kgroup.inspectors.live import READ_COMMITTED, READ_UNCOMMITTED, LiveAdmin, group_pattern, read_groups
 
 
 @dataclass
@@ -27,10 +26,7 @@ class GroupChooser:
     def __post_init__(self) -> None:
         if not self.groups and self.regex is None:
             raise InputError("name the groups: --group G (repeatable) or -r REGEX", field="--group")
-        try:
-            self._pattern = re.compile(self.regex) if self.regex is not None else None
-        except re.error as exc:
-            raise InputError(f"{self.regex!r}: not a regular expression ({exc})", field="--regex") from None
+        self._pattern = group_pattern(self.regex)
 
     def choose(self, admin: LiveAdmin) -> list[str]:
         chosen = list(self.groups)
@@ -64,24 +60,22 @@ class Sampler:
             if self.chooser.regex is None:
                 raise
             return [], []  # a group matched by -r went away between the listing and the describe
-        commits, partitions = [], set()
+        commits, bounds = [], {}
         for live in read.groups:
             group = live.group
             owner = {tp: m for m in group.members for tp in group.assignment.partitions_of(m.member_id)}
             for offsets in group.offsets:
                 tp, member = offsets.tp, owner.get(offsets.tp)
-                partitions.add(tp)
+                if offsets.log_start is not None and offsets.log_end is not None:
+                    bounds[tp] = (offsets.log_start, offsets.log_end)  # read_groups read them (high watermark)
                 commits.append(CommitSample(
                     self.cluster, group.group_id, tp.topic, tp.partition, offsets.committed,
                     self._commit_time(group.group_id, tp, offsets.committed, now),
                     member.member_id if member else None, member.client_id if member else None,
                     member.host if member else None, group.generation, now))
-        known = {t.name for t in read.cluster.topics}
-        wanted = sorted(tp for tp in partitions if tp.topic in known)
-        ends = self.admin.log_bounds(wanted, READ_UNCOMMITTED)
-        stable = self.admin.log_bounds(wanted, READ_COMMITTED)
-        logs = [LogSample(self.cluster, tp.topic, tp.partition, start, end,
-                          stable[tp][1] if tp in stable else None, now) for tp, (start, end) in ends.items()]
+        stable = self.admin.log_ends(sorted(bounds), READ_COMMITTED)
+        logs = [LogSample(self.cluster, tp.topic, tp.partition, start, end, stable.get(tp), now)
+                for tp, (start, end) in sorted(bounds.items())]
         return commits, logs
 
     def _commit_time(self, group: str, tp: TopicPartition, offset: int | None, now: int) -> int:

@@ -8,6 +8,7 @@ What the broker reports is kept as reported; what kgroup had to work around is a
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -156,9 +157,20 @@ class LiveAdmin:
         from confluent_kafka import TopicPartition as KafkaTopicPartition
 
         level = IsolationLevel.READ_COMMITTED if isolation == READ_COMMITTED else IsolationLevel.READ_UNCOMMITTED
-        ends = self._offsets(partitions, OffsetSpec.latest(), level, KafkaTopicPartition)
+        ends = self.log_ends(partitions, isolation)
         starts = self._offsets(partitions, OffsetSpec.earliest(), level, KafkaTopicPartition)
         return {tp: (starts[tp], ends[tp]) for tp in partitions if tp in starts and tp in ends}
+
+    def log_ends(self, partitions: list[TopicPartition], isolation: str) -> dict[TopicPartition, int]:
+        """The log end per partition: the high watermark, or the last stable offset under read_committed."""
+        if not partitions:
+            return {}
+        from confluent_kafka import IsolationLevel
+        from confluent_kafka.admin import OffsetSpec
+        from confluent_kafka import TopicPartition as KafkaTopicPartition
+
+        level = IsolationLevel.READ_COMMITTED if isolation == READ_COMMITTED else IsolationLevel.READ_UNCOMMITTED
+        return self._offsets(partitions, OffsetSpec.latest(), level, KafkaTopicPartition)
 
     def offsets_for_time(self, partitions: list[TopicPartition], timestamp_ms: int) -> dict[TopicPartition, int]:
         """The offset of the first record at or after the time per partition; -1 where there is none."""
@@ -193,6 +205,16 @@ class LiveAdmin:
                                            isolation_level=level, request_timeout=self.timeout_s)
         return {TopicPartition(k.topic, k.partition): self._result(f, f"offsets of {k.topic}-{k.partition}").offset
                 for k, f in futures.items()}
+
+
+def group_pattern(regex: str | None) -> re.Pattern[str] | None:
+    """-r/--regex over group ids (rpk's and kgroup's group filter); bad input when it does not compile."""
+    if regex is None:
+        return None
+    try:
+        return re.compile(regex)
+    except re.error as exc:
+        raise InputError(f"{regex!r}: not a regular expression ({exc})", field="--regex") from None
 
 
 def read_groups(admin: LiveAdmin, group_ids: list[str], isolation: str = READ_UNCOMMITTED) -> LiveRead:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any, Optional
 
 import typer
@@ -18,7 +17,7 @@ from kgroup.cli.options import (BootstrapOpt, CommandConfigOpt, IsolationOpt, Ou
                                 connect, isolation_level)
 from kgroup.cli.output import OutputFormat, document, emit, warn
 from kgroup.inspectors.errors import InputError
-from kgroup.inspectors.live import READ_UNCOMMITTED, LiveGroup, read_groups
+from kgroup.inspectors.live import READ_UNCOMMITTED, LiveGroup, group_pattern, read_groups
 from kgroup.inspectors.files import write_atomically
 from kgroup.inspectors.snapshot import fixture_document
 
@@ -40,10 +39,7 @@ def groups(
 
       kgroup groups -r '^payments-' --state Stable -o json
     """
-    try:
-        pattern = re.compile(regex) if regex else None
-    except re.error as exc:
-        raise InputError(f"{regex!r}: not a regular expression ({exc})", field="--regex") from None
+    pattern = group_pattern(regex or None)
     admin = connect(bootstrap_server, command_config, profile, timeout)
     ids = [g.group_id for g in admin.list_groups() if pattern is None or pattern.search(g.group_id)]
     read = read_groups(admin, ids) if ids else None
