@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from kgroup.assignors.burrow_status import RANK, WindowCommit, is_idle, partition_status
 from kgroup.assignors.lag_samples import CommitSample, LagQuery, LogSample
 from kgroup.assignors.partition_lag import partition_lag
-from kgroup.assignors.time_lag import TimeLag, monotonic, time_lag
+from kgroup.assignors.time_lag import UNKNOWN, TimeLag, monotonic, time_lag
 
 Key = tuple[str, str, int]  # cluster, topic, partition
 
@@ -116,7 +116,7 @@ def _report(samples: list[CommitSample], log: _Log | None, query: LagQuery) -> P
     window = _window(samples, log, query.window)
     broker_ends = log.ends[-query.window:] if log is not None else []
     status = partition_status(window, broker_ends, lag, query.as_of, query.allowed_lag)
-    late = TimeLag(None, "none")
+    late = TimeLag(None, UNKNOWN)
     if committed is not None and log is not None:
         late = log.time_lag_at(committed, query.as_of)
     consume = produce = trend = eta = None
