@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 from kgroup.assignors.consumer_reconcile import (FREE, STABLE, FencedMemberEpoch, Partitions, Reconciliation,
                                                  UNREVOKED_PARTITIONS, reconcile)
@@ -35,9 +36,8 @@ class ConsumerConfig:
     assignors: tuple[str, ...] = ("uniform", "range")  # group.consumer.assignors; the first is the default
 
 
-@dataclass(frozen=True)
-class HeartbeatRequest:
-    """ConsumerGroupHeartbeat; None fields were not sent ("unchanged")."""
+class HeartbeatRequest(NamedTuple):
+    """ConsumerGroupHeartbeat; None fields were not sent ("unchanged"). A named tuple: one per heartbeat."""
 
     member_id: str
     member_epoch: int
@@ -54,8 +54,7 @@ class HeartbeatRequest:
         return self.rebalance_timeout_ms != -1 and self.subscribed_topics is not None and self.owned is not None
 
 
-@dataclass(frozen=True)
-class HeartbeatResponse:
+class HeartbeatResponse(NamedTuple):
     error: str = NONE
     member_id: str | None = None
     member_epoch: int | None = None
@@ -79,10 +78,16 @@ class ConsumerMember:
     def epoch(self) -> int:
         return self.progress.epoch
 
+    def with_progress(self, progress: Reconciliation) -> ConsumerMember:
+        """The same record at another step of reconciliation (built directly: it happens at most heartbeats)."""
+        return ConsumerMember(self.member_id, progress, self.instance_id, self.rack_id, self.rebalance_timeout_ms,
+                              self.subscribed_topics, self.server_assignor)
+
     @property
     def owned(self) -> Partitions:
         """What holds a partition epoch: assigned and still being revoked."""
-        return self.progress.assigned | self.progress.pending_revocation
+        progress = self.progress
+        return progress.assigned | progress.pending_revocation if progress.pending_revocation else progress.assigned
 
 
 @dataclass
@@ -95,9 +100,14 @@ class ConsumerGroup:
     members: dict[str, ConsumerMember] = field(default_factory=dict)
     target: dict[str, Partitions] = field(default_factory=dict)
     static: dict[str, str] = field(default_factory=dict)  # instance id -> member id
-    partition_epochs: dict[TopicPartition, int] = field(default_factory=dict)
+    owners: dict[TopicPartition, str] = field(default_factory=dict)  # who holds each partition (its epoch)
     subscription_metadata: dict[str, int] = field(default_factory=dict)  # subscribed topic -> partitions
     metadata_expired: bool = True  # a loaded group refreshes on its first heartbeat (onLoaded)
+
+    # The members not reconciled to `_checked_epoch`, kept current by put/remove while that is the
+    # assignment epoch, so deriving the state after each heartbeat does not scan every member.
+    _unreconciled: set[str] = field(default_factory=set, repr=False)
+    _checked_epoch: int | None = field(default=None, repr=False)
 
     @property
     def state(self) -> str:
@@ -106,35 +116,54 @@ class ConsumerGroup:
             return EMPTY
         if self.group_epoch > self.assignment_epoch:
             return ASSIGNING
-        if any(not m.progress.is_reconciled_to(self.assignment_epoch) for m in self.members.values()):
-            return RECONCILING
-        return STABLE_GROUP
+        if self._checked_epoch != self.assignment_epoch:
+            self._unreconciled = {member_id for member_id, m in self.members.items()
+                                  if not m.progress.is_reconciled_to(self.assignment_epoch)}
+            self._checked_epoch = self.assignment_epoch
+        return RECONCILING if self._unreconciled else STABLE_GROUP
 
     def partition_epoch(self, tp: TopicPartition) -> int:
-        return self.partition_epochs.get(tp, FREE)
+        """Kafka: `ConsumerGroup.currentPartitionEpoch`: the epoch of the member holding it, or FREE."""
+        owner = self.owners.get(tp)
+        return FREE if owner is None else self.members[owner].epoch
 
     def put(self, member: ConsumerMember) -> None:
-        """Kafka: `ConsumerGroup.updateMember`: the partition epochs follow the member's record."""
-        old = self.members.get(member.member_id)
-        if old is not None:
-            for tp in old.owned:
-                if self.partition_epochs.get(tp) == old.epoch:
-                    del self.partition_epochs[tp]
-        for tp in member.owned:
-            holder = self.partition_epochs.get(tp)
-            if holder is not None and not (old is not None and tp in old.owned):
-                raise AssertionError(f"{tp} would be owned twice (epoch {holder})")  # ConsumerGroup.addPartitionEpochs
-            self.partition_epochs[tp] = member.epoch
-        self.members[member.member_id] = member
+        """Kafka: `ConsumerGroup.updateMember`: the partition epochs follow the member's record.
+
+        Kafka stores each owned partition's epoch, which is always its owner's epoch; kgroup stores the
+        owner, so a member advancing its epoch with the same partitions costs nothing per partition.
+        """
+        member_id = member.member_id
+        old = self.members.get(member_id)
+        if self._checked_epoch == self.assignment_epoch:
+            if member.progress.is_reconciled_to(self.assignment_epoch):
+                self._unreconciled.discard(member_id)
+            else:
+                self._unreconciled.add(member_id)
+        before = old.owned if old is not None else frozenset()
+        after = member.owned
+        if before is not after and before != after:
+            owners = self.owners
+            for tp in before - after:
+                if owners.get(tp) == member_id:
+                    del owners[tp]
+            for tp in after - before:
+                holder = owners.get(tp)
+                if holder is not None:  # ConsumerGroup.addPartitionEpochs
+                    raise AssertionError(f"{tp} would be owned twice (by {holder})")
+                owners[tp] = member_id
+        self.members[member_id] = member
         if member.instance_id is not None:
-            self.static[member.instance_id] = member.member_id
+            self.static[member.instance_id] = member_id
 
     def remove(self, member_id: str) -> ConsumerMember | None:
         member = self.members.pop(member_id, None)
         if member is None:
             return None
+        self._unreconciled.discard(member_id)
         for tp in member.owned:
-            self.partition_epochs.pop(tp, None)
+            if self.owners.get(tp) == member_id:
+                del self.owners[tp]
         if member.instance_id is not None and self.static.get(member.instance_id) == member_id:
             del self.static[member.instance_id]
         self.target.pop(member_id, None)
@@ -142,7 +171,8 @@ class ConsumerGroup:
 
     def subscribed(self, topics: Mapping[str, int]) -> dict[str, int]:
         """Kafka: `ModernGroup.computeSubscriptionMetadata`: the subscribed topics that exist."""
-        names = {t for m in self.members.values() for t in m.subscribed_topics}
+        distinct = {id(m.subscribed_topics): m.subscribed_topics for m in self.members.values()}
+        names = set().union(*distinct.values())  # members usually share one subscription object
         return {name: topics[name] for name in sorted(names) if name in topics}
 
 
@@ -190,18 +220,12 @@ class ConsumerCoordinator:
         if isinstance(found, str):
             return HeartbeatResponse(found)
         member = found
-        updated = replace(
-            member,
-            instance_id=request.instance_id if request.instance_id is not None else member.instance_id,
-            rack_id=request.rack_id if request.rack_id is not None else member.rack_id,
-            rebalance_timeout_ms=request.rebalance_timeout_ms if request.rebalance_timeout_ms != -1
-            else member.rebalance_timeout_ms,
-            server_assignor=request.server_assignor if request.server_assignor is not None else member.server_assignor,
-            subscribed_topics=request.subscribed_topics if request.subscribed_topics is not None
-            else member.subscribed_topics)
+        updated = _updated(member, request)
         # GroupMetadataManager.hasMemberSubscriptionChanged: a new member always changes it
-        bump = updated.subscribed_topics != member.subscribed_topics or member.member_id not in group.members
-        group.put(updated)
+        bump = (updated.subscribed_topics is not member.subscribed_topics
+                and updated.subscribed_topics != member.subscribed_topics) or member.member_id not in group.members
+        if updated is not member or bump:
+            group.put(updated)
         if bump or group.metadata_expired:
             metadata = group.subscribed(self.topics)
             if metadata != group.subscription_metadata:
@@ -217,8 +241,10 @@ class ConsumerCoordinator:
             updated = self._reconcile(group, updated, request.owned)
         except FencedMemberEpoch:
             return HeartbeatResponse("FENCED_MEMBER_EPOCH")
-        self._schedule_session(group.group_id, updated.member_id)
-        include = request.member_epoch == 0 or request.full or updated.progress.assigned != before
+        self.schedule_session(group.group_id, updated.member_id)
+        assigned = updated.progress.assigned
+        # `is` first: equal frozensets are compared element by element, and most heartbeats change nothing
+        include = request.member_epoch == 0 or request.full or (assigned is not before and assigned != before)
         return HeartbeatResponse(NONE, updated.member_id, updated.epoch, self.config.heartbeat_interval_ms,
                                  updated.progress.assigned if include else None)
 
@@ -303,7 +329,7 @@ class ConsumerCoordinator:
                              group.partition_epoch, owned)
         if progress == member.progress:
             return member
-        updated = replace(member, progress=progress)
+        updated = member.with_progress(progress)
         group.put(updated)
         key = self.rebalance_key(group.group_id, member.member_id)
         if progress.state == UNREVOKED_PARTITIONS:
@@ -350,7 +376,7 @@ class ConsumerCoordinator:
         self.timers.cancel(self.session_key(group_id, member_id))
         self.timers.cancel(self.rebalance_key(group_id, member_id))
 
-    def _schedule_session(self, group_id: str, member_id: str) -> None:
+    def schedule_session(self, group_id: str, member_id: str) -> None:
         self.timers.schedule(self.session_key(group_id, member_id), self.now + self.config.session_timeout_ms,
                              lambda: self._session_timeout(group_id, member_id))
 
@@ -385,6 +411,22 @@ class ConsumerCoordinator:
     def advance_to(self, instant: int) -> None:
         """Fire every timer due at or before `instant` at its own deadline, then stand at `instant`."""
         run_due(self.timers, instant, self)
+
+
+def _updated(member: ConsumerMember, request: HeartbeatRequest) -> ConsumerMember:
+    """The member record with what the request sent (None / -1: unchanged); the same record if nothing changed."""
+    changes = {}
+    if request.instance_id is not None and request.instance_id != member.instance_id:
+        changes["instance_id"] = request.instance_id
+    if request.rack_id is not None and request.rack_id != member.rack_id:
+        changes["rack_id"] = request.rack_id
+    if request.rebalance_timeout_ms != -1 and request.rebalance_timeout_ms != member.rebalance_timeout_ms:
+        changes["rebalance_timeout_ms"] = request.rebalance_timeout_ms
+    if request.server_assignor is not None and request.server_assignor != member.server_assignor:
+        changes["server_assignor"] = request.server_assignor
+    if request.subscribed_topics is not None and request.subscribed_topics != member.subscribed_topics:
+        changes["subscribed_topics"] = request.subscribed_topics
+    return replace(member, **changes) if changes else member
 
 
 def _new_member(member_id: str) -> ConsumerMember:

@@ -8,7 +8,7 @@ that must give partitions up first reports that it did (UNREVOKED_PARTITIONS) be
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from kgroup.assignors.model import TopicPartition
 
@@ -69,7 +69,11 @@ def _owns_any(owned: Partitions | None, partitions: Partitions) -> bool:
 def _next(current: Reconciliation, epoch_if_revoking: int, assigned: Partitions, target_epoch: int, target: Partitions,
           partition_epoch: Callable[[TopicPartition], int], owned: Partitions | None) -> Reconciliation:
     """Kafka: `CurrentAssignmentBuilder.computeNextAssignment`."""
+    if target is assigned or target == assigned:  # nothing to give up or receive (most members after a bump)
+        return _moved(current, target_epoch, STABLE, target, frozenset())  # target's object: `is` holds next time
     kept = assigned & target
+    if len(kept) == len(assigned):
+        kept = assigned  # the same set object: later checks compare by identity first
     revoking = assigned - kept
     incoming = target - kept
     unreleased = frozenset(tp for tp in incoming if partition_epoch(tp) != FREE)
@@ -78,12 +82,12 @@ def _next(current: Reconciliation, epoch_if_revoking: int, assigned: Partitions,
         return _moved(current, epoch_if_revoking, UNREVOKED_PARTITIONS, kept, revoking)
     if incoming:
         state = UNRELEASED_PARTITIONS if unreleased else STABLE
-        return _moved(current, target_epoch, state, kept | incoming, frozenset())
+        whole = target if not unreleased else kept | incoming
+        return _moved(current, target_epoch, state, whole, frozenset())
     if unreleased:
         return _moved(current, target_epoch, UNRELEASED_PARTITIONS, kept, frozenset())
     return _moved(current, target_epoch, STABLE, kept, frozenset())
 
 
 def _moved(current: Reconciliation, epoch: int, state: str, assigned: Partitions, revoking: Partitions) -> Reconciliation:
-    return replace(current, epoch=epoch, previous_epoch=current.epoch, state=state, assigned=assigned,
-                   pending_revocation=revoking)
+    return Reconciliation(epoch, current.epoch, state, assigned, revoking)

@@ -23,6 +23,7 @@ from kgroup.assignors.consumer_reconcile import STABLE, FencedMemberEpoch, Parti
 from kgroup.assignors.consumption import ConsumptionLedger, Gap
 from kgroup.assignors.model import Cluster, Member, Topic, TopicPartition
 from kgroup.assignors.registry import builtin
+from kgroup.assignors.uniform_incremental import UniformTargets
 
 GROUP_ID = "group"
 _KAFKA_TO_KGROUP = {"uniform": "uniform", "range": "server-range"}
@@ -60,18 +61,35 @@ def preferred_assignor(members: Sequence[ConsumerMember], configured: Sequence[s
 
 
 def server_assignor(coordinator: ConsumerCoordinator) -> Any:
-    """A TargetAssignor running kgroup's uniform / server-range with the current target as input."""
+    """A TargetAssignor running kgroup's uniform / server-range with the current target as input.
+
+    uniform's target is derived from the last one when that is exact (UniformTargets), else computed in full.
+    """
+    uniform = UniformTargets()
+    clusters: dict[tuple[tuple[str, int], ...], Cluster] = {}  # the metadata image changes rarely
 
     def assign(group: ConsumerGroup, members: Sequence[ConsumerMember],
                current: Mapping[str, Partitions]) -> Mapping[str, Partitions]:
         name = _KAFKA_TO_KGROUP.get(preferred_assignor(members, coordinator.config.assignors), "uniform")
+        sizes = tuple(sorted(coordinator.topics.items()))
+        if sizes not in clusters:
+            clusters.clear()
+            clusters[sizes] = Cluster(tuple(Topic(t, n) for t, n in sizes))
+        cluster = clusters[sizes]
+        subscriptions = [m.subscribed_topics for m in members]
+        if name == "uniform":
+            derived = uniform.compute(cluster, [m.member_id for m in members], subscriptions, current)
+            if derived is not None:
+                return derived
         assignor = builtin(name)
         assert assignor is not None
-        cluster = Cluster(tuple(Topic(t, n) for t, n in sorted(coordinator.topics.items())))
         given = [Member(m.member_id, tuple(m.subscribed_topics), m.instance_id, m.rack_id,
                         owned=tuple(sorted(current.get(m.member_id, ())))) for m in members]
         result = assignor.assign(cluster, given)
-        return {m.member_id: frozenset(result.partitions_of(m.member_id)) for m in members}
+        targets = {m.member_id: frozenset(result.partitions_of(m.member_id)) for m in members}
+        if name == "uniform":
+            uniform.remember(cluster, subscriptions, targets)
+        return targets
 
     return assign
 

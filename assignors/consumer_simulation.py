@@ -14,8 +14,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from kgroup.assignors.consumer_coordinator import (ConsumerConfig, ConsumerCoordinator, HeartbeatRequest,
-                                                   HeartbeatResponse, NONE, STABLE_GROUP, STATIC_LEAVE_EPOCH)
+from kgroup.assignors.consumer_coordinator import (ConsumerConfig, ConsumerCoordinator, ConsumerGroup, ConsumerMember,
+                                                   HeartbeatRequest, HeartbeatResponse, NONE, STABLE_GROUP,
+                                                   STATIC_LEAVE_EPOCH)
+from kgroup.assignors.consumer_reconcile import STABLE, Reconciliation
 from kgroup.assignors.classic_client import ClientConfig
 from kgroup.assignors.consumer_scenario import server_assignor
 from kgroup.assignors.consumption import ConsumptionLedger, Gap
@@ -58,6 +60,7 @@ class ConsumerSimulation:
     bumps: list[EpochBump] = field(default_factory=list)
     stable_at: list[int] = field(default_factory=list)  # instants the group became Stable
     _events: int = 0
+    _subscriptions: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict)
 
     @classmethod
     def create(cls, topics: Mapping[str, int], config: ConsumerConfig = ConsumerConfig(),
@@ -84,8 +87,36 @@ class ConsumerSimulation:
 
     def add_client(self, handle: str, config: ClientConfig, topics: Iterable[str]) -> ConsumerClient:
         """As ClassicSimulation.add_client, so one scenario runner drives both."""
-        client = self.clients[handle] = ConsumerClient(handle, tuple(topics), config)
+        client = self.clients[handle] = ConsumerClient(handle, self._shared(topics), config)
         return client
+
+    def _shared(self, topics: Iterable[str]) -> tuple[str, ...]:
+        """One tuple per distinct subscription: the coordinator compares and groups them by identity first."""
+        subscription = tuple(topics)
+        return self._subscriptions.setdefault(subscription, subscription)
+
+    def load(self, epoch: int, owned: Mapping[str, Iterable[TopicPartition]],
+             heartbeat_phase: Mapping[str, int] | None = None) -> None:
+        """Start from a Stable group at `epoch` whose members (clients already added, member id = handle)
+        hold `owned`, which is also the target: as the coordinator has it after loading the group's records
+        (GroupMetadataManager.replay, then onLoaded re-arming each member's session timer)."""
+        phases = heartbeat_phase or {}
+        group = self.coordinator.groups[self.group_id] = ConsumerGroup(self.group_id, epoch, epoch)
+        for handle, client in self.clients.items():
+            held = frozenset(owned.get(handle, ()))
+            client.alive, client.in_group, client.incarnation = True, True, client.incarnation + 1
+            client.member_id, client.epoch, client.held = handle, epoch, held
+            group.put(ConsumerMember(handle, Reconciliation(epoch, epoch - 1, STABLE, held),
+                                     client.config.instance_id, None, client.config.max_poll_interval_ms,
+                                     client.topics))
+            group.target[handle] = held
+            self.ledger.start(handle, sorted(held), self.now)
+            self.coordinator.schedule_session(self.group_id, handle)
+            first = self.now + phases.get(handle, 0)
+            self.coordinator.timers.schedule(("heartbeat", handle), first,
+                                             lambda c=client, i=client.incarnation: self._heartbeat(c, i))
+        group.subscription_metadata = group.subscribed(self.coordinator.topics)
+        self.stable_at.append(self.now)
 
     def start(self, client: ConsumerClient) -> None:
         if client.alive:
@@ -239,7 +270,7 @@ class ConsumerSimulation:
             self._maybe_reconcile(client)
 
     def subscribe(self, client: ConsumerClient, topics: Iterable[str]) -> None:
-        client.topics = tuple(topics)
+        client.topics = self._shared(topics)
         if client.alive and client.in_group:
             self._send(client, HeartbeatRequest(client.member_id, client.epoch, client.config.instance_id,
                                                 subscribed_topics=client.topics))

@@ -19,6 +19,7 @@ The hash functions are those of the key classes Kafka uses: `String`, `Integer`,
 from __future__ import annotations
 
 import base64
+from functools import lru_cache
 from collections.abc import Sequence
 from typing import Generic, TypeVar
 
@@ -65,12 +66,26 @@ def _threshold(capacity: int) -> int:
     return int(capacity * _LOAD_FACTOR)
 
 
+def capacity_by_size(n: int, capacity: int = DEFAULT_CAPACITY) -> int | None:
+    """The final table size for n keys when the size alone decides it (64 buckets or more), else None.
+
+    Chain resizes stop at 64 buckets, and from there only the size doubles the table: whatever chains
+    formed on the way, the table ends at the size's own capacity, whatever the hashes.
+    """
+    while n > _threshold(capacity):
+        capacity *= 2
+    return capacity if capacity >= _MIN_TREEIFY_CAPACITY else None
+
+
 def final_capacity(hashes: Sequence[int], capacity: int = DEFAULT_CAPACITY) -> int:
     """The table size after inserting keys with these (distinct-key) hashes, in this order.
 
     `HashMap.putVal`: a 9th entry in one chain doubles a table of fewer than 64 buckets
     (`treeifyBin`), and then the size check may double it again (`resize`).
     """
+    by_size = capacity_by_size(len(hashes), capacity)
+    if by_size is not None:
+        return by_size
     spreads = [spread(h) for h in hashes]
     chains: dict[int, int] = {}
     for size, s in enumerate(spreads, start=1):
@@ -97,9 +112,14 @@ def iteration_order(keys: Sequence[K], hashes: Sequence[int], capacity: int = DE
 
     `capacity` is the table size the constructor chose (see the capacity_for_* helpers).
     """
-    mask = final_capacity(hashes, capacity) - 1
-    order = sorted(range(len(keys)), key=lambda i: (spread(hashes[i]) & mask, i))
-    return [keys[i] for i in order]
+    if len(keys) <= min(_threshold(capacity), _CHAIN_RESIZE - 1):
+        mask = capacity - 1  # too few keys for any resize: skip replaying the inserts
+    else:
+        mask = final_capacity(hashes, capacity) - 1
+    if len(keys) <= 1:
+        return list(keys)
+    buckets = [((h & 0xFFFFFFFF) ^ ((h & 0xFFFFFFFF) >> 16)) & mask for h in hashes]  # spread(h) & mask
+    return [keys[i] for _, i in sorted(zip(buckets, range(len(keys))))]
 
 
 def string_order(keys: Sequence[str], capacity: int = DEFAULT_CAPACITY) -> list[str]:
@@ -138,6 +158,12 @@ class Uuid:
 
     def __repr__(self) -> str:
         return f"Uuid({self.text!r})"
+
+
+@lru_cache(maxsize=1 << 16)  # topic ids recur in every assignment of a group
+def uuid_of(text: str) -> Uuid:
+    """The Uuid for its base64 text (the same object each time: treat it as immutable)."""
+    return Uuid(text)
 
 
 def topic_partition_hash(topic: str, partition: int) -> int:

@@ -6,6 +6,8 @@ wraps at 32 bits. The two disagree on characters above U+FFFF and on every overf
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 _INT_MIN = -(1 << 31)
 
 
@@ -20,6 +22,7 @@ def java_string_key(text: str) -> bytes:
     return text.encode("utf-16-be", "surrogatepass")
 
 
+@lru_cache(maxsize=1 << 16)  # member ids and topic names are hashed again at every assignment
 def java_string_hash(text: str) -> int:
     """`java.lang.String.hashCode`: h = 31*h + c over UTF-16 code units, as a signed 32-bit int."""
     data = java_string_key(text)

@@ -30,6 +30,7 @@ class TimerQueue:
         self._live: dict[Hashable, tuple[int, int, Action]] = {}
         self._queued: dict[Hashable, tuple[int, int]] = {}  # key -> (deadline, sequence) of its heap entry
         self._sequence = 0
+        self.fired = 0  # timers popped, for benchmarks
 
     def schedule(self, key: Hashable, deadline: int, action: Action) -> None:
         """Kafka: `CoordinatorTimer.schedule`: replaces any timer with the same key."""
@@ -79,6 +80,7 @@ class TimerQueue:
             return None
         _, _, key = heapq.heappop(self._heap)
         del self._queued[key]
+        self.fired += 1
         deadline, _, action = self._live.pop(key)
         return deadline, action
 
