@@ -74,6 +74,9 @@ class ZkWatcherGroup:
         self.settled: list[int] = []  # instants an attempt left every partition owned
         self.attempt_times: list[int] = []
         self.zk_up = True
+        self._waiting: dict[str, int] = {}  # consumer -> the attempt it will make once ZooKeeper is back
+        self._expiring: list[str] = []  # sessions that ended while ZooKeeper was down
+        self._registering: list[str] = []  # consumers started while ZooKeeper was down
 
     # -- setup and the world -----------------------------------------------------------------------------
 
@@ -89,6 +92,9 @@ class ZkWatcherGroup:
 
     def start(self, consumer: str) -> None:
         """Register /ids/C (ephemeral); its own first rebalance, and a watch in every other consumer."""
+        if not self.zk_up:
+            self._registering.append(consumer)  # the create waits for the ensemble
+            return
         self.alive.add(consumer)
         self.ids.append(consumer)
         if self.autonomous:
@@ -108,7 +114,30 @@ class ZkWatcherGroup:
         self._consume(consumer, ())
         self._session_expired(consumer)
 
+    def zookeeper_down(self) -> None:
+        """The ensemble is unreachable. ZkClient retries every operation until it reconnects
+        (`retryUntilConnected`), so a rebalance attempt due now waits, and fetchers already running go on."""
+        self.zk_up = False
+
+    def zookeeper_up(self) -> None:
+        """Reconnected: waiting attempts run now. Sessions survive a whole-ensemble outage, each with a fresh
+        timeout, so a crashed consumer's nodes vanish one session timeout from now [kgroup rule]."""
+        self.zk_up = True
+        waiting, self._waiting = self._waiting, {}
+        for consumer, attempt in waiting.items():
+            self._schedule_attempt(consumer, self.now, attempt)
+        registering, self._registering = self._registering, []
+        for consumer in registering:
+            self.start(consumer)
+        expiring, self._expiring = self._expiring, []
+        for consumer in expiring:
+            self.timers.schedule(("zk-session", consumer), self.now + self.config.zk_session_timeout_ms,
+                                 lambda c=consumer: self._session_expired(c))
+
     def _session_expired(self, consumer: str) -> None:
+        if not self.zk_up:
+            self._expiring.append(consumer)  # the ensemble decides expiry; it is down
+            return
         self.ids = [c for c in self.ids if c != consumer]
         for tp in [tp for tp, o in self.owners.items() if o == consumer]:
             del self.owners[tp]
@@ -124,7 +153,15 @@ class ZkWatcherGroup:
                 self._schedule_attempt(consumer, self.now + self.config.watch_delay_ms.get(consumer, 0), 0)
 
     def _schedule_attempt(self, consumer: str, at: int, attempt: int) -> None:
-        self.timers.schedule(("rebalance", consumer), at, lambda: self.attempt(consumer, attempt))
+        self.timers.schedule(("rebalance", consumer), at, lambda: self._attempt_when_reachable(consumer, attempt))
+
+    def _attempt_when_reachable(self, consumer: str, attempt: int) -> None:
+        if consumer not in self.alive:
+            return
+        if self.zk_up:
+            self.attempt(consumer, attempt)
+        else:
+            self._waiting[consumer] = attempt  # blocked in its first ZooKeeper read; holds what it consumes
 
     # -- one rebalance attempt ---------------------------------------------------------------------------
 
@@ -146,7 +183,7 @@ class ZkWatcherGroup:
             created.append(tp)
         if failed_on is None:
             self._consume(consumer, share)
-            if len(self.owners) == len(self.partitions):
+            if self._settled():
                 self.settled.append(self.now)
             return AttemptResult(share, tuple(created), None, None)
         for tp in created:
@@ -159,6 +196,11 @@ class ZkWatcherGroup:
             return AttemptResult(share, (), failed_on, retry_at)
         self.gave_up.append((self.now, consumer))  # logged from the watcher thread; idle until the next watch
         return AttemptResult(share, (), failed_on, None, "ConsumerRebalanceFailedException")
+
+    def _settled(self) -> bool:
+        """Every partition owned, and every live consumer consuming its share of the current /ids."""
+        return len(self.owners) == len(self.partitions) and all(
+            self.consuming.get(c, ()) == range_share(self.partitions, self.ids, c) for c in self.ids if c in self.alive)
 
     def _consume(self, consumer: str, partitions: tuple[TopicPartition, ...]) -> None:
         self.ledger.stop(consumer, self.now)

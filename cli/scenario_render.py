@@ -120,6 +120,7 @@ def comparison_body(scenario: Any, runs: list[Any]) -> dict[str, Any]:
             "events": [{"at_ms": e.at_ms, "kind": e.kind, "subject": e.subject} for e in scenario.events],
             "protocols": [{"protocol": r.protocol, "rebalances": r.rebalances, "unconsumed_ms": r.unconsumed_ms,
                            "longest_outage_ms": r.longest_outage_ms, "partitions_owned_twice": r.owned_twice,
+                           "messages_at_risk": None if r.messages_at_risk is None else round(r.messages_at_risk),
                            "time_to_stable_ms": list(r.time_to_stable_ms), "notes": list(r.notes)} for r in runs]}
 
 
@@ -128,15 +129,18 @@ def print_comparison(console: Console, scenario: Any, runs: list[Any]) -> None:
     console.print(f"{scenario.source}: {len(scenario.events)} event(s) over {_seconds(scenario.duration_ms)}")
     table = Table(box=None, pad_edge=False)
     table.add_column("PROTOCOL")
-    for column in ("REBALANCES", "UNCONSUMED-PARTITION-S", "LONGEST-OUTAGE", "OWNED-TWICE"):
+    for column in ("REBALANCES", "UNCONSUMED-PARTITION-S", "LONGEST-OUTAGE", "OWNED-TWICE", "MSGS-AT-RISK"):
         table.add_column(column, justify="right")
     table.add_column("TIME-TO-STABLE (PER EVENT)")
     for r in runs:
         settle = " ".join("never" if t is None else _seconds(t) for t in r.time_to_stable_ms)
         table.add_row(r.protocol, str(r.rebalances), f"{r.unconsumed_ms / 1000:,.1f}", _seconds(r.longest_outage_ms),
-                      str(r.owned_twice), settle or "-")
+                      str(r.owned_twice), "-" if r.messages_at_risk is None else f"{r.messages_at_risk:,.0f}",
+                      settle or "-")
     print_wide(console, table)
     console.print("events: " + "; ".join(f"{e.kind} {e.subject} at {_seconds(e.at_ms)}" for e in scenario.events))
+    if runs and runs[0].messages_at_risk is None:
+        console.print("MSGS-AT-RISK needs produce_rates in the scenario (messages/s per topic)")
     for r in runs:
         for note in r.notes:
             console.print(f"note: {r.protocol}: {note}")

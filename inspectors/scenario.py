@@ -25,9 +25,10 @@ from kgroup.inspectors.yaml_doc import Path, YamlDoc, read_yaml
 
 KIND = "scenario"
 _TOP_KEYS = {"schema", "kind", "description", "fixture", "cluster", "groups", "group", "duration", "broker",
-             "clients", "events"}
-EVENT_KINDS = ("join", "leave", "crash", "gc-pause", "slow-poll", "add-partitions", "restart", "subscribe")
-_EVENT_KEYS = {"kind", "member", "topic", "at", "partitions", "for", "processing", "batches", "down", "static",
+             "clients", "events", "produce_rates"}
+EVENT_KINDS = ("join", "leave", "crash", "gc-pause", "slow-poll", "add-partitions", "restart", "subscribe", "outage")
+OUTAGE_SUBJECTS = ("zookeeper", "service-discovery")  # what the older designs depend on (coordinator.md §7)
+_EVENT_KEYS = {"kind", "member", "topic", "system", "at", "partitions", "for", "processing", "batches", "down", "static",
                "dynamic", "topics", "note"}
 _DURATION_CLIENT_KEYS = {
     "session.timeout.ms": "session_timeout_ms",
@@ -70,6 +71,7 @@ class Scenario:
     events: tuple[ScenarioEvent, ...]
     duration_ms: int
     warnings: tuple[str, ...] = ()
+    produce_rates: Mapping[str, float] = field(default_factory=dict)  # topic -> messages/s over its partitions
 
 
 def is_scenario(doc: YamlDoc) -> bool:
@@ -160,6 +162,8 @@ class _ScenarioReader:
         if match["kind"] == "add-partitions":
             result["topic"] = match["subject"]
             result["partitions"] = match["amount"]
+        elif match["kind"] == "outage":
+            result["system"] = match["subject"]
         else:
             if match["amount"] is not None:
                 raise self.r.fail(path, f"unexpected {match['amount']!r} after the member in {text!r}")
@@ -222,8 +226,23 @@ def scenario_from_doc(doc: YamlDoc) -> Scenario:
             raise r.fail(("duration",), f"the run ends at {duration} ms, before the last event at {last} ms")
     else:
         duration = last + 300_000
+    rates = _produce_rates(r, data.get("produce_rates"), fixture.cluster)
     return Scenario(doc.source, data.get("description"), fixture.cluster, group, clients, default, phases, broker,
-                    tuple(events), duration, fixture.warnings + tuple(r.warnings))
+                    tuple(events), duration, fixture.warnings + tuple(r.warnings), rates)
+
+
+def _produce_rates(r: FieldReader, raw: Any, cluster: Cluster) -> dict[str, float]:
+    """`produce_rates: {topic: messages per second}`, spread evenly over the topic's partitions."""
+    rates: dict[str, float] = {}
+    names = {t.name for t in cluster.topics}
+    for topic, rate in r.keyed(raw or {}, ("produce_rates",)).items():
+        path = ("produce_rates", topic)
+        if topic not in names:
+            raise r.fail(path, f"no topic {topic!r} in the cluster ({', '.join(sorted(names))})")
+        if isinstance(rate, bool) or not isinstance(rate, (int, float)) or rate < 0:
+            raise r.fail(path, f"expected messages per second (a number, 0 or more), got {rate!r}")
+        rates[topic] = float(rate)
+    return rates
 
 
 def _read_events(sr: _ScenarioReader, items: list[dict[str, Any]], group: Group, cluster: Cluster,
@@ -261,6 +280,14 @@ def _read_events(sr: _ScenarioReader, items: list[dict[str, Any]], group: Group,
                                                      f"add partitions, so {total} is not a change")
             sizes[topic] = fields["total"] = total
             events.append(ScenarioEvent(index, kind, at, topic, fields))
+            continue
+        if kind == "outage":
+            system = r.text(item.get("system"), path + ("system",))
+            if system not in OUTAGE_SUBJECTS:
+                raise r.fail(path + ("system",), f"expected one of {', '.join(OUTAGE_SUBJECTS)}, got {system!r}")
+            fields["duration"] = sr.duration(_need(r, item, "for", path, "outage zookeeper|service-discovery at T "
+                                                                        "for DURATION"), path + ("for",), minimum=1)
+            events.append(ScenarioEvent(index, kind, at, system, fields))
             continue
         member = r.text(item.get("member"), path + ("member",))
         if kind == "join":

@@ -62,6 +62,8 @@ def _common_protocol(clients: list[ClassicClient]) -> str:
 def apply_event(sim: ClassicSimulation | ConsumerSimulation, scenario: Scenario, event: ScenarioEvent) -> None:
     """One user-level event on either protocol's simulation (they share the client-facing methods)."""
     kind, name, fields = event.kind, event.subject, event.fields
+    if kind == "outage":
+        return  # the Kafka group coordinator depends on neither ZooKeeper nor service discovery
     if kind == "add-partitions":
         sim.add_partitions(name, int(fields["total"]))
         return

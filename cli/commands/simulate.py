@@ -41,7 +41,8 @@ def simulate(
     subscribe: Annotated[Optional[list[str]], typer.Option(
         "--subscribe", help="Change a member's subscription: ID=topic1,topic2.")] = None,
     timeline_out: Annotated[Optional[str], typer.Option(
-        "--timeline-out", help="Scenarios: write the partition-ownership timeline to FILE (.svg or .html).",
+        "--timeline-out", help="Scenarios: write the partition-ownership timeline to FILE (.svg or .html); "
+        "with --protocol, one timeline per design in one .html page.",
         metavar="FILE")] = None,
     protocol: Annotated[Optional[str], typer.Option(
         "--protocol", help="Scenarios: compare designs on the same events, e.g. classic-eager,classic-cooperative,"
@@ -91,10 +92,10 @@ def simulate(
             raise InputError("what-if flags (--assignor, --add-member, ...) apply to fixtures; a scenario lists "
                              "its own events", doc.source)
         if protocol is not None:
-            if timeline_out is not None:
-                raise InputError("--timeline-out draws one design; drop --protocol or --timeline-out",
-                                 field="--protocol")
-            _compare(doc, protocol, output)
+            if timeline_out is not None and not timeline_out.endswith((".html", ".htm")):
+                raise InputError(f"{timeline_out!r}: with --protocol the timelines (one per design) are written "
+                                 "as one .html page", field="--timeline-out")
+            _compare(doc, protocol, timeline_out, output)
             return
         _replay(doc, timeline_out, output)
         return
@@ -156,12 +157,18 @@ def _replay(doc, timeline_out: str | None, output: OutputFormat) -> None:  # typ
     emit(document("scenario-run", outcome_body(outcome)), output, lambda console: print_outcome(console, outcome))
 
 
-def _compare(doc, protocols: str, output: OutputFormat) -> None:  # type: ignore[no-untyped-def]
+def _compare(doc, protocols: str, timeline_out: str | None,  # type: ignore[no-untyped-def]
+             output: OutputFormat) -> None:
     from kgroup.inspectors.protocol_comparison import compare, parse_protocols
 
     names = parse_protocols(protocols)
     scenario = scenario_from_doc(doc)
     runs = compare(scenario, names)
+    if timeline_out is not None:
+        from kgroup.cli.timeline_svg import comparison_html
+        from kgroup.inspectors.files import write_atomically
+
+        write_atomically(timeline_out, comparison_html(scenario.source, runs), field="--timeline-out")
     for line in scenario.warnings:
         warn(line)
     emit(document("protocol-comparison", comparison_body(scenario, runs)), output,

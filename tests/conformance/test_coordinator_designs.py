@@ -63,8 +63,10 @@ class ZkRun:
             view = event.get("view")
             self.responses[str(event["id"])] = self.model.attempt(consumer, int(event.get("attempt", 0)),
                                                                    None if view is None else [str(v) for v in view])
-        elif kind in ("zk_down", "zk_up"):
-            self.model.zk_up = kind == "zk_up"
+        elif kind == "zk_down":
+            self.model.zookeeper_down()
+        elif kind == "zk_up":
+            self.model.zookeeper_up()
         else:
             raise ValueError(f"unknown zk-watcher event kind {kind!r}")
 
