@@ -8,9 +8,9 @@ so); `outage` events (ZooKeeper, service discovery) apply only to them: Kafka's 
 neither.
 
 Messages at risk of double processing, given `produce_rates` (docs/scenarios.md): messages produced to a
-partition while two consumers consumed it at once, plus, for each crash, the messages its partitions
-received since the crashed consumer's last automatic commit (auto.commit.interval.ms: 5 s for the Java
-client, 60 s for the 0.8 consumer of the older designs), counted from when it started consuming them.
+partition while two consumers consumed it at once, plus, for each crash, what its partitions can have
+received since the crashed consumer's last automatic commit: up to one auto.commit.interval.ms (5 s for the
+Java client, 60 s for the 0.8 consumer of the older designs), and no more than it had consumed them.
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ def _messages_at_risk(scenario: Scenario, timelines: Mapping[TopicPartition, lis
         total += rate * _overlap_ms(segments, now)
         for s in segments:
             if s.end is not None and (s.owner, s.end) in crashes:
-                total += rate * ((s.end - s.start) % commit_ms)  # consumed since its last auto-commit
+                total += rate * min(s.end - s.start, commit_ms)  # up to one commit interval since the last
     return total
 
 

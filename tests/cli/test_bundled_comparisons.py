@@ -1,0 +1,102 @@
+"""The bundled comparison scenarios: each design's signature behaviour, with numbers worked by hand.
+
+Timings used below: Java clients' heartbeat threads are spread over one interval in member order (classic
+3 s, consumer protocol 5 s from the broker), so in a 4-member consumer-protocol group c1..c4 heartbeat at
+0, 1.25, 2.5 and 3.75 s past each 5 s. The ZooKeeper consumer's session is 6 s; the external coordinator
+checks every second.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from tests.cli.helpers import FIXTURES, run, run_json
+
+ALL = "classic-eager,classic-cooperative,consumer,zk-watcher,external"
+
+
+def _compare(scenario: str, protocols: str = ALL) -> dict[str, dict]:
+    body = run_json("simulate", scenario, "--protocol", protocols)
+    return {p["protocol"]: p for p in body["protocols"]}
+
+
+def test_a_crash_waits_for_the_session_timeout_except_in_the_older_designs() -> None:
+    runs = _compare("compare-crash")
+    consumer = runs["consumer"]
+    # c2 (phase 1.25 s) last heartbeats at 56.25 s and is fenced at 101.25 s. c3's heartbeat at 102.5 s
+    # computes the target and takes one of c2's three partitions; c4 takes one at 103.75 s, c1 at 105 s:
+    # 42.5 + 43.75 + 45 = 131.25 partition-seconds, stable 45 s after the crash.
+    assert (consumer["unconsumed_ms"], consumer["longest_outage_ms"], consumer["time_to_stable_ms"]) == \
+        (131_250, 45_000, [45_000])
+    # Its ZooKeeper session ends 6 s after the crash; then every consumer rebalances: 3 partitions x 6 s.
+    assert (runs["zk-watcher"]["unconsumed_ms"], runs["zk-watcher"]["longest_outage_ms"]) == (18_000, 6_000)
+    for name in ("classic-eager", "classic-cooperative", "consumer"):
+        assert runs[name]["longest_outage_ms"] >= 45_000  # session.timeout.ms
+    # 1,200 msg/s over 12 partitions = 100 msg/s each; c2's 3 partitions, up to one auto-commit interval.
+    assert runs["consumer"]["messages_at_risk"] == 3 * 100 * 5
+    assert runs["classic-eager"]["messages_at_risk"] == 3 * 100 * 5
+    assert runs["zk-watcher"]["messages_at_risk"] == 3 * 100 * 60
+    assert runs["external"]["messages_at_risk"] == 3 * 100 * 60
+    assert all(r["partitions_owned_twice"] == 0 for r in runs.values())
+
+
+def test_a_zookeeper_outage_strands_a_rebalance_only_in_the_designs_that_use_zookeeper(tmp_path: Path) -> None:
+    runs = _compare("compare-zk-outage")
+    doc = yaml.safe_load((FIXTURES / "compare-zk-outage.yaml").read_text())
+    doc["events"] = [e for e in doc["events"] if not e.startswith("outage")]
+    calm = tmp_path / "no-outage.yaml"
+    calm.write_text(yaml.safe_dump(doc))
+    without = _compare(str(calm))
+    for name in ("classic-eager", "classic-cooperative", "consumer"):
+        outage, calm_run = dict(runs[name]), dict(without[name])
+        assert outage.pop("time_to_stable_ms")[:1] == calm_run.pop("time_to_stable_ms")  # one event fewer
+        assert {k: v for k, v in outage.items() if k != "notes"} == {k: v for k, v in calm_run.items() if k != "notes"}
+        assert any("neither ZooKeeper" in note for note in runs[name]["notes"])
+    # zk-watcher: c4 registers at 30 s; c4's own attempt fails on audit-5 (c3 still holds it) and backs
+    # off 2 s; the others rebalance and release audit-5. ZooKeeper is down from 31 s, so c4's retry at
+    # 32 s waits until 61 s: audit-5 unconsumed from 30 s to 61 s.
+    assert runs["zk-watcher"]["longest_outage_ms"] == 31_000
+    assert runs["zk-watcher"]["time_to_stable_ms"][0] == 31_000
+    assert without["zk-watcher"]["longest_outage_ms"] == 2_000
+    # external: the check at 31 s closes the partition moving to c4 (Closing); with ZooKeeper down the
+    # coordinator writes nothing until 61 s, so that partition stays closed until the checks resume.
+    assert runs["external"]["longest_outage_ms"] > 30_000
+    assert without["external"]["longest_outage_ms"] == 1_000
+
+
+def test_scaling_out_and_rolling_restarts_settle_after_every_event_in_every_design() -> None:
+    for scenario, events in (("compare-scale-out", 3), ("compare-rolling-restart", 4)):
+        runs = _compare(scenario)
+        for name, r in runs.items():
+            assert len(r["time_to_stable_ms"]) == events and None not in r["time_to_stable_ms"], (scenario, name)
+            assert r["partitions_owned_twice"] == 0, (scenario, name)
+        # The herd: every ZooKeeper consumer makes an attempt at every membership change.
+        assert runs["zk-watcher"]["rebalances"] > 3 * runs["classic-eager"]["rebalances"]
+
+
+def test_the_timelines_page_has_one_picture_per_design(tmp_path: Path) -> None:
+    page = tmp_path / "designs.html"
+    result = run("simulate", "compare-crash", "--protocol", "consumer,zk-watcher", "--timeline-out", str(page))
+    assert result.exit_code == 0, result.output
+    html = page.read_text()
+    assert html.count("<svg") == 2 and "<h3>consumer</h3>" in html and "<h3>zk-watcher</h3>" in html
+    assert "payments-3" in html  # one of the crashed member's partitions, drawn with its gap
+    svg = tmp_path / "designs.svg"
+    refused = run("simulate", "compare-crash", "--protocol", "consumer", "--timeline-out", str(svg))
+    assert refused.exit_code == 2 and "--timeline-out" in refused.stderr and not svg.exists()
+
+
+def test_messages_at_risk_needs_produce_rates_and_they_are_checked(tmp_path: Path) -> None:
+    doc = yaml.safe_load((FIXTURES / "compare-crash.yaml").read_text())
+    del doc["produce_rates"]
+    plain = tmp_path / "plain.yaml"
+    plain.write_text(yaml.safe_dump(doc))
+    result = run("simulate", str(plain), "--protocol", "consumer")
+    assert result.exit_code == 0 and "MSGS-AT-RISK needs produce_rates" in result.stdout
+    assert run_json("simulate", str(plain), "--protocol", "consumer")["protocols"][0]["messages_at_risk"] is None
+    doc["produce_rates"] = {"nope": 10}
+    plain.write_text(yaml.safe_dump(doc))
+    bad = run("simulate", str(plain), "--protocol", "consumer")
+    assert bad.exit_code == 2 and "produce_rates.nope" in bad.stderr and "no topic 'nope'" in bad.stderr
