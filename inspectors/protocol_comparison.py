@@ -222,6 +222,10 @@ def _older(scenario: Scenario, protocol: str) -> ProtocolRun:
     skipped = sorted({e.kind for e in scenario.events if e.kind in ("gc-pause", "slow-poll", "add-partitions",
                                                                     "subscribe")})
     notes = (f"not modelled for this design: {', '.join(skipped)}",) if skipped else ()
+    if zk:
+        failed = sum(m.failed_attempts for m in runs)
+        notes += (f"herd: {sum(m.notifications for m in runs)} watch notifications, {_rebalances(runs, zk)} "
+                  f"rebalance attempts, {failed} of them failed on a partition not yet released",)
     if zk and any(e.kind == "outage" and e.subject == "service-discovery" for e in scenario.events):
         notes += ("outage service-discovery: this design does not use service discovery",)
     gaps = {tp: g for model in runs for tp, g in model.gaps().items()}
@@ -233,10 +237,14 @@ def _older(scenario: Scenario, protocol: str) -> ProtocolRun:
     per_event = tuple(None if any(t is None for t in times) else max(times)  # settled once every topic is
                       for times in zip(*per_model))
     settled = sorted(t for m in runs for t in (m.settled if zk else m.stable_at))
-    rebalances = sum(m.attempts if zk else len(m.move_times) for m in runs)
+    rebalances = _rebalances(runs, zk)
     run = _summary(protocol, scenario, rebalances, timelines, gaps, now, starts, settled, _ZK_CONSUMER_COMMIT_MS,
                    notes)
     return replace(run, time_to_stable_ms=per_event)
+
+
+def _rebalances(runs: list[Any], zk: bool) -> int:
+    return sum(m.attempts if zk else len(m.move_times) for m in runs)
 
 
 def _older_event(model: Any, zk: bool, event: ScenarioEvent) -> None:

@@ -74,6 +74,11 @@ def test_scaling_out_and_rolling_restarts_settle_after_every_event_in_every_desi
             assert r["partitions_owned_twice"] == 0, (scenario, name)
         # The herd: every ZooKeeper consumer makes an attempt at every membership change.
         assert runs["zk-watcher"]["rebalances"] > 3 * runs["classic-eager"]["rebalances"]
+    # Scale-out: c4's registration notifies c1-c3, c5's c1-c4, c6's c1-c5 (3 + 4 + 5 = 12); each join
+    # makes every live consumer attempt once (4 + 5 + 6 = 15), and each failed claim is retried once.
+    (herd,) = [n for n in _compare("compare-scale-out", "zk-watcher")["zk-watcher"]["notes"] if n.startswith("herd")]
+    failed = int(herd.split(", ")[2].split()[0])
+    assert herd.startswith("herd: 12 watch notifications, ") and f"{15 + failed} rebalance attempts" in herd
 
 
 def test_the_timelines_page_has_one_picture_per_design(tmp_path: Path) -> None:
