@@ -129,11 +129,11 @@ class _MemberOrder:
         self._order: list[str] = []
         self._mask = -1
         self._bucket: dict[str, int] = {}
-        self._survivors = 0
 
     def of(self, ids: Sequence[str]) -> list[str]:
         capacity = capacity_by_size(len(ids))
-        if capacity is None or capacity - 1 != self._mask or not self._follows(ids):
+        survivors = self._survivors(ids)
+        if capacity is None or capacity - 1 != self._mask or survivors is None:
             self._order = string_order(ids)
             self._mask = capacity - 1 if capacity is not None else -1
             self._bucket = {}
@@ -141,7 +141,7 @@ class _MemberOrder:
             present = set(ids)
             order = [m for m in self._order if m in present]
             buckets = [self._bucket_of(m) for m in order]
-            for m in ids[self._survivors:]:  # ids are distinct: these are the newcomers
+            for m in ids[survivors:]:  # ids are distinct: these are the newcomers
                 b = self._bucket_of(m)
                 at = bisect_right(buckets, b)
                 order.insert(at, m)
@@ -150,12 +150,12 @@ class _MemberOrder:
         self._ids = list(ids)
         return list(self._order)
 
-    def _follows(self, ids: Sequence[str]) -> bool:
-        """Are `ids` the last ids, some removed, in the same order, followed by new ones?"""
+    def _survivors(self, ids: Sequence[str]) -> int | None:
+        """How many of `ids` are the last ids, some removed, in the same order (the rest being new);
+        None when `ids` are not that."""
         present = set(ids)
         survivors = [m for m in self._ids if m in present]
-        self._survivors = len(survivors)
-        return list(ids[:len(survivors)]) == survivors
+        return len(survivors) if list(ids[:len(survivors)]) == survivors else None
 
     def _bucket_of(self, member_id: str) -> int:
         b = self._bucket.get(member_id)
