@@ -83,6 +83,8 @@ def final_capacity(hashes: Sequence[int], capacity: int = DEFAULT_CAPACITY) -> i
     `HashMap.putVal`: a 9th entry in one chain doubles a table of fewer than 64 buckets
     (`treeifyBin`), and then the size check may double it again (`resize`).
     """
+    if len(hashes) <= min(_threshold(capacity), _CHAIN_RESIZE - 1):
+        return capacity  # too few keys for any resize
     by_size = capacity_by_size(len(hashes), capacity)
     if by_size is not None:
         return by_size
@@ -112,12 +114,9 @@ def iteration_order(keys: Sequence[K], hashes: Sequence[int], capacity: int = DE
 
     `capacity` is the table size the constructor chose (see the capacity_for_* helpers).
     """
-    if len(keys) <= min(_threshold(capacity), _CHAIN_RESIZE - 1):
-        mask = capacity - 1  # too few keys for any resize: skip replaying the inserts
-    else:
-        mask = final_capacity(hashes, capacity) - 1
     if len(keys) <= 1:
         return list(keys)
+    mask = final_capacity(hashes, capacity) - 1
     buckets = [((h & 0xFFFFFFFF) ^ ((h & 0xFFFFFFFF) >> 16)) & mask for h in hashes]  # spread(h) & mask
     return [keys[i] for _, i in sorted(zip(buckets, range(len(keys))))]
 

@@ -71,7 +71,7 @@ class ZkWatcherGroup:
         self.attempts = 0
         self.failed_attempts = 0
         self.gave_up: list[tuple[int, str]] = []
-        self.settled: list[int] = []  # instants an attempt left every partition owned
+        self.settled: list[int] = []  # instants an attempt left every live consumer on its share, all owned
         self.attempt_times: list[int] = []
         self.zk_up = True
         self._waiting: dict[str, int] = {}  # consumer -> the attempt it will make once ZooKeeper is back

@@ -88,8 +88,9 @@ def _summary(protocol: str, scenario: Scenario, rebalances: int, ledger_timeline
 def _bands(starts: list[int], settled: list[int], now: int) -> tuple[tuple[int, int], ...]:
     """Each rebalance from its start to the next settled instant, overlapping ones merged."""
     bands: list[tuple[int, int]] = []
+    ordered_settled = sorted(settled)
     for start in sorted(starts):
-        end = next((t for t in sorted(settled) if t >= start), now)
+        end = next((t for t in ordered_settled if t >= start), now)
         if bands and start <= bands[-1][1]:
             bands[-1] = (bands[-1][0], max(bands[-1][1], end))
         else:
@@ -117,9 +118,8 @@ def _messages_at_risk(scenario: Scenario, timelines: Mapping[TopicPartition, lis
 
 def _overlap_ms(segments: list[Segment], now: int) -> int:
     """How long two or more consumers consumed the partition at once."""
-    edges = sorted([(s.start, 1) for s in segments if (s.end if s.end is not None else now) > s.start]
-                   + [(s.end if s.end is not None else now, -1) for s in segments
-                      if (s.end if s.end is not None else now) > s.start])
+    spans = [(s.start, now if s.end is None else s.end) for s in segments]
+    edges = sorted([edge for start, end in spans if end > start for edge in ((start, 1), (end, -1))])
     depth, since, overlap = 0, 0, 0
     for at, step in edges:
         if depth >= 2:
