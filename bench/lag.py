@@ -108,7 +108,7 @@ def duckdb_engine(folder: Path) -> dict:
             started = time.perf_counter()
             rows = con.execute(sql).fetchall()
             out[f"{name}_{run}"] = time.perf_counter() - started
-        out[f"{name}_rows"] = len(rows)
+        out[f"{name}_rows"], out[f"{name}_check"] = len(rows), sum(r[-1] or 0 for r in rows)
     return out
 
 
@@ -130,7 +130,7 @@ def spark_engine(folder: Path, url: str) -> dict:
                 started = time.perf_counter()
                 rows = queries()[name].collect()
                 out[f"{name}_{run}"] = time.perf_counter() - started
-            out[f"{name}_rows"] = len(rows)
+            out[f"{name}_rows"], out[f"{name}_check"] = len(rows), sum(r[-1] or 0 for r in rows)
         started = time.perf_counter()
         newest = lag_spark.newest_time(commits, logs)
         lag_spark.analyze(commits, logs, LagQuery(as_of=newest, bucket_ms=3_600_000))
@@ -146,19 +146,18 @@ def _spark_queries(commits, logs):  # type: ignore[no-untyped-def]
 
         from kgroup.inspectors import lag_spark
 
-        tp = ["cluster", "topic", "partition"]
-        gtp = ["cluster", "group", *tp[1:]]
-        ends = logs.withColumn("end", F.col("high_watermark")).withColumn("mono", F.lit(True))
-        asks = commits.select(*gtp, F.col("committed_offset").alias("c"), F.col("observed_ts").alias("at"),
-                              F.lit(0).alias("role"))
+        gtp = ["cluster", "group", "topic", "partition"]
+        ends = lag_spark.keyed(logs).withColumn("end", F.col("high_watermark")).withColumn("mono", F.lit(True))
+        asks = lag_spark.keyed(commits).select(*lag_spark.KEY, *gtp, F.col("committed_offset").alias("c"),
+                                               F.col("observed_ts").alias("at"), F.lit(0).alias("role"))
         hour = (F.col("at") / 3_600_000).cast("long")
-        q2 = lag_spark._ends_at(asks, ends, tp).groupBy("group", hour).agg(
+        q2 = lag_spark._ends_at(asks, ends).groupBy("group", hour).agg(
             F.max(F.greatest(F.lit(0), F.col("end_at") - F.col("c"))))
-        w = Window.partitionBy(*tp).orderBy("ts")
-        mono = (ends.select(*tp, "ts", "end").withColumn("t1", F.lead("ts").over(w))
-                .withColumn("o1", F.lead("end").over(w)).withColumn("t_first", F.min("ts").over(Window.partitionBy(*tp))))
+        w = Window.partitionBy(*lag_spark.KEY).orderBy("ts")
+        mono = ends.select(*lag_spark.KEY, "ts", "end").withColumn("t1", F.lead("ts").over(w)).withColumn(
+            "o1", F.lead("end").over(w))
         asked = asks.withColumn("end_at", F.lit(None).cast("long")).withColumn("mono_end_at", F.lit(2 ** 62))
-        q3 = lag_spark._time_lag(asked, mono, tp).groupBy("group", hour).agg(F.max("time_lag_ms"))
+        q3 = lag_spark._time_lag(asked, mono).groupBy("group", hour).agg(F.max("time_lag_ms"))
         return {"q2_lag_asof": q2, "q3_time_lag": q3}
 
     return build
@@ -214,7 +213,11 @@ def main() -> None:
         print(f"{'query':14} {'duckdb warm':>12} {'spark warm':>11} {'ratio':>6}   (target <= 1.5)")
         for q in ("q2_lag_asof", "q3_time_lag"):
             d, s = duck[f"{q}_warm"], spark[f"{q}_warm"]
-            print(f"{q:14} {d:11.2f}s {s:10.2f}s {s / d:6.2f}   cold {duck[f'{q}_cold']:.2f}s / {spark[f'{q}_cold']:.2f}s")
+            same = "same result" if (duck[f"{q}_rows"], duck[f"{q}_check"]) == (spark[f"{q}_rows"], spark[f"{q}_check"]) \
+                else f"RESULTS DIFFER: duckdb {duck[f'{q}_rows']} rows, sum {duck[f'{q}_check']}; " \
+                     f"spark {spark[f'{q}_rows']} rows, sum {spark[f'{q}_check']}"
+            print(f"{q:14} {d:11.2f}s {s:10.2f}s {s / d:6.2f}   cold {duck[f'{q}_cold']:.2f}s / {spark[f'{q}_cold']:.2f}s"
+                  f"   {same}")
         print(f"spark start {spark['start']:.1f} s, full lag analyze pipeline {spark['full_pipeline']:.1f} s")
         print(f"peak memory: duckdb {duck['peak_rss_gib']:.2f} GiB, spark {spark['peak_rss_gib']:.2f} GiB (target < 8)")
         if args.connect:

@@ -17,6 +17,7 @@ from kgroup.assignors.lag_samples import READ_COMMITTED, LagQuery
 from kgroup.inspectors.lag_dataset import COLUMNS, COMMITS, LOG_OFFSETS, check_columns, check_marker
 
 HISTORY, EVENT, CURRENT = 0, 1, 2  # roles of commit rows in the as-of sorts
+KEY = ["_k1", "_k2"]  # a topic partition's window key, added by keyed()
 
 
 def read_tables(spark: Any, path: str) -> tuple[Any, Any]:
@@ -40,6 +41,16 @@ def _kind(spark_type: str) -> str:
     return {"integer": "int", "timestamp_ntz": "timestamp"}.get(spark_type, spark_type)
 
 
+def keyed(frame: Any) -> Any:
+    """Add KEY: two independent hashes of (cluster, topic, partition). Every as-of window sorts by its
+    partition key first; two longs compare several times faster than three strings (measured in bench/lag.py),
+    and two distinct partitions would need to collide in both a 64-bit and a 32-bit hash (odds 2^-96 a pair)."""
+    from pyspark.sql import functions as F
+
+    return (frame.withColumn(KEY[0], F.xxhash64("cluster", "topic", "partition"))
+            .withColumn(KEY[1], F.hash("partition", "topic", "cluster")))
+
+
 def newest_time(commits: Any, logs: Any) -> int | None:
     from pyspark.sql import functions as F
 
@@ -59,13 +70,33 @@ def analyze(commits: Any, logs: Any, query: LagQuery) -> tuple[list[PartitionRep
 
     tp = ["cluster", "topic", "partition"]
     gtp = ["cluster", "group", "topic", "partition"]
-    # both tables feed several branches of the plan: read the Parquet once
-    commits, logs = covered(commits, "observed_ts").cache(), covered(logs, "ts").cache()
+    # the log samples feed every branch of the plan: prepared once and cached (a quarter of the rows, few
+    # columns); the commits are read from Parquet by each branch, which prunes them to its columns (caching
+    # every commit column cost more than the reads it saved)
+    logs = _log_timeline(keyed(covered(logs, "ts")), query).cache()
     try:
-        return _analyze(commits, logs, query, tp, gtp)
+        return _analyze(keyed(covered(commits, "observed_ts")), logs, query, tp, gtp)
     finally:
-        commits.unpersist()
         logs.unpersist()
+
+
+def _log_timeline(logs: Any, query: LagQuery) -> Any:
+    """One log sample per time (the highest end on a tie, as the reference keeps), whether it is monotonic
+    (no earlier sample ended higher) and its rank from the newest: all from one sort by time."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    end = F.coalesce("last_stable_offset", "high_watermark") if query.isolation == READ_COMMITTED \
+        else F.col("high_watermark")
+    ties = Window.partitionBy(*KEY).orderBy("ts", F.desc("high_watermark"))
+    logs = (logs.withColumn("end", end).withColumn("_p", F.lag("ts").over(ties))
+            .where(F.col("_p").isNull() | (F.col("_p") != F.col("ts"))))
+    by_time = Window.partitionBy(*KEY).orderBy("ts")
+    prior = F.max("end").over(by_time.rowsBetween(Window.unboundedPreceding, -1))
+    newest_rank = F.count("*").over(by_time.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing)) \
+        - F.row_number().over(by_time) + 1
+    return logs.select(*KEY, "cluster", "topic", "partition", "ts", "end", "log_start_offset",
+                       (prior.isNull() | (F.col("end") >= prior)).alias("mono"), newest_rank.alias("_r"))
 
 
 def _analyze(commits: Any, logs: Any, query: LagQuery, tp: list[str], gtp: list[str]
@@ -73,45 +104,40 @@ def _analyze(commits: Any, logs: Any, query: LagQuery, tp: list[str], gtp: list[
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    end = F.coalesce("last_stable_offset", "high_watermark") if query.isolation == READ_COMMITTED \
-        else F.col("high_watermark")
-    # one log sample per time (the highest end on a tie), as the reference does
-    logs = (logs.withColumn("end", end)
-            .withColumn("_n", F.row_number().over(Window.partitionBy(*tp, "ts").orderBy(F.desc("high_watermark"))))
-            .where("_n = 1").drop("_n"))
-    by_time = Window.partitionBy(*tp).orderBy("ts")
-    logs = logs.withColumn("_prior", F.max("end").over(by_time.rowsBetween(Window.unboundedPreceding, -1)))
-    logs = logs.withColumn("mono", F.col("_prior").isNull() | (F.col("end") >= F.col("_prior"))).drop("_prior")
-    mono = logs.where("mono").select(*tp, "ts", "end")
-    mono = (mono.withColumn("t1", F.lead("ts").over(by_time)).withColumn("o1", F.lead("end").over(by_time))
-            .withColumn("t_first", F.min("ts").over(Window.partitionBy(*tp))))
-    newest = Window.partitionBy(*tp).orderBy(F.desc("ts"))
-    ranked = logs.withColumn("_r", F.row_number().over(newest))
-    latest_log = ranked.where("_r = 1").select(*tp, F.col("log_start_offset").alias("start"),
-                                               F.col("end").alias("log_end"))
-    broker = (ranked.where(F.col("_r") <= query.window).groupBy(*tp)
+    by_time = Window.partitionBy(*KEY).orderBy("ts")
+    mono = logs.where("mono").select(*KEY, "ts", "end")
+    mono = mono.withColumn("t1", F.lead("ts").over(by_time)).withColumn("o1", F.lead("end").over(by_time))
+    latest_log = logs.where("_r = 1").select(*tp, F.col("log_start_offset").alias("start"),
+                                             F.col("end").alias("log_end"))
+    broker = (logs.where(F.col("_r") <= query.window).groupBy(*tp)
               .agg(F.min("end").alias("b_min"), F.max("end").alias("b_max"), F.count("*").alias("b_count")))
 
-    latest = (commits.withColumn("_r", F.row_number().over(
-        Window.partitionBy(*gtp).orderBy(F.desc("observed_ts"), F.desc("commit_ts")))).where("_r = 1")
-        .select(*gtp, "member_id", "client_id", "host", F.col("committed_offset").alias("committed")))
-    events = (commits.where(F.col("committed_offset").isNotNull())
-              .withColumn("_n", F.row_number().over(Window.partitionBy(*gtp, "commit_ts")
-                                                    .orderBy(F.desc("observed_ts"), F.desc("committed_offset"))))
-              .where("_n = 1")
-              .withColumn("_r", F.row_number().over(Window.partitionBy(*gtp).orderBy(F.desc("commit_ts"))))
-              .where(F.col("_r") <= query.window))
-    asks = (commits.where(F.col("committed_offset").isNotNull())
-            .select(*gtp, F.col("committed_offset").alias("c"), F.col("observed_ts").alias("at"),
-                    F.lit(HISTORY).alias("role"))
-            .unionByName(events.select(*gtp, F.col("committed_offset").alias("c"), F.col("commit_ts").alias("at"),
-                                       F.lit(EVENT).alias("role")))
+    # the newest sample of each group partition (by observation, then commit time): the newest observation
+    # time is a plain aggregation, and joining it back keeps only the newest poll's rows; a window (or
+    # max_by over the string columns, a sort-based aggregation) would sort every commit
+    seen = commits.groupBy(*KEY, *gtp).agg(F.max("observed_ts").alias("observed_ts"))
+    newest = F.max_by(F.struct("member_id", "client_id", "host", F.col("committed_offset").alias("committed")),
+                      "commit_ts")
+    latest = (commits.join(F.broadcast(seen), [*KEY, *gtp, "observed_ts"]).groupBy(*KEY, *gtp)
+              .agg(newest.alias("_l")).select(*KEY, *gtp, "_l.member_id", "_l.client_id", "_l.host", "_l.committed"))
+    # Burrow's window: the newest `window` distinct commits. dense_rank <= N lets Spark cut each partition to
+    # its top N before the shuffle (WindowGroupLimit); a commit seen twice keeps its latest observation
+    committed = commits.where(F.col("committed_offset").isNotNull())
+    top = F.dense_rank().over(Window.partitionBy(*KEY, "group").orderBy(F.desc("commit_ts")))
+    events = (committed.withColumn("_d", top).where(F.col("_d") <= query.window)
+              .groupBy(*KEY, *gtp, "commit_ts")
+              .agg(F.max_by("committed_offset", F.struct("observed_ts", "committed_offset")).alias("committed_offset")))
+    history_asks = committed.select(*KEY, *gtp, F.col("committed_offset").alias("c"),
+                                    F.col("observed_ts").alias("at"), F.lit(HISTORY).alias("role"))
+    asks = (events.select(*KEY, *gtp, F.col("committed_offset").alias("c"), F.col("commit_ts").alias("at"),
+                          F.lit(EVENT).alias("role"))
             .unionByName(latest.where(F.col("committed").isNotNull())
-                         .select(*gtp, F.col("committed").alias("c"), F.lit(query.as_of).alias("at"),
+                         .select(*KEY, *gtp, F.col("committed").alias("c"), F.lit(query.as_of).alias("at"),
                                  F.lit(CURRENT).alias("role"))))
-    answered = _time_lag(_ends_at(asks, logs, tp), mono, tp).cache()  # history, windows and current rows
-
-    history = (answered.where(F.col("role") == HISTORY).join(latest_log.select(*tp), tp, "left_semi")
+    # the few window and current rows apart from the history's many: the history is aggregated straight
+    # away, and only the small answer is kept for the three joins below
+    answered = _time_lag(_ends_at(asks, logs), mono).cache()
+    history = (_time_lag(_ends_at(history_asks, logs), mono).join(latest_log.select(*tp), tp, "left_semi")
                .withColumn("bucket_ts", F.col("at") - F.col("at") % F.lit(query.bucket_ms))
                .groupBy("cluster", "group", "bucket_ts")
                .agg(F.max("lag_at").alias("max_lag"), F.max("time_lag_ms").alias("max_time_lag_ms")))
@@ -123,46 +149,51 @@ def _analyze(commits: Any, logs: Any, query: LagQuery, tp: list[str], gtp: list[
     parts = (latest.join(latest_log, tp, "left").join(broker, tp, "left").join(window, gtp, "left")
              .join(current, gtp, "left"))
     parts = _partition_columns(parts, query).cache()  # collected, then rolled up
-    rows = parts.collect()
-    reports = sorted((PartitionReport(**{name: row[name] for name in PartitionReport.__dataclass_fields__})
-                      for row in rows), key=report_order)
-    rollup_rows = _rollups(parts).collect()
-    rollups = sorted((Rollup(**{name: row[name] for name in Rollup.__dataclass_fields__}) for row in rollup_rows),
-                     key=rollup_order)
-    points = [HistoryPoint(r["cluster"], r["group"], r["bucket_ts"], r["max_lag"], r["max_time_lag_ms"])
-              for r in history.orderBy("cluster", "group", "bucket_ts").collect()]
+    try:
+        rows = parts.collect()
+        reports = sorted((PartitionReport(**{name: row[name] for name in PartitionReport.__dataclass_fields__})
+                          for row in rows), key=report_order)
+        rollup_rows = _rollups(parts).collect()
+        rollups = sorted((Rollup(**{name: row[name] for name in Rollup.__dataclass_fields__})
+                          for row in rollup_rows), key=rollup_order)
+        points = [HistoryPoint(r["cluster"], r["group"], r["bucket_ts"], r["max_lag"], r["max_time_lag_ms"])
+                  for r in history.orderBy("cluster", "group", "bucket_ts").collect()]
+    finally:
+        parts.unpersist()
+        answered.unpersist()
     return reports, rollups, points
 
 
-def _ends_at(asks: Any, logs: Any, tp: list[str]) -> Any:
+def _ends_at(asks: Any, logs: Any) -> Any:
     """Each ask gets the log end as of its time (raw and monotonic): one sort of both tables by time."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    samples = logs.select(*tp, F.col("ts").alias("at"), F.lit(-1).alias("role"), F.col("end").alias("s_end"),
+    samples = logs.select(*KEY, F.col("ts").alias("at"), F.lit(-1).alias("role"), F.col("end").alias("s_end"),
                           F.when(F.col("mono"), F.col("end")).alias("s_mono"))
     merged = asks.unionByName(samples, allowMissingColumns=True)
-    upto = (Window.partitionBy(*tp).orderBy("at", "role")
+    upto = (Window.partitionBy(*KEY).orderBy("at", "role")
             .rowsBetween(Window.unboundedPreceding, Window.currentRow))
     merged = (merged.withColumn("end_at", F.last("s_end", ignorenulls=True).over(upto))
               .withColumn("mono_end_at", F.last("s_mono", ignorenulls=True).over(upto)))
     return merged.where(F.col("role") >= 0).drop("s_end", "s_mono")
 
 
-def _time_lag(asks: Any, mono: Any, tp: list[str]) -> Any:
-    """lag.md §3 for every ask: the last monotonic sample at or below the offset, found by one sort by offset."""
+def _time_lag(asks: Any, mono: Any) -> Any:
+    """lag.md §3 for every ask: the last monotonic sample at or below the offset, found by one sort by offset;
+    the partition's first sample (the lower bound's anchor) comes from the same sort."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    samples = mono.select(*tp, F.col("end").alias("key"), F.lit(0).alias("kind"), F.col("ts").alias("k_ts"),
+    samples = mono.select(*KEY, F.col("end").alias("key"), F.lit(0).alias("kind"), F.col("ts").alias("k_ts"),
                           F.struct(F.col("ts").alias("t0"), F.col("end").alias("o0"), "t1", "o1").alias("s"))
-    firsts = mono.select(*tp, "t_first").distinct()
     merged = (asks.withColumn("key", F.col("c")).withColumn("kind", F.lit(1)).withColumn("k_ts", F.lit(None).cast("long"))
               .unionByName(samples, allowMissingColumns=True))
-    upto = (Window.partitionBy(*tp).orderBy("key", "kind", "k_ts")
-            .rowsBetween(Window.unboundedPreceding, Window.currentRow))
-    merged = merged.withColumn("below", F.last("s", ignorenulls=True).over(upto)).where(F.col("kind") == 1)
-    merged = merged.join(firsts, tp, "left")
+    by_offset = Window.partitionBy(*KEY).orderBy("key", "kind", "k_ts")
+    upto = by_offset.rowsBetween(Window.unboundedPreceding, Window.currentRow)
+    whole = by_offset.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing)  # same sort, one pass
+    merged = (merged.withColumn("below", F.last("s", ignorenulls=True).over(upto))
+              .withColumn("t_first", F.min("k_ts").over(whole)).where(F.col("kind") == 1))
     b = F.col("below")
     appended = b.t0 + F.expr("(c + 1 - below.o0) * (below.t1 - below.t0) div (below.o1 - below.o0)")
     appended = F.least(F.greatest(appended, b.t0), b.t1)
@@ -175,7 +206,7 @@ def _time_lag(asks: Any, mono: Any, tp: list[str]) -> Any:
                         .otherwise(F.greatest(F.lit(0), F.col("at") - appended)).cast("long"))
             .withColumn("time_lag_method", F.when(unknown, "none").when(caught_up, "caught-up")
                         .when(b.isNull(), "lower-bound").otherwise("interpolated"))
-            .drop("key", "kind", "k_ts", "below", "t_first", "mono_end_at"))
+            .drop("key", "kind", "k_ts", "below", "t_first", "mono_end_at", *KEY))
 
 
 def _partition_columns(parts: Any, query: LagQuery) -> Any:
