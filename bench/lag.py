@@ -14,7 +14,8 @@ Targets (issue 7): Spark within 1.5x of DuckDB at 40M for Q2 and Q3; peak memory
 complete; the Connect path within 1.2x of local.
 Each engine runs in its own process; peak memory is the process tree's (JVM included), sampled every 100 ms.
 
-Usage: python bench/lag.py [--rows 10M,40M] [--connect sc://127.0.0.1:15002] [--dir /tmp/kgroup-bench]
+Usage: python bench/lag.py [--rows 10M,40M,200M] [--connect auto|sc://HOST:PORT] [--dir /tmp/kgroup-bench]
+  --connect auto starts a Spark Connect server on loopback from the installed pyspark (local[2], 4g).
 """
 
 from __future__ import annotations
@@ -22,17 +23,24 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
+import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 TOPICS, PARTITIONS, GROUPS_PER_TOPIC, INTERVAL_MS, START = 10, 50, 4, 30_000, 1_700_000_000_000
+RUNS = [run for run in ("cold", "warm") if run in os.environ.get("KGROUP_BENCH_RUNS", "cold,warm")]
 
 
 def generate(folder: Path, commit_rows: int) -> None:
-    """commit_rows commit samples and a quarter as many log samples, under folder/{commits,log_offsets}."""
+    """commit_rows commit samples and a quarter as many log samples, under folder/{commits,log_offsets};
+    written in slices of about 10M rows, so 200M rows fit in memory."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -48,36 +56,57 @@ def generate(folder: Path, commit_rows: int) -> None:
     rates = rng.lognormal(np.log(50), 1.0, tps)  # messages/s per partition
     t = START + np.arange(polls, dtype=np.int64) * INTERVAL_MS
     ends = np.cumsum(rng.poisson(np.outer(np.ones(polls), rates * INTERVAL_MS / 1000)), axis=0).astype(np.int64)
-    (folder / "log_offsets" / "date=bench").mkdir(parents=True, exist_ok=True)
     topic = np.repeat(np.arange(TOPICS), PARTITIONS)
     part = np.tile(np.arange(PARTITIONS), TOPICS)
-    ts = (t[:, None] + rng.integers(0, 2_000, (polls, tps))).ravel()
-    table = pa.table({"cluster": ["bench"] * ts.size, "topic": [f"topic-{i}" for i in np.tile(topic, polls)],
-                      "partition": np.tile(part, polls).astype(np.int32), "log_start_offset": np.zeros(ts.size, np.int64),
-                      "high_watermark": ends.ravel(), "last_stable_offset": ends.ravel(),
-                      "ts": pa.array(ts, pa.timestamp("ms", "UTC"))}, schema=arrow_schema("log_offsets"))
-    pq.write_table(table, folder / "log_offsets" / "date=bench" / "part-0.parquet", row_group_size=1_000_000)
+    topics = [f"topic-{i}" for i in range(TOPICS)]
+    step = max(1, 10_000_000 // tps)  # polls per slice
+    (folder / "log_offsets" / "date=bench").mkdir(parents=True, exist_ok=True)
+    with pq.ParquetWriter(folder / "log_offsets" / "date=bench" / "part-0.parquet", arrow_schema("log_offsets")) as out:
+        for first in range(0, polls, step):
+            rows = slice(first, min(polls, first + step))
+            k = rows.stop - rows.start
+            ts = (t[rows][:, None] + rng.integers(0, 2_000, (k, tps))).ravel()
+            out.write_table(pa.table({
+                "cluster": _strings(np.zeros(ts.size), ["bench"]), "topic": _strings(np.tile(topic, k), topics),
+                "partition": np.tile(part, k).astype(np.int32), "log_start_offset": np.zeros(ts.size, np.int64),
+                "high_watermark": ends[rows].ravel(), "last_stable_offset": ends[rows].ravel(),
+                "ts": pa.array(ts, pa.timestamp("ms", "UTC"))}, schema=arrow_schema("log_offsets")),
+                row_group_size=1_000_000)
     (folder / "commits" / "date=bench").mkdir(parents=True, exist_ok=True)
     per_group = max(1, commit_rows // (tps * GROUPS_PER_TOPIC))
-    writer = pq.ParquetWriter(folder / "commits" / "date=bench" / "part-0.parquet", arrow_schema("commits"))
-    for g in range(GROUPS_PER_TOPIC):
-        k = np.linspace(0, polls - 1, per_group).astype(np.int64)
-        delay = rng.exponential(2.0, (per_group, tps)).astype(np.int64)  # polls behind
-        behind = np.clip(k[:, None] - delay, 0, polls - 1)
-        offsets = ends[behind, np.arange(tps)]
-        stalled = rng.random(tps) < 0.05
-        offsets[per_group // 2:, stalled] = offsets[per_group // 2, stalled]
-        cts = (t[k][:, None] + 1_000 + rng.integers(0, 2_000, (per_group, tps))).ravel()
-        n = cts.size
-        writer.write_table(pa.table({
-            "cluster": ["bench"] * n, "group": [f"group-{g}"] * n,
-            "topic": [f"topic-{i}" for i in np.tile(topic, per_group)],
-            "partition": np.tile(part, per_group).astype(np.int32), "committed_offset": offsets.ravel(),
-            "commit_ts": pa.array(cts, pa.timestamp("ms", "UTC")), "member_id": [f"m-{g}"] * n,
-            "client_id": ["c"] * n, "host": ["/10.0.0.1"] * n, "generation": np.ones(n, np.int32),
-            "observed_ts": pa.array(cts, pa.timestamp("ms", "UTC"))}, schema=arrow_schema("commits")),
-            row_group_size=1_000_000)
-    writer.close()
+    with pq.ParquetWriter(folder / "commits" / "date=bench" / "part-0.parquet", arrow_schema("commits")) as out:
+        for g in range(GROUPS_PER_TOPIC):
+            k_all = np.linspace(0, polls - 1, per_group).astype(np.int64)
+            stalled = rng.random(tps) < 0.05
+            stall_at = None
+            for first in range(0, per_group, step):
+                k = k_all[first:first + step]
+                delay = rng.exponential(2.0, (k.size, tps)).astype(np.int64)  # polls behind
+                offsets = ends[np.clip(k[:, None] - delay, 0, polls - 1), np.arange(tps)]
+                halfway = np.arange(first, first + k.size) >= per_group // 2
+                if halfway.any():  # 5% of the partitions stop moving half-way through
+                    if stall_at is None:
+                        stall_at = offsets[np.argmax(halfway)]
+                    offsets[np.ix_(halfway, stalled)] = stall_at[stalled]
+                cts = (t[k][:, None] + 1_000 + rng.integers(0, 2_000, (k.size, tps))).ravel()
+                n = cts.size
+                out.write_table(pa.table({
+                    "cluster": _strings(np.zeros(n), ["bench"]), "group": _strings(np.zeros(n), [f"group-{g}"]),
+                    "topic": _strings(np.tile(topic, k.size), topics),
+                    "partition": np.tile(part, k.size).astype(np.int32), "committed_offset": offsets.ravel(),
+                    "commit_ts": pa.array(cts, pa.timestamp("ms", "UTC")),
+                    "member_id": _strings(np.zeros(n), [f"m-{g}"]), "client_id": _strings(np.zeros(n), ["c"]),
+                    "host": _strings(np.zeros(n), ["/10.0.0.1"]), "generation": np.ones(n, np.int32),
+                    "observed_ts": pa.array(cts, pa.timestamp("ms", "UTC"))}, schema=arrow_schema("commits")),
+                    row_group_size=1_000_000)
+
+
+def _strings(indices, names: list[str]):  # type: ignore[no-untyped-def]
+    """A string column from small integer codes, built in Arrow (a Python list of 50M strings would not fit)."""
+    import pyarrow as pa
+
+    codes = pa.array(indices.astype("int32"))
+    return pa.DictionaryArray.from_arrays(codes, pa.array(names)).cast(pa.string())
 
 
 DUCK_Q2 = """SELECT c."group", c.observed_ts // 3600000 AS hour, max(greatest(l.high_watermark - c.committed_offset, 0))
@@ -104,7 +133,7 @@ def duckdb_engine(folder: Path) -> dict:
     con.execute(f"CREATE VIEW leo AS SELECT * FROM read_parquet('{folder}/log_offsets/*/*.parquet')")
     out = {}
     for name, sql in (("q2_lag_asof", DUCK_Q2), ("q3_time_lag", DUCK_Q3)):
-        for run in ("cold", "warm"):
+        for run in RUNS:
             started = time.perf_counter()
             rows = con.execute(sql).fetchall()
             out[f"{name}_{run}"] = time.perf_counter() - started
@@ -126,7 +155,7 @@ def spark_engine(folder: Path, url: str) -> dict:
         commits, logs = lag_spark.read_tables(spark, str(folder))
         queries = _spark_queries(commits, logs)
         for name in ("q2_lag_asof", "q3_time_lag"):
-            for run in ("cold", "warm"):  # a new plan each run: Spark would otherwise reuse the first's shuffles
+            for run in RUNS:  # a new plan each run: Spark would otherwise reuse the first's shuffles
                 started = time.perf_counter()
                 rows = queries()[name].collect()
                 out[f"{name}_{run}"] = time.perf_counter() - started
@@ -163,20 +192,61 @@ def _spark_queries(commits, logs):  # type: ignore[no-untyped-def]
     return build
 
 
-def _measured(args: list[str]) -> dict:
-    """Run one engine in its own process and sample the process tree's memory."""
+@contextmanager
+def _connect_server() -> Iterator[tuple[str, int]]:
+    """A Spark Connect server on loopback from the installed pyspark, as lag.md 7.1 ran it (local[2], 4g)."""
+    import pyspark
+
+    home = Path(pyspark.__file__).parent
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    folder = Path(tempfile.mkdtemp(prefix="kgroup-bench-connect-"))
+    env = {**os.environ, "SPARK_HOME": str(home), "SPARK_LOG_DIR": str(folder), "SPARK_PID_DIR": str(folder),
+           "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_NO_DAEMONIZE": "1"}
+    with open(folder / "server.log", "wb") as log:
+        process = subprocess.Popen(
+            ["bash", str(home / "sbin" / "start-connect-server.sh"), "--wait", "--master", "local[2]",
+             "--driver-memory", "4g", "--conf", "spark.connect.grpc.binding.address=127.0.0.1",
+             "--conf", f"spark.connect.grpc.binding.port={port}", "--conf", "spark.driver.host=127.0.0.1",
+             "--conf", "spark.driver.bindAddress=127.0.0.1", "--conf", "spark.ui.enabled=false",
+             "--conf", "spark.sql.shuffle.partitions=8"],
+            env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            for _ in range(360):
+                if process.poll() is not None:
+                    raise SystemExit(f"the Spark Connect server exited: see {folder / 'server.log'}")
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                    break
+                except OSError:
+                    time.sleep(0.5)
+            yield f"sc://127.0.0.1:{port}", process.pid
+        finally:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(60)
+
+
+def _tree_rss(pid: int) -> int:
     import psutil
 
+    try:
+        root = psutil.Process(pid)
+        return sum(p.memory_info().rss for p in [root, *root.children(recursive=True)])
+    except psutil.Error:
+        return 0
+
+
+def _measured(args: list[str], also: int | None = None) -> dict:
+    """Run one engine in its own process and sample the process tree's memory (and `also`'s tree)."""
     process = subprocess.Popen([sys.executable, __file__, *args], stdout=subprocess.PIPE, text=True)
-    peak, watcher = [0], psutil.Process(process.pid)
+    peak = [0, 0]  # this process tree; the other one (a Connect server), if any
 
     def sample() -> None:
         while process.poll() is None:
-            try:
-                tree = [watcher, *watcher.children(recursive=True)]
-                peak[0] = max(peak[0], sum(p.memory_info().rss for p in tree))
-            except psutil.Error:
-                pass
+            peak[0] = max(peak[0], _tree_rss(process.pid))
+            if also:
+                peak[1] = max(peak[1], _tree_rss(also))
             time.sleep(0.1)
 
     thread = threading.Thread(target=sample, daemon=True)
@@ -185,17 +255,23 @@ def _measured(args: list[str]) -> dict:
     thread.join()
     if process.returncode:
         raise SystemExit(f"{args} failed with exit {process.returncode}")
-    return {**json.loads(stdout.strip().splitlines()[-1]), "peak_rss_gib": peak[0] / 2 ** 30}
+    return {**json.loads(stdout.strip().splitlines()[-1]), "peak_rss_gib": peak[0] / 2 ** 30,
+            "other_peak_rss_gib": peak[1] / 2 ** 30}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", default="10M")
-    parser.add_argument("--connect", default=None, help="also run through this Spark Connect server")
+    parser.add_argument("--connect", default=None,
+                        help="also run through Spark Connect: auto (start one on loopback) or sc://HOST:PORT")
     parser.add_argument("--dir", default="/tmp/kgroup-bench")
+    parser.add_argument("--cold-only", action="store_true", help="run each query once (for 200M: hours otherwise)")
     parser.add_argument("--engine", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--data", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.cold_only:
+        os.environ["KGROUP_BENCH_RUNS"] = "cold"  # the engines run in child processes
+    run = RUNS[-1] if not args.cold_only else "cold"
     if args.engine:
         result = duckdb_engine(Path(args.data)) if args.engine == "duckdb" else spark_engine(Path(args.data), args.engine)
         print(json.dumps(result))
@@ -210,9 +286,9 @@ def main() -> None:
         duck = _measured(["--engine", "duckdb", "--data", str(folder)])
         spark = _measured(["--engine", "local[2]", "--data", str(folder)])
         print(f"\n{rows:,} commit samples, {rows // 4:,} log samples")
-        print(f"{'query':14} {'duckdb warm':>12} {'spark warm':>11} {'ratio':>6}   (target <= 1.5)")
+        print(f"{'query':14} {'duckdb ' + run:>12} {'spark ' + run:>11} {'ratio':>6}   (target <= 1.5)")
         for q in ("q2_lag_asof", "q3_time_lag"):
-            d, s = duck[f"{q}_warm"], spark[f"{q}_warm"]
+            d, s = duck[f"{q}_{run}"], spark[f"{q}_{run}"]
             same = "same result" if (duck[f"{q}_rows"], duck[f"{q}_check"]) == (spark[f"{q}_rows"], spark[f"{q}_check"]) \
                 else f"RESULTS DIFFER: duckdb {duck[f'{q}_rows']} rows, sum {duck[f'{q}_check']}; " \
                      f"spark {spark[f'{q}_rows']} rows, sum {spark[f'{q}_check']}"
@@ -221,11 +297,17 @@ def main() -> None:
         print(f"spark start {spark['start']:.1f} s, full lag analyze pipeline {spark['full_pipeline']:.1f} s")
         print(f"peak memory: duckdb {duck['peak_rss_gib']:.2f} GiB, spark {spark['peak_rss_gib']:.2f} GiB (target < 8)")
         if args.connect:
-            remote = _measured(["--engine", args.connect, "--data", str(folder)])
+            with (_connect_server() if args.connect == "auto" else nullcontext((args.connect, None))) as (url, pid):
+                remote = _measured(["--engine", url, "--data", str(folder)], also=pid)
             for q in ("q2_lag_asof", "q3_time_lag"):
-                print(f"connect {q}: {remote[f'{q}_warm']:.2f} s, ratio to local "
-                      f"{remote[f'{q}_warm'] / spark[f'{q}_warm']:.2f} (target <= 1.2)")
-            print(f"connect client peak {remote['peak_rss_gib']:.2f} GiB (the server's memory is its own process)")
+                same = (remote[f"{q}_rows"], remote[f"{q}_check"]) == (spark[f"{q}_rows"], spark[f"{q}_check"])
+                print(f"connect {q} {run}: {remote[f'{q}_{run}']:.2f} s, ratio to local "
+                      f"{remote[f'{q}_{run}'] / spark[f'{q}_{run}']:.2f} (target <= 1.2)"
+                      f"   {'same result' if same else 'RESULTS DIFFER from local'}")
+            print(f"connect full lag analyze pipeline {remote['full_pipeline']:.1f} s "
+                  f"(local {spark['full_pipeline']:.1f} s)")
+            server = f", server {remote['other_peak_rss_gib']:.2f} GiB" if pid else " (the server is not ours to measure)"
+            print(f"connect peak memory: client {remote['peak_rss_gib']:.2f} GiB{server}")
 
 
 if __name__ == "__main__":

@@ -42,6 +42,9 @@ class Sampler:
     chooser: GroupChooser
     first_seen: dict[tuple[str, str, int], tuple[int, int]] = field(default_factory=dict)  # -> (offset, ts)
     cluster: str | None = None
+    # what an earlier recording into the same data set saw last: (cluster, group, topic, partition) ->
+    # (offset, commit time), so resuming does not re-date unchanged offsets (lag_dataset.newest_commits)
+    recorded: dict[tuple[str, str, str, int], tuple[int, int]] = field(default_factory=dict)
 
     def poll(self, now_ms: int | None = None) -> tuple[list[CommitSample], list[LogSample]]:
         """Commits and log bounds of the chosen groups' partitions, stamped with one observation time."""
@@ -84,7 +87,9 @@ class Sampler:
         if offset is None:
             self.first_seen.pop(key, None)
             return now
+        if seen is None:
+            seen = self.recorded.get((self.cluster or "", group, tp.topic, tp.partition))
         if seen is None or seen[0] != offset:
-            self.first_seen[key] = (offset, now)
-            return now
+            seen = (offset, now)
+        self.first_seen[key] = seen
         return seen[1]

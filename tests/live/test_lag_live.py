@@ -99,6 +99,26 @@ def test_lag_record_appends_complete_samples(broker: str, names: tuple[str, str]
     assert not list(out.rglob(".*.tmp"))
 
 
+def test_a_resumed_recording_keeps_when_an_offset_was_first_seen(broker: str, names: tuple[str, str],
+                                                                  tmp_path: Path) -> None:
+    topic, group = names
+    topic_with_records(broker, topic, [6])
+    _consume_commit_and_stop(broker, group, topic)
+    out = str(tmp_path / "history")
+    args = ("lag", "record", "-b", broker, "--group", group, "--interval", "1s", "--count", "2", "--out", out)
+
+    first = run(*args)
+    time.sleep(1.5)
+    second = run(*args)
+
+    assert first.exit_code == 0 and second.exit_code == 0, first.output + second.output
+    commits, _ = read_samples(out)
+    assert len({c.observed_ts for c in commits}) == 4
+    # the second run saw the same offset: still dated by the first run's first poll, so a consumer that
+    # stopped before a restart of the recorder still looks stopped
+    assert {c.commit_ts for c in commits} == {min(c.observed_ts for c in commits)}
+
+
 def test_lag_record_needs_a_stop_condition_and_a_reachable_broker(tmp_path: Path) -> None:
     out = tmp_path / "h"
     missing = run("lag", "record", "-b", "127.0.0.1:1", "--group", "g", "--out", str(out))
