@@ -43,8 +43,9 @@ def _kind(spark_type: str) -> str:
 
 def keyed(frame: Any) -> Any:
     """Add KEY: two independent hashes of (cluster, topic, partition). Every as-of window sorts by its
-    partition key first; two longs compare several times faster than three strings (measured in bench/lag.py),
-    and two distinct partitions would need to collide in both a 64-bit and a 32-bit hash (odds 2^-96 a pair)."""
+    partition key first, and integers compare much faster than three strings (a 10M-row time as-of pass:
+    10.5 s instead of 16.5 s); two distinct partitions would have to collide in both a 64-bit and a 32-bit
+    hash (odds 2^-96 a pair)."""
     from pyspark.sql import functions as F
 
     return (frame.withColumn(KEY[0], F.xxhash64("cluster", "topic", "partition"))
