@@ -131,16 +131,17 @@ def newest_commits(path: str) -> dict[tuple[str, str, str, int], tuple[int, int]
     day is read (every poll writes every recorded partition), with Arrow's group-by, not row by row."""
     check_marker(path)
     pa = pyarrow()
-    days = sorted({os.path.dirname(f) for f in table_files(path, COMMITS)})
-    if not days:
+    every = table_files(path, COMMITS)
+    if not every:
         return {}
-    files = [f for f in table_files(path, COMMITS) if os.path.dirname(f) == days[-1]]
+    newest_day = max(os.path.dirname(f) for f in every)
+    files = [f for f in every if os.path.dirname(f) == newest_day]
     keys = ["cluster", "group", "topic", "partition"]
     try:
         data = pa.concat_tables([pa.parquet.read_table(f, columns=[*keys, "committed_offset", "commit_ts",
                                                                     "observed_ts"]) for f in files])
     except (OSError, pa.ArrowException) as exc:
-        raise InputError(f"cannot read the data set's newest commits: {exc}", source=days[-1]) from None
+        raise InputError(f"cannot read the data set's newest commits: {exc}", source=newest_day) from None
     newest = (data.sort_by("observed_ts").group_by(keys, use_threads=False)
               .aggregate([("committed_offset", "last"), ("commit_ts", "last")]))
     found = {}

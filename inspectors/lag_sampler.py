@@ -40,11 +40,10 @@ class GroupChooser:
 class Sampler:
     admin: LiveAdmin
     chooser: GroupChooser
-    first_seen: dict[tuple[str, str, int], tuple[int, int]] = field(default_factory=dict)  # -> (offset, ts)
+    # (cluster, group, topic, partition) -> (offset, when first seen); a resumed recording starts from what
+    # the data set saw last (lag_dataset.newest_commits), so unchanged offsets are not re-dated
+    first_seen: dict[tuple[str, str, str, int], tuple[int, int]] = field(default_factory=dict)
     cluster: str | None = None
-    # what an earlier recording into the same data set saw last: (cluster, group, topic, partition) ->
-    # (offset, commit time), so resuming does not re-date unchanged offsets (lag_dataset.newest_commits)
-    recorded: dict[tuple[str, str, str, int], tuple[int, int]] = field(default_factory=dict)
 
     def poll(self, now_ms: int | None = None) -> tuple[list[CommitSample], list[LogSample]]:
         """Commits and log bounds of the chosen groups' partitions, stamped with one observation time."""
@@ -82,14 +81,12 @@ class Sampler:
         return commits, logs
 
     def _commit_time(self, group: str, tp: TopicPartition, offset: int | None, now: int) -> int:
-        key = (group, tp.topic, tp.partition)
+        key = (self.cluster or "", group, tp.topic, tp.partition)
         seen = self.first_seen.get(key)
         if offset is None:
             self.first_seen.pop(key, None)
             return now
-        if seen is None:
-            seen = self.recorded.get((self.cluster or "", group, tp.topic, tp.partition))
         if seen is None or seen[0] != offset:
-            seen = (offset, now)
-        self.first_seen[key] = seen
+            self.first_seen[key] = (offset, now)
+            return now
         return seen[1]

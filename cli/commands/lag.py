@@ -197,7 +197,7 @@ def record(
     admin = connect(bootstrap_server, command_config, profile, timeout)
     admin.metadata()  # reachability, before the data set is created
     lag_dataset.create(out)
-    sampler = Sampler(admin, chooser, recorded=lag_dataset.newest_commits(out))
+    sampler = Sampler(admin, chooser, first_seen=lag_dataset.newest_commits(out))
     polls = rows = 0
     started = time.monotonic()
     console = stderr_console()
