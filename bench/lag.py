@@ -23,19 +23,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 from pathlib import Path
 
 TOPICS, PARTITIONS, GROUPS_PER_TOPIC, INTERVAL_MS, START = 10, 50, 4, 30_000, 1_700_000_000_000
-RUNS = [run for run in ("cold", "warm") if run in os.environ.get("KGROUP_BENCH_RUNS", "cold,warm")]
 
 
 def generate(folder: Path, commit_rows: int) -> None:
@@ -124,7 +120,7 @@ ASOF JOIN l2 ON c.topic = l2.topic AND c.partition = l2.partition AND c.committe
 GROUP BY ALL"""
 
 
-def duckdb_engine(folder: Path) -> dict:
+def duckdb_engine(folder: Path, runs: tuple[str, ...]) -> dict:
     import duckdb
 
     con = duckdb.connect()
@@ -133,7 +129,7 @@ def duckdb_engine(folder: Path) -> dict:
     con.execute(f"CREATE VIEW leo AS SELECT * FROM read_parquet('{folder}/log_offsets/*/*.parquet')")
     out = {}
     for name, sql in (("q2_lag_asof", DUCK_Q2), ("q3_time_lag", DUCK_Q3)):
-        for run in RUNS:
+        for run in runs:
             started = time.perf_counter()
             rows = con.execute(sql).fetchall()
             out[f"{name}_{run}"] = time.perf_counter() - started
@@ -141,7 +137,7 @@ def duckdb_engine(folder: Path) -> dict:
     return out
 
 
-def spark_engine(folder: Path, url: str) -> dict:
+def spark_engine(folder: Path, url: str, runs: tuple[str, ...]) -> dict:
 
     from kgroup.assignors.lag_samples import LagQuery
     from kgroup.inspectors import lag_spark
@@ -155,7 +151,7 @@ def spark_engine(folder: Path, url: str) -> dict:
         commits, logs = lag_spark.read_tables(spark, str(folder))
         queries = _spark_queries(commits, logs)
         for name in ("q2_lag_asof", "q3_time_lag"):
-            for run in RUNS:  # a new plan each run: Spark would otherwise reuse the first's shuffles
+            for run in runs:  # a new plan each run: Spark would otherwise reuse the first's shuffles
                 started = time.perf_counter()
                 rows = queries()[name].collect()
                 out[f"{name}_{run}"] = time.perf_counter() - started
@@ -192,39 +188,12 @@ def _spark_queries(commits, logs):  # type: ignore[no-untyped-def]
     return build
 
 
-@contextmanager
-def _connect_server() -> Iterator[tuple[str, int]]:
-    """A Spark Connect server on loopback from the installed pyspark, as lag.md 7.1 ran it (local[2], 4g)."""
-    import pyspark
+def _connect_server():  # type: ignore[no-untyped-def]
+    """The Spark tests' loopback Connect server, with the 4g driver lag.md 7.1 gave it."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository, for tests.spark
+    from tests.spark.connect_server import loopback_connect_server
 
-    home = Path(pyspark.__file__).parent
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    folder = Path(tempfile.mkdtemp(prefix="kgroup-bench-connect-"))
-    env = {**os.environ, "SPARK_HOME": str(home), "SPARK_LOG_DIR": str(folder), "SPARK_PID_DIR": str(folder),
-           "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_NO_DAEMONIZE": "1"}
-    with open(folder / "server.log", "wb") as log:
-        process = subprocess.Popen(
-            ["bash", str(home / "sbin" / "start-connect-server.sh"), "--wait", "--master", "local[2]",
-             "--driver-memory", "4g", "--conf", "spark.connect.grpc.binding.address=127.0.0.1",
-             "--conf", f"spark.connect.grpc.binding.port={port}", "--conf", "spark.driver.host=127.0.0.1",
-             "--conf", "spark.driver.bindAddress=127.0.0.1", "--conf", "spark.ui.enabled=false",
-             "--conf", "spark.sql.shuffle.partitions=8"],
-            env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        try:
-            for _ in range(360):
-                if process.poll() is not None:
-                    raise SystemExit(f"the Spark Connect server exited: see {folder / 'server.log'}")
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                    break
-                except OSError:
-                    time.sleep(0.5)
-            yield f"sc://127.0.0.1:{port}", process.pid
-        finally:
-            os.killpg(process.pid, signal.SIGTERM)
-            process.wait(60)
+    return loopback_connect_server(Path(tempfile.mkdtemp(prefix="kgroup-bench-connect-")), "--driver-memory", "4g")
 
 
 def _tree_rss(pid: int) -> int:
@@ -269,11 +238,11 @@ def main() -> None:
     parser.add_argument("--engine", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--data", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.cold_only:
-        os.environ["KGROUP_BENCH_RUNS"] = "cold"  # the engines run in child processes
-    run = RUNS[-1] if not args.cold_only else "cold"
+    runs = ("cold",) if args.cold_only else ("cold", "warm")
+    run = runs[-1]  # the run the ratios compare
     if args.engine:
-        result = duckdb_engine(Path(args.data)) if args.engine == "duckdb" else spark_engine(Path(args.data), args.engine)
+        result = duckdb_engine(Path(args.data), runs) if args.engine == "duckdb" \
+            else spark_engine(Path(args.data), args.engine, runs)
         print(json.dumps(result))
         return
     for size in args.rows.split(","):
@@ -283,8 +252,9 @@ def main() -> None:
             started = time.perf_counter()
             generate(folder, rows)
             print(f"generated {rows:,} commit samples in {time.perf_counter() - started:.1f} s")
-        duck = _measured(["--engine", "duckdb", "--data", str(folder)])
-        spark = _measured(["--engine", "local[2]", "--data", str(folder)])
+        once = ["--cold-only"] if args.cold_only else []
+        duck = _measured(["--engine", "duckdb", "--data", str(folder), *once])
+        spark = _measured(["--engine", "local[2]", "--data", str(folder), *once])
         print(f"\n{rows:,} commit samples, {rows // 4:,} log samples")
         print(f"{'query':14} {'duckdb ' + run:>12} {'spark ' + run:>11} {'ratio':>6}   (target <= 1.5)")
         for q in ("q2_lag_asof", "q3_time_lag"):
@@ -298,7 +268,7 @@ def main() -> None:
         print(f"peak memory: duckdb {duck['peak_rss_gib']:.2f} GiB, spark {spark['peak_rss_gib']:.2f} GiB (target < 8)")
         if args.connect:
             with (_connect_server() if args.connect == "auto" else nullcontext((args.connect, None))) as (url, pid):
-                remote = _measured(["--engine", url, "--data", str(folder)], also=pid)
+                remote = _measured(["--engine", url, "--data", str(folder), *once], also=pid)
             for q in ("q2_lag_asof", "q3_time_lag"):
                 same = (remote[f"{q}_rows"], remote[f"{q}_check"]) == (spark[f"{q}_rows"], spark[f"{q}_check"])
                 print(f"connect {q} {run}: {remote[f'{q}_{run}']:.2f} s, ratio to local "
