@@ -7,7 +7,9 @@ commits nothing. A read_committed consumer fetches only up to the last stable of
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 
+from kgroup.assignors.group_lag import LagRow
 from kgroup.assignors.model import TopicPartition
 from kgroup.inspectors.connection import ConnectionSettings
 from kgroup.inspectors.live import READ_COMMITTED
@@ -42,3 +44,24 @@ def record_timestamps(settings: ConnectionSettings, wanted: dict[TopicPartition,
     finally:
         consumer.close()
     return found
+
+
+def exact_time_lags(settings: ConnectionSettings, unread: dict[TopicPartition, int | None], isolation: str,
+                    timeout_s: float, now_ms: int) -> dict[TopicPartition, int]:
+    """lag.md §3.4's exact time lag: now minus the timestamp of the first unread record, given per partition
+    the offset of that record, or None when nothing is unread (time lag 0). A partition whose record could
+    not be read in time is left out: its time lag is unknown, not 0."""
+    stamps = record_timestamps(settings, {tp: o for tp, o in unread.items() if o is not None}, isolation, timeout_s)
+    lags = {tp: 0 for tp, offset in unread.items() if offset is None}
+    lags.update({tp: max(0, now_ms - ts) for tp, ts in stamps.items()})
+    return lags
+
+
+def described_time_lags(settings: ConnectionSettings, rows: Iterable[LagRow], isolation: str,
+                        timeout_s: float) -> dict[TopicPartition, int]:
+    """Exact time lag, as of now, of each committed partition of a described group. The first unread record
+    is at log end - lag, which already clamps a commit below the log start (partition_lag)."""
+    now_ms = int(time.time() * 1000)
+    unread = {r.tp: (r.offsets.log_end - r.lag.lag if r.lag.lag and r.offsets.log_end is not None else None)
+              for r in rows if r.lag.lag is not None}
+    return exact_time_lags(settings, unread, isolation, timeout_s, now_ms)

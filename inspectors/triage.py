@@ -16,7 +16,7 @@ from kgroup.assignors.lag_samples import LagQuery
 from kgroup.assignors.model import TopicPartition
 from kgroup.assignors.time_lag import EXACT
 from kgroup.inspectors.lag_sampler import Sampler
-from kgroup.inspectors.record_timestamps import record_timestamps
+from kgroup.inspectors.record_timestamps import exact_time_lags
 
 
 def triage(sampler: Sampler, samples: int, interval_ms: int, isolation: str, allowed_lag: int, exact_top: int,
@@ -39,11 +39,11 @@ def triage(sampler: Sampler, samples: int, interval_ms: int, isolation: str, all
 def _exact(sampler: Sampler, reports: list[PartitionReport], top: int, isolation: str,
            now: int) -> list[PartitionReport]:
     lagging = [r for r in reports if r.lag and r.committed_offset is not None][:top]
-    wanted = {TopicPartition(r.topic, r.partition): max(r.committed_offset or 0, r.log_start_offset or 0)
+    unread = {TopicPartition(r.topic, r.partition): max(r.committed_offset or 0, r.log_start_offset or 0)
               for r in lagging}
-    stamps = record_timestamps(sampler.admin.settings, wanted, isolation, sampler.admin.timeout_s)
+    lags = exact_time_lags(sampler.admin.settings, unread, isolation, sampler.admin.timeout_s, now)
     exact = []
     for r in reports:
-        ts = stamps.get(TopicPartition(r.topic, r.partition)) if r in lagging else None
-        exact.append(r if ts is None else replace(r, time_lag_ms=max(0, now - ts), time_lag_method=EXACT))
+        ms = lags.get(TopicPartition(r.topic, r.partition)) if r in lagging else None
+        exact.append(r if ms is None else replace(r, time_lag_ms=ms, time_lag_method=EXACT))
     return sorted(exact, key=report_order)

@@ -12,6 +12,7 @@ from rich.table import Table
 from kgroup.assignors.group_lag import LagRow, lag_rows, member_rollup, total_lag
 from kgroup.assignors.model import TopicPartition, sort_partitions
 from kgroup.cli.errors import handle_errors
+from kgroup.cli.lag_render import duration
 from kgroup.cli.render import dash, print_wide
 from kgroup.cli.options import (BootstrapOpt, CommandConfigOpt, IsolationOpt, OutputOpt, ProfileOpt, TimeoutOpt,
                                 connect, isolation_level)
@@ -19,6 +20,7 @@ from kgroup.cli.output import OutputFormat, document, emit, warn
 from kgroup.inspectors.errors import InputError
 from kgroup.inspectors.live import READ_UNCOMMITTED, LiveGroup, group_pattern, read_groups
 from kgroup.inspectors.files import write_atomically
+from kgroup.inspectors.record_timestamps import described_time_lags
 from kgroup.inspectors.snapshot import fixture_document
 
 @handle_errors
@@ -81,6 +83,9 @@ def describe(
     verbose: Annotated[bool, typer.Option(
         "--verbose", help="Kafka's verbose columns: LEADER-EPOCH of each commit; with --members each member's "
         "current and target assignment; with --state the group epochs.")] = False,
+    time_lag: Annotated[bool, typer.Option(
+        "--time-lag", help="Also TIME-LAG: now minus the timestamp of the first unread record, read from the "
+        "topic (one fetch per lagging partition, nothing joined or committed).")] = False,
     isolation: IsolationOpt = READ_UNCOMMITTED,
     bootstrap_server: BootstrapOpt = None,
     command_config: CommandConfigOpt = None,
@@ -91,20 +96,26 @@ def describe(
     """Describe groups with their lag, as `kafka-consumer-groups.sh --describe` does, plus LOG-START-OFFSET.
 
     Partitions never committed show `-` for CURRENT-OFFSET and LAG; a commit below the log start (data
-    lost to retention) is clamped and flagged. Empty groups are described, not errors. `-o json` is the
-    stable document described in docs/live.md.
+    lost to retention) is clamped and flagged. Empty groups are described, not errors. With --time-lag,
+    each committed partition also gets its exact time lag (0 when caught up; `-` when its record could not
+    be read within --timeout). `-o json` is the stable document described in docs/live.md.
 
     Examples:
 
       kgroup describe orders-service -b localhost:9092
 
       kgroup describe orders-service payments --members -o json
+
+      kgroup describe orders-service --time-lag
     """
     if members and state:
         raise InputError("choose one of --members and --state", field="--members")
     admin = connect(bootstrap_server, command_config, profile, timeout)
-    read = read_groups(admin, list(dict.fromkeys(group_ids)), isolation_level(isolation))
-    bodies = [_describe_body(g) for g in read.groups]
+    level = isolation_level(isolation)
+    read = read_groups(admin, list(dict.fromkeys(group_ids)), level)
+    bodies = [_describe_body(g, described_time_lags(admin.settings, lag_rows(g.group), level, admin.timeout_s)
+                             if time_lag else None)
+              for g in read.groups]
     doc = document("describe", {"isolation": isolation, "groups": bodies})
     for live in read.groups:
         for note in live.notes:
@@ -113,19 +124,28 @@ def describe(
     emit(doc, output, lambda console: _describe_tables(console, bodies, view, verbose))
 
 
-def _describe_body(live: LiveGroup) -> dict[str, Any]:
+def _describe_body(live: LiveGroup, time_lags: dict[TopicPartition, int] | None) -> dict[str, Any]:
+    """time_lags: None when --time-lag was not asked (the time lag keys are then left out)."""
     group = live.group
     rows = lag_rows(group)
     targets = live.target_assignments
-    return {**_summary(live, rows),
-            "partitions": [_row_body(group.group_id, r, live.leader_epochs.get(r.tp)) for r in rows],
-            "member_lag": [{"member_id": m.member.member_id, "instance_id": m.member.instance_id,
-                            "client_id": m.member.client_id, "host": m.member.host, "partitions": m.partitions,
-                            "lag": m.lag, "max_lag": m.max_lag, "lagging_partitions": m.lagging,
-                            "assignment": _partition_list(group.assignment.partitions_of(m.member.member_id)),
-                            "target_assignment": _partition_list(targets[m.member.member_id])
-                            if m.member.member_id in targets else None}
-                           for m in member_rollup(group, rows)]}
+    partitions = [_row_body(group.group_id, r, live.leader_epochs.get(r.tp)) for r in rows]
+    members = [{"member_id": m.member.member_id, "instance_id": m.member.instance_id,
+                "client_id": m.member.client_id, "host": m.member.host, "partitions": m.partitions,
+                "lag": m.lag, "max_lag": m.max_lag, "lagging_partitions": m.lagging,
+                "assignment": _partition_list(group.assignment.partitions_of(m.member.member_id)),
+                "target_assignment": _partition_list(targets[m.member.member_id])
+                if m.member.member_id in targets else None}
+               for m in member_rollup(group, rows)]
+    body = {**_summary(live, rows), "partitions": partitions, "member_lag": members}
+    if time_lags is not None:
+        for p, r in zip(partitions, rows):
+            p["time_lag_ms"] = time_lags.get(r.tp)
+        for m in members:
+            owned = [time_lags.get(TopicPartition(p["topic"], p["partition"])) for p in m["assignment"]]
+            m["max_time_lag_ms"] = max((ms for ms in owned if ms is not None), default=None)
+        body["max_time_lag_ms"] = max((ms for ms in time_lags.values()), default=None)
+    return body
 
 
 def _partition_list(parts: tuple[TopicPartition, ...]) -> list[dict[str, Any]]:
@@ -169,14 +189,17 @@ def _offsets_table(console: Console, body: dict[str, Any], verbose: bool) -> Non
         console.print("no partitions assigned or committed")
         return
     table = Table(box=None, pad_edge=False)
-    numeric = ("PARTITION", "LEADER-EPOCH", "CURRENT-OFFSET", "LOG-START-OFFSET", "LOG-END-OFFSET", "LAG")
+    timed = "max_time_lag_ms" in body
+    numeric = ("PARTITION", "LEADER-EPOCH", "CURRENT-OFFSET", "LOG-START-OFFSET", "LOG-END-OFFSET", "LAG", "TIME-LAG")
     for column in ("GROUP", "TOPIC", "PARTITION") + (("LEADER-EPOCH",) if verbose else ()) + (
-            "CURRENT-OFFSET", "LOG-START-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID", "FLAGS"):
+            "CURRENT-OFFSET", "LOG-START-OFFSET", "LOG-END-OFFSET", "LAG") + (("TIME-LAG",) if timed else ()) + (
+            "CONSUMER-ID", "HOST", "CLIENT-ID", "FLAGS"):
         table.add_column(column, justify="right" if column in numeric else "left")
     for p in body["partitions"]:
         epoch = [dash(p["leader_epoch"])] if verbose else []
+        time_lag = [duration(p["time_lag_ms"])] if timed else []
         table.add_row(p["group"], p["topic"], str(p["partition"]), *epoch, dash(p["current_offset"]),
-                      dash(p["log_start_offset"]), dash(p["log_end_offset"]), dash(p["lag"]),
+                      dash(p["log_start_offset"]), dash(p["log_end_offset"]), dash(p["lag"]), *time_lag,
                       dash(p["consumer_id"]), dash(p["host"]), dash(p["client_id"]), ",".join(p["flags"]) or "-")
     print_wide(console, table)
 
@@ -189,16 +212,20 @@ _VERBOSE_MEMBER_COLUMNS = ["CURRENT-EPOCH", "CURRENT-ASSIGNMENT", "TARGET-EPOCH"
 def _members_table(console: Console, body: dict[str, Any], verbose: bool) -> None:
     table = Table(box=None, pad_edge=False)
     static = any(m["instance_id"] for m in body["member_lag"])
+    timed = "max_time_lag_ms" in body
     columns = ["GROUP", "CONSUMER-ID"] + (["GROUP-INSTANCE-ID"] if static else []) + \
-        ["HOST", "CLIENT-ID", "#PARTITIONS", "LAG", "MAX-LAG"] + (_VERBOSE_MEMBER_COLUMNS if verbose else [])
+        ["HOST", "CLIENT-ID", "#PARTITIONS", "LAG", "MAX-LAG"] + (["MAX-TIME-LAG"] if timed else []) + \
+        (_VERBOSE_MEMBER_COLUMNS if verbose else [])
     for column in columns:
-        table.add_column(column, justify="right" if column in ("#PARTITIONS", "LAG", "MAX-LAG") else "left")
+        table.add_column(column, justify="right" if column in ("#PARTITIONS", "LAG", "MAX-LAG", "MAX-TIME-LAG")
+                         else "left")
     if not body["member_lag"]:
         console.print(f"{body['group']}: no active members")
         return
     for m in body["member_lag"]:
         cells = [body["group"], m["member_id"]] + ([dash(m["instance_id"])] if static else []) + \
-            [dash(m["host"]), dash(m["client_id"]), str(m["partitions"]), str(m["lag"]), str(m["max_lag"])]
+            [dash(m["host"]), dash(m["client_id"]), str(m["partitions"]), str(m["lag"]), str(m["max_lag"])] + \
+            ([duration(m["max_time_lag_ms"])] if timed else [])
         if verbose:
             cells += ["-", _assignment_text(m["assignment"]), "-", _assignment_text(m["target_assignment"])]
         table.add_row(*cells)

@@ -22,9 +22,9 @@ def _live() -> LiveGroup:
                      target_assignments={"m1": (T0,), "m2": (T1, T2)})
 
 
-def _table(view: str) -> list[list[str]]:
+def _table(view: str, time_lags: dict[TopicPartition, int] | None = None, verbose: bool = True) -> list[list[str]]:
     out = io.StringIO()
-    _describe_tables(Console(file=out, width=400), [_describe_body(_live())], view, verbose=True)
+    _describe_tables(Console(file=out, width=400), [_describe_body(_live(), time_lags)], view, verbose=verbose)
     return [line.split() for line in out.getvalue().splitlines() if line.strip()]
 
 
@@ -42,7 +42,21 @@ def test_verbose_offsets_show_the_leader_epoch_where_the_commit_has_one() -> Non
 
 
 def test_the_json_body_carries_both() -> None:
-    body = _describe_body(_live())
+    body = _describe_body(_live(), None)
     assert {p["partition"]: p["leader_epoch"] for p in body["partitions"]} == {0: 7, 1: None, 2: None}
     targets = {m["member_id"]: m["target_assignment"] for m in body["member_lag"]}
     assert targets["m2"] == [{"topic": "orders", "partition": 1}, {"topic": "orders", "partition": 2}]
+
+
+def test_time_lag_columns_follow_lag_and_a_member_shows_its_worst_known_partition() -> None:
+    """T2's record could not be read (absent): `-` for it, and m2, which owns only T2, has no known time lag."""
+    lags = {T0: 90_000, T1: 0}
+    _summary, header, *rows = _table("offsets", lags, verbose=False)
+    assert header[6:8] == ["LAG", "TIME-LAG"]
+    assert {row[2]: row[7] for row in rows} == {"0": "1m30s", "1": "0s", "2": "-"}
+    header, *rows = _table("members", lags, verbose=False)
+    assert header[-1] == "MAX-TIME-LAG"
+    assert {row[1]: row[-1] for row in rows} == {"m1": "1m30s", "m2": "-"}
+    body = _describe_body(_live(), lags)
+    assert body["max_time_lag_ms"] == 90_000
+    assert {m["member_id"]: m["max_time_lag_ms"] for m in body["member_lag"]} == {"m1": 90_000, "m2": None}

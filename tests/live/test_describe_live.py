@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 
 import pytest
-from confluent_kafka import Consumer, TopicPartition
+from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient, NewTopic
 
 from tests.cli.helpers import run
 from tests.live.traffic import CONSUMER, commit, joined_consumer, topic_with_records
@@ -145,3 +147,40 @@ def test_an_unreachable_broker_is_one_line_and_exit_code_4() -> None:
     assert len(lines) == 1 and f"127.0.0.1:{port}" in lines[0] and "refused" in lines[0].lower()
     assert result.stdout == ""
     assert elapsed < 10  # the --timeout bounds it (generously: not a timing assertion, a hang guard)
+
+
+def test_time_lag_is_now_minus_the_timestamp_of_the_first_unread_record(broker: str, names: tuple[str, str]) -> None:
+    """Records stamped ten and five minutes ago: a commit at offset 1 has the second one unread, so its time
+    lag is five minutes plus however long the test took; a caught-up partition is 0."""
+    topic, group = names
+    admin = AdminClient({"bootstrap.servers": broker})  # kept alive until the topic exists
+    admin.create_topics([NewTopic(topic, 2)])[topic].result(10)
+    now = int(time.time() * 1000)
+    producer = Producer({"bootstrap.servers": broker, "batch.num.messages": 1, "linger.ms": 0})
+    for partition in (0, 1):
+        for minutes_ago in (10, 5, 1):
+            producer.produce(topic, value=b"x", partition=partition, timestamp=now - minutes_ago * 60_000)
+    assert producer.flush(10) == 0
+    commit(broker, group, {(topic, 0): 1, (topic, 1): 3})
+
+    started = time.time()
+    doc = _describe(broker, group, "--time-lag")
+    table = run("describe", group, "--time-lag", "-b", broker)
+    took_ms = int((time.time() - started) * 1000) + 1
+
+    (body,) = doc["groups"]
+    rows = {p["partition"]: p for p in body["partitions"]}
+    assert 5 * 60_000 <= rows[0]["time_lag_ms"] <= 5 * 60_000 + (started * 1000 - now) + took_ms
+    assert rows[1]["time_lag_ms"] == 0
+    assert body["max_time_lag_ms"] == rows[0]["time_lag_ms"]
+    assert table.exit_code == 0, table.output
+    header, first = [line.split() for line in table.stdout.splitlines()[1:3]]
+    assert header[7] == "TIME-LAG" and re.fullmatch(r"5m\d\ds", first[7])
+
+
+def test_without_time_lag_the_document_has_no_time_lag_keys(broker: str, names: tuple[str, str]) -> None:
+    topic, group = names
+    topic_with_records(broker, topic, [2])
+    commit(broker, group, {(topic, 0): 1})
+    (body,) = _describe(broker, group)["groups"]
+    assert "max_time_lag_ms" not in body and "time_lag_ms" not in body["partitions"][0]
