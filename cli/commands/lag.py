@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 import time
 from contextlib import contextmanager
@@ -158,6 +159,38 @@ def analyze(
     sys.stdout.flush()
 
 
+class _StopRequest:
+    """Set by the first Ctrl-C. The handler only flips a flag: taking a lock (threading.Event.set) inside a
+    signal handler can deadlock against the interrupted main thread holding that same lock."""
+
+    def __init__(self) -> None:
+        self.requested = False
+
+    def sleep(self, seconds: float) -> None:
+        """time.sleep resumes after a handler that returns (PEP 475), so sleep in slices to notice the flag."""
+        until = time.monotonic() + seconds
+        while not self.requested and time.monotonic() < until:
+            time.sleep(min(0.1, until - time.monotonic()))
+
+
+@contextmanager
+def _first_ctrl_c_stops_after_the_poll() -> Iterator[_StopRequest]:
+    """The first Ctrl-C asks to stop: the poll in flight (bounded by --timeout) is written and the loop
+    ends, so no client call is cut off half-way. A second Ctrl-C interrupts at once."""
+    stop = _StopRequest()
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        if stop.requested:
+            raise KeyboardInterrupt
+        stop.requested = True
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield stop
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 @lag.command("record")
 @handle_errors
 def record(
@@ -177,7 +210,8 @@ def record(
 ) -> None:
     """Poll the cluster and append offset-history samples (Parquet, by date) until --duration or --count.
 
-    Ctrl-C stops it; every poll already written is complete, and no partial file is visible to readers.
+    Ctrl-C stops it once the poll in flight is written (a second Ctrl-C stops at once); every poll written
+    is complete, and no partial file is visible to readers.
 
     Examples:
 
@@ -201,27 +235,31 @@ def record(
     polls = rows = 0
     started = time.monotonic()
     console = stderr_console()
-    try:
-        with Progress(TextColumn("recording"), BarColumn(), TextColumn("{task.completed} polls"),
-                      TextColumn("{task.fields[rows]} rows"), TextColumn("{task.fields[last]}"),
-                      TimeElapsedColumn(), console=console, transient=False,
-                      disable=not console.is_terminal) as bar:
-            total = count if count is not None else max(1, limit_ms // every + 1)  # type: ignore[operator]
-            task = bar.add_task("record", total=total, rows=0, last="")
-            while True:
-                commits, logs = sampler.poll()
-                lag_dataset.append(out, commits, logs)
-                polls += 1
-                rows += len(commits) + len(logs)
-                groups_seen = len({c.group for c in commits})
-                bar.update(task, completed=polls, rows=rows, last=f"{groups_seen} groups, {len(commits)} partitions")
-                if count is not None and polls >= count:
-                    break
-                next_at = started + polls * every / 1000
-                if limit_ms is not None and (next_at - started) * 1000 > limit_ms:
-                    break
-                time.sleep(max(0.0, next_at - time.monotonic()))
-    except KeyboardInterrupt:
-        warn(f"interrupted: {polls} polls, {rows} rows in {out} (every poll written is complete)")
-        return
+    with _first_ctrl_c_stops_after_the_poll() as stop:
+        try:
+            with Progress(TextColumn("recording"), BarColumn(), TextColumn("{task.completed} polls"),
+                          TextColumn("{task.fields[rows]} rows"), TextColumn("{task.fields[last]}"),
+                          TimeElapsedColumn(), console=console, transient=False,
+                          disable=not console.is_terminal) as bar:
+                total = count if count is not None else max(1, limit_ms // every + 1)  # type: ignore[operator]
+                task = bar.add_task("record", total=total, rows=0, last="")
+                while not stop.requested:
+                    commits, logs = sampler.poll()
+                    lag_dataset.append(out, commits, logs)
+                    polls += 1
+                    rows += len(commits) + len(logs)
+                    groups_seen = len({c.group for c in commits})
+                    bar.update(task, completed=polls, rows=rows,
+                               last=f"{groups_seen} groups, {len(commits)} partitions")
+                    if count is not None and polls >= count:
+                        break
+                    next_at = started + polls * every / 1000
+                    if limit_ms is not None and (next_at - started) * 1000 > limit_ms:
+                        break
+                    stop.sleep(max(0.0, next_at - time.monotonic()))
+        except KeyboardInterrupt:  # the second Ctrl-C: the poll in flight is dropped, not half-written
+            stop.requested = True
+        if stop.requested:
+            warn(f"interrupted: {polls} polls, {rows} rows in {out} (every poll written is complete)")
+            return
     warn(f"recorded {polls} polls, {rows} rows in {out}")
