@@ -133,8 +133,15 @@ def duckdb_engine(folder: Path, runs: tuple[str, ...]) -> dict:
             started = time.perf_counter()
             rows = con.execute(sql).fetchall()
             out[f"{name}_{run}"] = time.perf_counter() - started
+            _progress("duckdb", name, run, out[f"{name}_{run}"])
         out[f"{name}_rows"], out[f"{name}_check"] = len(rows), sum(r[-1] or 0 for r in rows)
     return out
+
+
+def _progress(engine: str, name: str, run: str, seconds: float) -> None:
+    """One line per finished query on stderr, so a long run (200M) shows where it is and a stopped one
+    leaves its numbers so far."""
+    print(f"  {engine} {name} {run}: {seconds:.1f} s", file=sys.stderr, flush=True)
 
 
 def spark_engine(folder: Path, url: str, runs: tuple[str, ...]) -> dict:
@@ -155,11 +162,13 @@ def spark_engine(folder: Path, url: str, runs: tuple[str, ...]) -> dict:
                 started = time.perf_counter()
                 rows = queries()[name].collect()
                 out[f"{name}_{run}"] = time.perf_counter() - started
+                _progress(url, name, run, out[f"{name}_{run}"])
             out[f"{name}_rows"], out[f"{name}_check"] = len(rows), sum(r[-1] or 0 for r in rows)
         started = time.perf_counter()
         newest = lag_spark.newest_time(commits, logs)
         lag_spark.analyze(commits, logs, LagQuery(as_of=newest, bucket_ms=3_600_000))
         out["full_pipeline"] = time.perf_counter() - started
+        _progress(url, "full pipeline", "once", out["full_pipeline"])
     return out
 
 
