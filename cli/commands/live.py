@@ -77,7 +77,13 @@ def _groups_table(console: Console, summaries: list[dict[str, Any]]) -> None:
 
 @handle_errors
 def describe(
-    group_ids: Annotated[list[str], typer.Argument(help="One or more group ids.", show_default=False, metavar="GROUP")],
+    group_ids: Annotated[Optional[list[str]], typer.Argument(
+        help="Group ids (or choose them with --all-groups or -r).", show_default=False, metavar="GROUP")] = None,
+    all_groups: Annotated[bool, typer.Option("--all-groups", help="Every group the cluster lists.")] = False,
+    regex: Annotated[Optional[str], typer.Option("--regex", "-r", help="Also every group whose id matches.")] = None,
+    only_with_lag: Annotated[bool, typer.Option(
+        "--only-with-lag", "-l", help="Only partitions with a lag above 0, a never-committed partition counted "
+        "from the log start; groups with none are left out.")] = False,
     members: Annotated[bool, typer.Option("--members", help="One row per member instead of per partition.")] = False,
     state: Annotated[bool, typer.Option("--state", help="One summary line per group.")] = False,
     verbose: Annotated[bool, typer.Option(
@@ -107,17 +113,31 @@ def describe(
       kgroup describe orders-service payments --members -o json
 
       kgroup describe orders-service --time-lag
+
+      kgroup describe --all-groups --only-with-lag -o json
     """
     if members and state:
         raise InputError("choose one of --members and --state", field="--members")
+    if not group_ids and not all_groups and regex is None:
+        raise InputError("name the groups, or choose them with --all-groups or -r REGEX", field="GROUP")
+    pattern = group_pattern(regex)
     admin = connect(bootstrap_server, command_config, profile, timeout)
     level = isolation_level(isolation)
-    read = read_groups(admin, list(dict.fromkeys(group_ids)), level)
+    listed = admin.list_groups() if all_groups or pattern is not None else []
+    chosen = list(group_ids or []) + [g.group_id for g in listed
+                                      if all_groups or (pattern is not None and pattern.search(g.group_id))]
+    read = read_groups(admin, list(dict.fromkeys(chosen)), level) if chosen else None
     bodies = [_describe_body(g, described_time_lags(admin.settings, lag_rows(g.group), level, admin.timeout_s)
                              if time_lag else None)
-              for g in read.groups]
+              for g in (read.groups if read else [])]
+    if only_with_lag:
+        bodies = [b for b in (_only_lagging(body) for body in bodies) if b["partitions"]]
     doc = document("describe", {"isolation": isolation, "groups": bodies})
-    for live in read.groups:
+    if not chosen:
+        warn("kgroup: note: no group matched")
+    elif not bodies:
+        warn("kgroup: note: no partition has lag")
+    for live in read.groups if read else []:
         for note in live.notes:
             warn(f"kgroup: note: group {live.group.group_id}: {note}")
     view = "members" if members else "state" if state else "offsets"
@@ -146,6 +166,12 @@ def _describe_body(live: LiveGroup, time_lags: dict[TopicPartition, int] | None)
             m["max_time_lag_ms"] = max((ms for ms in owned if ms is not None), default=None)
         body["max_time_lag_ms"] = max((ms for ms in time_lags.values()), default=None)
     return body
+
+
+def _only_lagging(body: dict[str, Any]) -> dict[str, Any]:
+    """kafkactl's --only-with-lag; a partition nobody committed lags from the log start (lag.md §4, ask 8)."""
+    lagging = [p for p in body["partitions"] if (p["lag"] if p["lag"] is not None else p["lag_from_start"] or 0) > 0]
+    return {**body, "partitions": lagging}
 
 
 def _partition_list(parts: tuple[TopicPartition, ...]) -> list[dict[str, Any]]:

@@ -184,3 +184,31 @@ def test_without_time_lag_the_document_has_no_time_lag_keys(broker: str, names: 
     commit(broker, group, {(topic, 0): 1})
     (body,) = _describe(broker, group)["groups"]
     assert "max_time_lag_ms" not in body and "time_lag_ms" not in body["partitions"][0]
+
+
+def test_regex_and_all_groups_choose_groups_and_only_with_lag_keeps_the_lagging(broker: str,
+                                                                                 names: tuple[str, str]) -> None:
+    topic, group = names
+    topic_with_records(broker, topic, [4, 4, 0])
+    lagging, caught_up, other = f"{group}-lagging", f"{group}-caught-up", f"other-{group}"
+    commit(broker, lagging, {(topic, 0): 1, (topic, 1): 4})
+    commit(broker, caught_up, {(topic, 0): 4, (topic, 1): 4})
+    commit(broker, other, {(topic, 0): 0})
+
+    by_regex = _describe(broker, "-r", f"^{group}-")
+    assert {b["group"] for b in by_regex["groups"]} == {lagging, caught_up}
+
+    everything = _describe(broker, "--all-groups", "--only-with-lag")
+    chosen = {b["group"]: b for b in everything["groups"] if group in b["group"]}
+    assert set(chosen) == {lagging, other}  # caught-up has no lagging partition, so it is left out
+    assert [(p["partition"], p["lag"]) for p in chosen[lagging]["partitions"]] == [(0, 3)]
+    assert chosen[lagging]["total_lag"] == 3  # the group's numbers stay whole
+
+
+def test_describe_needs_groups_to_describe(broker: str) -> None:
+    result = run("describe", "-b", broker)
+    assert result.exit_code == 2
+    assert result.stderr.strip().count("\n") == 0 and "--all-groups" in result.stderr
+    none = run("describe", "-r", "^no-such-group-anywhere$", "-b", broker, "-o", "json")
+    assert none.exit_code == 0 and json.loads(none.stdout)["groups"] == []
+    assert "no group matched" in none.stderr
