@@ -217,6 +217,13 @@ def group_pattern(regex: str | None) -> re.Pattern[str] | None:
         raise InputError(f"{regex!r}: not a regular expression ({exc})", field="--regex") from None
 
 
+def chosen_group_ids(admin: LiveAdmin, named: list[str], every: bool, pattern: re.Pattern[str] | None) -> list[str]:
+    """The named groups, then those the cluster lists that --all-groups or -r picks; each once, in order."""
+    listed = admin.list_groups() if every or pattern is not None else []
+    picked = [g.group_id for g in listed if every or (pattern is not None and pattern.search(g.group_id))]
+    return list(dict.fromkeys(named + picked))
+
+
 def read_groups(admin: LiveAdmin, group_ids: list[str], isolation: str = READ_UNCOMMITTED) -> LiveRead:
     """Describe each group, read its commits and the log bounds of every partition it touches."""
     cluster = admin.cluster()

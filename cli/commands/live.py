@@ -18,7 +18,7 @@ from kgroup.cli.options import (BootstrapOpt, CommandConfigOpt, IsolationOpt, Ou
                                 connect, isolation_level)
 from kgroup.cli.output import OutputFormat, document, emit, warn
 from kgroup.inspectors.errors import InputError
-from kgroup.inspectors.live import READ_UNCOMMITTED, LiveGroup, group_pattern, read_groups
+from kgroup.inspectors.live import READ_UNCOMMITTED, LiveGroup, chosen_group_ids, group_pattern, read_groups
 from kgroup.inspectors.files import write_atomically
 from kgroup.inspectors.record_timestamps import described_time_lags
 from kgroup.inspectors.snapshot import fixture_document
@@ -43,7 +43,7 @@ def groups(
     """
     pattern = group_pattern(regex or None)
     admin = connect(bootstrap_server, command_config, profile, timeout)
-    ids = [g.group_id for g in admin.list_groups() if pattern is None or pattern.search(g.group_id)]
+    ids = chosen_group_ids(admin, [], pattern is None, pattern)
     read = read_groups(admin, ids) if ids else None
     found = [g for g in (read.groups if read else [])
              if state is None or (g.group.state or "").lower() == state.lower()]
@@ -123,10 +123,8 @@ def describe(
     pattern = group_pattern(regex)
     admin = connect(bootstrap_server, command_config, profile, timeout)
     level = isolation_level(isolation)
-    listed = admin.list_groups() if all_groups or pattern is not None else []
-    chosen = list(group_ids or []) + [g.group_id for g in listed
-                                      if all_groups or (pattern is not None and pattern.search(g.group_id))]
-    read = read_groups(admin, list(dict.fromkeys(chosen)), level) if chosen else None
+    chosen = chosen_group_ids(admin, list(group_ids or []), all_groups, pattern)
+    read = read_groups(admin, chosen, level) if chosen else None
     bodies = [_describe_body(g, described_time_lags(admin.settings, lag_rows(g.group), level, admin.timeout_s)
                              if time_lag else None)
               for g in (read.groups if read else [])]
