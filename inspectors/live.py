@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -217,10 +218,12 @@ def group_pattern(regex: str | None) -> re.Pattern[str] | None:
         raise InputError(f"{regex!r}: not a regular expression ({exc})", field="--regex") from None
 
 
-def chosen_group_ids(admin: LiveAdmin, named: list[str], every: bool, pattern: re.Pattern[str] | None) -> list[str]:
-    """The named groups, then those the cluster lists that --all-groups or -r picks; each once, in order."""
-    listed = admin.list_groups() if every or pattern is not None else []
-    picked = [g.group_id for g in listed if every or (pattern is not None and pattern.search(g.group_id))]
+def chosen_group_ids(named: list[str], every: bool, pattern: re.Pattern[str] | None,
+                     listing: Callable[[], list[str]]) -> list[str]:
+    """The named groups, then those `listing` gives that --all-groups or -r picks; each once, in order.
+    `listing` (the cluster's or a fixture's group ids) is called only when something is to be picked."""
+    listed = listing() if every or pattern is not None else []
+    picked = [g for g in listed if every or (pattern is not None and pattern.search(g))]
     return list(dict.fromkeys(named + picked))
 
 

@@ -103,3 +103,14 @@ def _by_topic(parts: tuple[Any, ...]) -> dict[str, list[int]]:
         result.setdefault(tp.topic, []).append(tp.partition)
     return result
 
+
+
+def fixture_group(saved: Fixture, group_id: str) -> LiveGroup:
+    """A fixture's group as describe shows a live one (the inverse of as_fixture): its first assignor under
+    the name the broker reports, and no coordinator, which a fixture does not record."""
+    group = saved.group(group_id)
+    assignor = group.assignors[0] if group.assignors else None
+    if group.protocol == "consumer":
+        assignor = {fixture_name: broker_name for broker_name, fixture_name in CONSUMER_PROTOCOL_NAMES.items()
+                    }.get(assignor, assignor)  # type: ignore[arg-type]
+    return LiveGroup(group, group.protocol, assignor, None)

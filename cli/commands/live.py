@@ -15,13 +15,13 @@ from kgroup.cli.errors import handle_errors
 from kgroup.cli.lag_render import duration
 from kgroup.cli.render import dash, print_wide
 from kgroup.cli.options import (BootstrapOpt, CommandConfigOpt, IsolationOpt, OutputOpt, ProfileOpt, TimeoutOpt,
-                                connect, isolation_level)
+                                connect, isolation_level, load)
 from kgroup.cli.output import OutputFormat, document, emit, warn
 from kgroup.inspectors.errors import InputError
 from kgroup.inspectors.live import READ_UNCOMMITTED, LiveGroup, chosen_group_ids, group_pattern, read_groups
 from kgroup.inspectors.files import write_atomically
 from kgroup.inspectors.record_timestamps import described_time_lags
-from kgroup.inspectors.snapshot import fixture_document
+from kgroup.inspectors.snapshot import fixture_document, fixture_group
 
 @handle_errors
 def groups(
@@ -43,7 +43,7 @@ def groups(
     """
     pattern = group_pattern(regex or None)
     admin = connect(bootstrap_server, command_config, profile, timeout)
-    ids = chosen_group_ids(admin, [], pattern is None, pattern)
+    ids = chosen_group_ids([], pattern is None, pattern, lambda: [g.group_id for g in admin.list_groups()])
     read = read_groups(admin, ids) if ids else None
     found = [g for g in (read.groups if read else [])
              if state is None or (g.group.state or "").lower() == state.lower()]
@@ -89,6 +89,9 @@ def describe(
     verbose: Annotated[bool, typer.Option(
         "--verbose", help="Kafka's verbose columns: LEADER-EPOCH of each commit; with --members each member's "
         "current and target assignment; with --state the group epochs.")] = False,
+    fixture: Annotated[Optional[str], typer.Option(
+        "--fixture", "-f", help="Describe from a kgroup/v1 fixture (one `kgroup snapshot` saved, or a bundled "
+        "one) instead of a cluster; without GROUP, every group in it.", show_default=False)] = None,
     time_lag: Annotated[bool, typer.Option(
         "--time-lag", help="Also TIME-LAG: now minus the timestamp of the first unread record, read from the "
         "topic (one fetch per lagging partition, nothing joined or committed).")] = False,
@@ -115,19 +118,31 @@ def describe(
       kgroup describe orders-service --time-lag
 
       kgroup describe --all-groups --only-with-lag -o json
+
+      kgroup describe --fixture orders.yaml      # offline, from `kgroup snapshot`
     """
     if members and state:
         raise InputError("choose one of --members and --state", field="--members")
-    if not group_ids and not all_groups and regex is None:
-        raise InputError("name the groups, or choose them with --all-groups or -r REGEX", field="GROUP")
     pattern = group_pattern(regex)
-    admin = connect(bootstrap_server, command_config, profile, timeout)
     level = isolation_level(isolation)
-    chosen = chosen_group_ids(admin, list(group_ids or []), all_groups, pattern)
-    read = read_groups(admin, chosen, level) if chosen else None
-    bodies = [_describe_body(g, described_time_lags(admin.settings, lag_rows(g.group), level, admin.timeout_s)
-                             if time_lag else None)
-              for g in (read.groups if read else [])]
+    if fixture is not None:
+        if time_lag:
+            raise InputError("reads record timestamps from a cluster; a fixture has none", field="--time-lag")
+        saved = load(fixture)
+        every = all_groups or not (group_ids or pattern)  # a fixture is small: all of it unless told otherwise
+        chosen = chosen_group_ids(list(group_ids or []), every, pattern, lambda: [g.group_id for g in saved.groups])
+        described = [fixture_group(saved, group_id) for group_id in chosen]
+        bodies = [_describe_body(g, None) for g in described]
+    else:
+        if not group_ids and not all_groups and regex is None:
+            raise InputError("name the groups, or choose them with --all-groups or -r REGEX", field="GROUP")
+        admin = connect(bootstrap_server, command_config, profile, timeout)
+        chosen = chosen_group_ids(list(group_ids or []), all_groups, pattern,
+                                  lambda: [g.group_id for g in admin.list_groups()])
+        described = read_groups(admin, chosen, level).groups if chosen else []
+        bodies = [_describe_body(g, described_time_lags(admin.settings, lag_rows(g.group), level, admin.timeout_s)
+                                 if time_lag else None)
+                  for g in described]
     if only_with_lag:
         bodies = [b for b in (_only_lagging(body) for body in bodies) if b["partitions"]]
     doc = document("describe", {"isolation": isolation, "groups": bodies})
@@ -135,7 +150,7 @@ def describe(
         warn("kgroup: note: no group matched")
     elif not bodies:
         warn("kgroup: note: no partition has lag")
-    for live in read.groups if read else []:
+    for live in described:
         for note in live.notes:
             warn(f"kgroup: note: group {live.group.group_id}: {note}")
     view = "members" if members else "state" if state else "offsets"

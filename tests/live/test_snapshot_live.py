@@ -80,3 +80,24 @@ def test_a_live_what_if_needs_the_group(broker: str) -> None:
     result = run("simulate", "-b", broker, "--add-member", "c2")
     assert result.exit_code == 2
     assert "--group" in result.stderr
+
+
+def test_describe_of_a_snapshot_equals_describe_of_the_live_group(broker: str, names: tuple[str, str],
+                                                                  tmp_path: Path) -> None:
+    """A live group saved as a fixture and described offline shows what describe showed live."""
+    topic, group = names
+    topic_with_records(broker, topic, [5, 4, 3])
+    commit(broker, group, {(topic, 0): 2, (topic, 1): 4})
+    out = tmp_path / "group.yaml"
+    assert run("snapshot", group, "-b", broker, "-o", str(out)).exit_code == 0
+
+    live = run("describe", group, "-b", broker, "-o", "json")
+    offline = run("describe", "--fixture", str(out), "-o", "json")
+
+    assert live.exit_code == 0 and offline.exit_code == 0, live.output + offline.output
+    columns = ("topic", "partition", "current_offset", "log_start_offset", "log_end_offset", "lag", "flags",
+               "consumer_id")
+    (live_body,), (offline_body,) = json.loads(live.stdout)["groups"], json.loads(offline.stdout)["groups"]
+    assert [{c: p[c] for c in columns} for p in offline_body["partitions"]] == \
+        [{c: p[c] for c in columns} for p in live_body["partitions"]]
+    assert offline_body["total_lag"] == live_body["total_lag"] == 3
