@@ -11,7 +11,9 @@ def test_the_bundled_demo_is_described_with_kafkas_lag_rules() -> None:
     rows = {(p["topic"], p["partition"]): p for p in body["partitions"]}
     assert body["total_lag"] == 50 + 600 + 6 + 2 + 30 + 2
     assert (rows[("orders", 2)]["lag"], rows[("orders", 2)]["log_start_offset"]) == (600, 100)
+    assert rows[("orders", 2)]["lead"] == 1500 - 100  # kafkactl's LEAD: distance to the retention edge
     assert rows[("orders", 5)]["lag"] is None and rows[("orders", 5)]["lag_from_start"] == 40
+    assert rows[("orders", 5)]["lead"] is None
     assert rows[("orders", 5)]["flags"] == ["never-committed"]
     assert rows[("orders", 3)]["consumer_id"] == "orders-service-1-82be44"
     assert body["state"] == "PreparingRebalance" and body["coordinator"] is None

@@ -50,8 +50,8 @@ def test_describe_table_prints_dashes_for_missing_values(broker: str, names: tup
     assert result.exit_code == 0, result.output
     header, row = [line.split() for line in result.stdout.splitlines()[1:3]]
     assert header == ["GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-START-OFFSET", "LOG-END-OFFSET", "LAG",
-                      "CONSUMER-ID", "HOST", "CLIENT-ID", "FLAGS"]
-    assert row == [group, topic, "0", "1", "0", "2", "1", "-", "-", "-", "-"]
+                      "LEAD", "CONSUMER-ID", "HOST", "CLIENT-ID", "FLAGS"]
+    assert row == [group, topic, "0", "1", "0", "2", "1", "1", "-", "-", "-", "-"]
 
 
 def test_groups_lists_the_group_with_its_total_lag(broker: str, names: tuple[str, str]) -> None:
