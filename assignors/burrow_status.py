@@ -64,3 +64,9 @@ def _lag_decreased(commits: list[WindowCommit]) -> bool:
 
 def worst(statuses: list[str]) -> str:
     return max(statuses, key=RANK.__getitem__, default=OK)
+
+
+def burrow_group_status(worst_status: str) -> str:
+    """What Burrow's group status would say (caching.go `evaluateGroup`): the worst partition status, with
+    anything past WARN reported as ERR. kgroup keeps the specific status too; this is for Burrow alerts."""
+    return "ERR" if worst_status in ERRORS else worst_status

@@ -9,6 +9,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from kgroup.assignors.burrow_status import burrow_group_status
 from kgroup.assignors.lag_history import HistoryPoint, PartitionReport
 from kgroup.assignors.lag_rollup import Rollup
 from kgroup.cli.render import dash, print_wide
@@ -88,7 +89,7 @@ def report_body(r: PartitionReport) -> dict[str, Any]:
 
 
 def rollup_body(r: Rollup) -> dict[str, Any]:
-    return asdict(r)
+    return {**asdict(r), "burrow_status": burrow_group_status(r.status)}
 
 
 _COLOURS = ("#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd")

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from kgroup.assignors.burrow_status import OK, REWIND, STALL, STOP, UNKNOWN, WARN, WindowCommit, partition_status
+import pytest
+
+from kgroup.assignors.burrow_status import (OK, REWIND, STALL, STOP, UNKNOWN, WARN, WindowCommit, burrow_group_status,
+                                            partition_status)
 
 
 def window(*rows: tuple[int, int, int | None]) -> list[WindowCommit]:
@@ -57,3 +60,9 @@ def test_zero_lag_anywhere_in_the_window_is_ok() -> None:
 
 def test_allowed_lag_counts_as_zero() -> None:
     assert partition_status(window((10, 0, 5), (10, 10, 6), (10, 20, 7)), [17], 7, 20, allowed_lag=5) == OK
+
+
+@pytest.mark.parametrize(("worst_status", "burrow"), [("OK", "OK"), ("WARN", "WARN"), ("STOP", "ERR"),
+                                                       ("STALL", "ERR"), ("REWIND", "ERR"), ("UNKNOWN", "UNKNOWN")])
+def test_burrows_group_status_reports_anything_past_warn_as_err(worst_status: str, burrow: str) -> None:
+    assert burrow_group_status(worst_status) == burrow

@@ -58,7 +58,9 @@ def test_triage_flags_a_stopped_consumer(broker: str, names: tuple[str, str]) ->
     # the record at offset 10 was read for its timestamp, both times
     assert p1["time_lag_method"] == p2["time_lag_method"] == "exact"
     assert p2["lag"] > p1["lag"] > 0 and p2["time_lag_ms"] > p1["time_lag_ms"] > 0
-    assert json.loads(first.stdout)["groups"][0]["members"] == 0  # it stopped: no active members
+    (rolled,) = json.loads(first.stdout)["groups"]
+    assert rolled["members"] == 0  # it stopped: no active members
+    assert (rolled["status"], rolled["burrow_status"]) == ("STOP", "ERR")  # what Burrow's group status says
 
 
 def test_triage_is_ok_for_a_caught_up_group_and_says_so_with_exit_0(broker: str, names: tuple[str, str]) -> None:
