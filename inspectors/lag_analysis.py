@@ -8,13 +8,14 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from kgroup.assignors.lag_history import HistoryPoint, PartitionReport
-from kgroup.assignors.lag_rollup import Rollup
+from kgroup.assignors.lag_history import analyze as reference_analysis
+from kgroup.assignors.lag_rollup import Rollup, rollups
 from kgroup.assignors.lag_samples import LagQuery
 from kgroup.inspectors import lag_spark
 from kgroup.inspectors.errors import InputError, NotReachableError, RunError
 from kgroup.inspectors.files import output_folder
 from kgroup.inspectors.live import group_pattern
-from kgroup.inspectors.lag_dataset import COMMITS, check_marker, pyarrow, table_files
+from kgroup.inspectors.lag_dataset import COMMITS, check_marker, pyarrow, read_samples, table_files
 from kgroup.inspectors.spark_session import Progress, following, spark_failure, spark_session
 
 
@@ -35,6 +36,9 @@ class Selection:
         group_pattern(self.regex)
 
 
+IN_PROCESS = "in-process"  # instead of a Spark URL: the reference functions, in this process
+
+
 def run(path: str, spark_url: str, query: Callable[[int], LagQuery], selection: Selection,
         progress: Progress | None = None, timeout_s: float = 10.0, conf: dict[str, str] | None = None) -> Analysis:
     """`query(newest)` builds the question once the newest sample time is known."""
@@ -42,6 +46,8 @@ def run(path: str, spark_url: str, query: Callable[[int], LagQuery], selection: 
     check_marker(path)
     if "://" not in path and not table_files(path, COMMITS):
         raise InputError(f"{path!r}: the data set has no commit samples yet", field="DATASET")
+    if spark_url == IN_PROCESS:
+        return _in_process(path, query, selection)
     with spark_session(spark_url, timeout_s, conf) as spark:
         try:
             with following(spark, progress):
@@ -62,6 +68,21 @@ def run(path: str, spark_url: str, query: Callable[[int], LagQuery], selection: 
                 raise spark_failure(exc) from None
             raise
     return Analysis(asked, partitions, rollups, history)
+
+
+def _in_process(path: str, query: Callable[[int], LagQuery], selection: Selection) -> Analysis:
+    """The whole data set in memory through kgroup.assignors.lag_history, which the Spark pipeline is tested
+    equal to: no JVM to start, so a small history is answered at once; a large one belongs on Spark."""
+    commits, logs = read_samples(path)
+    pattern = group_pattern(selection.regex)
+    commits = [c for c in commits if (not selection.groups or c.group in selection.groups)
+               and (pattern is None or pattern.search(c.group))]
+    newest = max([c.observed_ts for c in commits] + [s.ts for s in logs], default=None)
+    if newest is None:
+        raise InputError(f"{path!r}: no samples for the selected groups", field="DATASET")
+    asked = query(newest)
+    partitions, history = reference_analysis(commits, logs, asked)
+    return Analysis(asked, partitions, rollups(partitions), history)
 
 
 def write_parquet(path: str, analysis: Analysis) -> None:

@@ -64,6 +64,9 @@ def analyze(
                                            metavar="DATASET", show_default=False)],
     spark: Annotated[str, typer.Option("--spark", help="local[*] (embedded, loopback, no UI), local[N], or a "
                                        "Spark Connect URL sc://HOST:PORT.")] = "local[*]",
+    in_process: Annotated[bool, typer.Option(
+        "--in-process", help="No Spark: the same computation in this process, for a small history (no JVM to "
+        "start; the whole data set is read into memory).")] = False,
     groups: GroupsOpt = None,
     regex: RegexOpt = None,
     since: Annotated[Optional[str], typer.Option("--since", help="Start of the history: an ISO date-time, or a "
@@ -89,7 +92,7 @@ def analyze(
                                            min=0.1)] = 10.0,
     output: OutputOpt = OutputFormat.table,
 ) -> None:
-    """Analyze an offset history on Spark: lag, time lag, Burrow-style status, rollups, trend and ETA.
+    """Analyze an offset history on Spark (or --in-process): lag, time lag, Burrow-style status, rollups, trend, ETA.
 
     Exit codes: 0 done (whatever the statuses), 2 bad input (a flag, a data set with a wrong or missing
     column, an unreadable file, PySpark or java missing), 4 Spark Connect did not answer, 1 the Spark job failed.
@@ -101,8 +104,13 @@ def analyze(
       kgroup lag analyze ./history --spark sc://127.0.0.1:15002 -r '^payments-' --since 30m -o json
 
       kgroup lag analyze ./history --out result.parquet --chart lag.html
+
+      kgroup lag analyze ./history --in-process --since 30m     # a small history, no Spark
     """
-    from kgroup.inspectors.lag_analysis import Selection, run, with_bounds, write_parquet
+    from kgroup.inspectors.lag_analysis import IN_PROCESS, Selection, run, with_bounds, write_parquet
+
+    if in_process and spark != "local[*]":
+        raise InputError("choose one of --in-process and --spark", field="--in-process")
 
     since_at, since_span = _time(since, "--since")
     until_at, until_span = _time(until, "--until")
@@ -119,8 +127,8 @@ def analyze(
         if not sep or not key.strip():
             raise InputError(f"{entry!r}: expected KEY=VALUE", field="--spark-conf")
         conf[key.strip()] = value.strip()
-    with spark_progress(True) as report:
-        result = run(dataset, spark, lambda newest: with_bounds(newest, since_at, until_at, since_span, **knobs),
+    with spark_progress(not in_process) as report:
+        result = run(dataset, IN_PROCESS if in_process else spark, lambda newest: with_bounds(newest, since_at, until_at, since_span, **knobs),
                      Selection(tuple(groups or ()), regex), report, timeout, conf)
     group_rows = [r for r in result.rollups if r.level == "group"]
     worst_groups = [r.group for r in group_rows[:5]]

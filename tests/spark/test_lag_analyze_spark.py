@@ -84,3 +84,12 @@ def test_group_selection_and_since(history: str) -> None:
     assert one["since"] == one["as_of"] - 600_000
     regex = _analyze(history, "local[2]", "-r", "-0$")
     assert {p["group"] for p in regex["partitions"]} == {"group-0"}
+
+
+def test_in_process_gives_the_same_document_as_spark(history: str, local: dict[str, Any]) -> None:
+    result = run("lag", "analyze", history, "--in-process", *ARGS, "-o", "json")
+    assert result.exit_code == 0, result.output
+    alone = json.loads(result.stdout)
+    assert alone["partitions"] == local["partitions"] and alone["history"] == local["history"]
+    assert _same(alone["groups"] + alone["topics"] + alone["members"],
+                 local["groups"] + local["topics"] + local["members"])
