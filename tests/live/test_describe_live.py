@@ -178,6 +178,28 @@ def test_time_lag_is_now_minus_the_timestamp_of_the_first_unread_record(broker: 
     assert header[7] == "TIME-LAG" and re.fullmatch(r"5m\d\ds", first[7])
 
 
+@pytest.mark.needs_broker("describe-members")
+def test_a_member_shows_the_time_lag_of_its_worst_partition(describing_broker: str, names: tuple[str, str]) -> None:
+    topic, group = names
+    admin = AdminClient({"bootstrap.servers": describing_broker})  # kept alive until the topic exists
+    admin.create_topics([NewTopic(topic, 1)])[topic].result(10)
+    now = int(time.time() * 1000)
+    producer = Producer({"bootstrap.servers": describing_broker, "batch.num.messages": 1, "linger.ms": 0})
+    for minutes_ago in (10, 5, 1):
+        producer.produce(topic, value=b"x", partition=0, timestamp=now - minutes_ago * 60_000)
+    assert producer.flush(10) == 0
+    consumer = joined_consumer(describing_broker, group, topic)
+    try:
+        consumer.commit(offsets=[TopicPartition(topic, 0, 1)], asynchronous=False)
+        member_id = consumer.memberid()
+        doc = _describe(describing_broker, group, "--members", "--time-lag")
+    finally:
+        consumer.close()
+    (member,) = doc["groups"][0]["member_lag"]
+    assert member["member_id"] == member_id
+    assert 5 * 60_000 <= member["max_time_lag_ms"] < 10 * 60_000  # the record 5 minutes old is the first unread
+
+
 def test_without_time_lag_the_document_has_no_time_lag_keys(broker: str, names: tuple[str, str]) -> None:
     topic, group = names
     topic_with_records(broker, topic, [2])
