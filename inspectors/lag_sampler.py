@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from kgroup.assignors.lag_samples import CommitSample, LogSample
 from kgroup.assignors.model import TopicPartition
 from kgroup.inspectors.errors import InputError, NotFoundError
-from kgroup.inspectors.live import READ_COMMITTED, READ_UNCOMMITTED, LiveAdmin, group_pattern, read_groups
+from kgroup.inspectors.live import (READ_COMMITTED, READ_UNCOMMITTED, LiveAdmin, chosen_group_ids, group_pattern,
+                                   read_groups)
 
 
 @dataclass
@@ -29,11 +30,8 @@ class GroupChooser:
         self._pattern = group_pattern(self.regex)
 
     def choose(self, admin: LiveAdmin) -> list[str]:
-        chosen = list(self.groups)
-        if self._pattern is not None:
-            chosen += [g.group_id for g in admin.list_groups() if self._pattern.search(g.group_id)
-                       and g.group_id not in chosen]
-        return chosen
+        return chosen_group_ids(list(self.groups), False, self._pattern,
+                                lambda: [g.group_id for g in admin.list_groups()])
 
 
 @dataclass

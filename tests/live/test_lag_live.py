@@ -17,7 +17,7 @@ from confluent_kafka import TopicPartition as KafkaTopicPartition
 
 from kgroup.inspectors.lag_dataset import COMMITS, LOG_OFFSETS, read_samples, table_files
 from tests.cli.helpers import run
-from tests.live.traffic import joined_consumer, topic_with_records
+from tests.live.traffic import commit, joined_consumer, topic_with_records
 
 
 def _consume_commit_and_stop(broker: str, group: str, topic: str, partitions: int = 1) -> None:
@@ -154,3 +154,22 @@ def test_ctrl_c_leaves_a_valid_data_set(broker: str, names: tuple[str, str], tmp
     assert "interrupted" in stderr and "Traceback" not in stderr
     commits, logs = read_samples(str(out))  # every visible file reads whole
     assert len(commits) == len(table_files(str(out), COMMITS)) >= 3 and logs
+
+
+def test_lag_record_follows_the_groups_a_regex_picks(broker: str, names: tuple[str, str], tmp_path: Path) -> None:
+    topic, group = names
+    topic_with_records(broker, topic, [3])
+    for chosen in (f"{group}-a", f"{group}-b", f"not-{group}"):
+        commit(broker, chosen, {(topic, 0): 1})
+    out = tmp_path / "history"
+
+    result = run("lag", "record", "-b", broker, "-r", f"^{group}-", "--group", f"not-{group}", "--count", "1",
+                 "--interval", "1s", "--out", str(out))
+
+    assert result.exit_code == 0, result.output
+    commits, _ = read_samples(str(out))
+    assert sorted(c.group for c in commits) == sorted([f"{group}-a", f"{group}-b", f"not-{group}"])
+    only_regex = run("lag", "record", "-b", broker, "-r", f"^{group}-a$", "--count", "1", "--interval", "1s",
+                     "--out", str(tmp_path / "a"))
+    assert only_regex.exit_code == 0, only_regex.output
+    assert [c.group for c in read_samples(str(tmp_path / "a"))[0]] == [f"{group}-a"]
