@@ -127,8 +127,9 @@ def analyze(
         if not sep or not key.strip():
             raise InputError(f"{entry!r}: expected KEY=VALUE", field="--spark-conf")
         conf[key.strip()] = value.strip()
+    engine = IN_PROCESS if in_process else spark
     with spark_progress(not in_process) as report:
-        result = run(dataset, IN_PROCESS if in_process else spark, lambda newest: with_bounds(newest, since_at, until_at, since_span, **knobs),
+        result = run(dataset, engine, lambda newest: with_bounds(newest, since_at, until_at, since_span, **knobs),
                      Selection(tuple(groups or ()), regex), report, timeout, conf)
     group_rows = [r for r in result.rollups if r.level == "group"]
     worst_groups = [r.group for r in group_rows[:5]]

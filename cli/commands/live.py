@@ -205,7 +205,8 @@ def _row_body(group_id: str, row: LagRow, leader_epoch: int | None) -> dict[str,
     member = row.member
     return {"group": group_id, "topic": row.tp.topic, "partition": row.tp.partition, "leader_epoch": leader_epoch,
             "current_offset": row.offsets.committed, "log_start_offset": row.offsets.log_start,
-            "log_end_offset": row.offsets.log_end, "lag": row.lag.lag, "lag_from_start": row.lag.lag_from_start, "lead": row.lag.lead,
+            "log_end_offset": row.offsets.log_end, "lag": row.lag.lag, "lag_from_start": row.lag.lag_from_start,
+            "lead": row.lag.lead,
             "flags": list(row.lag.flags), "consumer_id": member.member_id if member else None,
             "host": member.host if member else None, "client_id": member.client_id if member else None}
 
@@ -240,7 +241,8 @@ def _offsets_table(console: Console, body: dict[str, Any], verbose: bool) -> Non
         time_lag = [duration(p["time_lag_ms"])] if timed else []
         table.add_row(p["group"], p["topic"], str(p["partition"]), *epoch, dash(p["current_offset"]),
                       dash(p["log_start_offset"]), dash(p["log_end_offset"]), dash(p["lag"]), *time_lag,
-                      dash(p["lead"]), dash(p["consumer_id"]), dash(p["host"]), dash(p["client_id"]), ",".join(p["flags"]) or "-")
+                      dash(p["lead"]), dash(p["consumer_id"]), dash(p["host"]), dash(p["client_id"]),
+                      ",".join(p["flags"]) or "-")
     print_wide(console, table)
 
 
