@@ -104,7 +104,6 @@ def _by_topic(parts: tuple[Any, ...]) -> dict[str, list[int]]:
     return result
 
 
-
 def fixture_group(saved: Fixture, group_id: str) -> LiveGroup:
     """A fixture's group as describe shows a live one (the inverse of as_fixture): its first assignor under
     the name the broker reports, and no coordinator, which a fixture does not record."""
