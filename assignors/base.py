@@ -12,7 +12,7 @@ from itertools import chain, groupby, repeat
 from types import MappingProxyType
 from typing import Protocol, runtime_checkable
 
-from kgroup.assignors.javaisms import java_string_key
+from kgroup.assignors.java.semantics import java_string_key
 from kgroup.assignors.model import Assignment, Cluster, Member, TopicPartition
 
 

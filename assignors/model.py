@@ -13,7 +13,7 @@ from operator import itemgetter
 from types import MappingProxyType
 from typing import NamedTuple
 
-from kgroup.assignors.javaisms import java_string_key
+from kgroup.assignors.java.semantics import java_string_key
 
 
 class TopicPartition(NamedTuple):

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from kgroup.assignors.base import Assignor, AssignorInfo
-from kgroup.assignors.legacy import LegacyRangeAssignor, LegacyRoundRobinAssignor
-from kgroup.assignors.range import RangeAssignor
-from kgroup.assignors.roundrobin import RoundRobinAssignor
-from kgroup.assignors.server_range import ServerRangeAssignor
-from kgroup.assignors.sticky import CooperativeStickyAssignor, StickyAssignor
-from kgroup.assignors.uniform import UniformAssignor
+from kgroup.assignors.client.legacy_scala import LegacyRangeAssignor, LegacyRoundRobinAssignor
+from kgroup.assignors.client.range import RangeAssignor
+from kgroup.assignors.client.roundrobin import RoundRobinAssignor
+from kgroup.assignors.server.range import ServerRangeAssignor
+from kgroup.assignors.client.sticky.assignors import CooperativeStickyAssignor, StickyAssignor
+from kgroup.assignors.server.uniform import UniformAssignor
 
 # Kafka versions that changed an assignor's output (apache/kafka commit history; shared spec §4.7, §5).
 _STICKY_HISTORY = (

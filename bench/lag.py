@@ -3,11 +3,11 @@
 Data: lag.md §7.1's shape. 500 topic-partitions (10 topics x 50), 4 groups per topic, samples every
 30 s with jitter, lognormal producer rates, consumers trailing by an exponential delay, 5% of the
 partitions stalled half-way; written with NumPy in row groups of 1M (a vectorised cousin of
-kgroup.assignors.lag_synthetic, whose pure-Python rows are for tests). Log-offset samples are a quarter of
+kgroup.assignors.lag.synthetic, whose pure-Python rows are for tests). Log-offset samples are a quarter of
 the commit samples.
 Queries, each run cold then warm in the same session:
-  Q2 lag at every commit: the time as-of lookup of lag_spark._ends_at vs DuckDB's ASOF JOIN;
-  Q3 time lag at every commit: lag_spark._time_lag (offset as-of + lead, interpolation) vs DuckDB;
+  Q2 lag at every commit: the time as-of lookup of spark_job._ends_at vs DuckDB's ASOF JOIN;
+  Q3 time lag at every commit: spark_job._time_lag (offset as-of + lead, interpolation) vs DuckDB;
   both aggregated to max per (group, hour), and the full `lag analyze` pipeline on Spark.
 Baseline: DuckDB, measured in the same run; ratios are Spark / DuckDB (and Connect / local).
 Targets (issue 7): Spark within 1.5x of DuckDB at 40M for Q2 and Q3; peak memory under 8 GB; 200M rows
@@ -41,7 +41,7 @@ def generate(folder: Path, commit_rows: int) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from kgroup.inspectors.lag_dataset import MARKER, arrow_schema
+    from kgroup.inspectors.lag.dataset import MARKER, arrow_schema
 
     rng = np.random.default_rng(7)
     tps = TOPICS * PARTITIONS
@@ -146,16 +146,16 @@ def _progress(engine: str, name: str, run: str, seconds: float) -> None:
 
 def spark_engine(folder: Path, url: str, runs: tuple[str, ...]) -> dict:
 
-    from kgroup.assignors.lag_samples import LagQuery
-    from kgroup.inspectors import lag_spark
-    from kgroup.inspectors.spark_session import spark_session
+    from kgroup.assignors.lag.samples import LagQuery
+    from kgroup.inspectors.lag import spark_job
+    from kgroup.inspectors.lag.spark_session import spark_session
 
     out = {}
     started = time.perf_counter()
     conf = {"spark.driver.memory": "4g"} if url.startswith("local") else {}  # as lag.md 7.1 measured
     with spark_session(url, conf=conf) as spark:
         out["start"] = time.perf_counter() - started
-        commits, logs = lag_spark.read_tables(spark, str(folder))
+        commits, logs = spark_job.read_tables(spark, str(folder))
         queries = _spark_queries(commits, logs)
         for name in ("q2_lag_asof", "q3_time_lag"):
             for run in runs:  # a new plan each run: Spark would otherwise reuse the first's shuffles
@@ -165,33 +165,33 @@ def spark_engine(folder: Path, url: str, runs: tuple[str, ...]) -> dict:
                 _progress(url, name, run, out[f"{name}_{run}"])
             out[f"{name}_rows"], out[f"{name}_check"] = len(rows), sum(r[-1] or 0 for r in rows)
         started = time.perf_counter()
-        newest = lag_spark.newest_time(commits, logs)
-        lag_spark.analyze(commits, logs, LagQuery(as_of=newest, bucket_ms=3_600_000))
+        newest = spark_job.newest_time(commits, logs)
+        spark_job.analyze(commits, logs, LagQuery(as_of=newest, bucket_ms=3_600_000))
         out["full_pipeline"] = time.perf_counter() - started
         _progress(url, "full pipeline", "once", out["full_pipeline"])
     return out
 
 
 def _spark_queries(commits, logs):  # type: ignore[no-untyped-def]
-    """Q2 and Q3 as the pipeline computes them (lag_spark's as-of helpers), rebuilt on every call."""
+    """Q2 and Q3 as the pipeline computes them (spark_job's as-of helpers), rebuilt on every call."""
     def build() -> dict:
         from pyspark.sql import Window
         from pyspark.sql import functions as F
 
-        from kgroup.inspectors import lag_spark
+        from kgroup.inspectors.lag import spark_job
 
         gtp = ["cluster", "group", "topic", "partition"]
-        ends = lag_spark.keyed(logs).withColumn("end", F.col("high_watermark")).withColumn("mono", F.lit(True))
-        asks = lag_spark.keyed(commits).select(*lag_spark.KEY, *gtp, F.col("committed_offset").alias("c"),
+        ends = spark_job.keyed(logs).withColumn("end", F.col("high_watermark")).withColumn("mono", F.lit(True))
+        asks = spark_job.keyed(commits).select(*spark_job.KEY, *gtp, F.col("committed_offset").alias("c"),
                                                F.col("observed_ts").alias("at"), F.lit(0).alias("role"))
         hour = (F.col("at") / 3_600_000).cast("long")
-        q2 = lag_spark._ends_at(asks, ends).groupBy("group", hour).agg(
+        q2 = spark_job._ends_at(asks, ends).groupBy("group", hour).agg(
             F.max(F.greatest(F.lit(0), F.col("end_at") - F.col("c"))))
-        w = Window.partitionBy(*lag_spark.KEY).orderBy("ts")
-        mono = ends.select(*lag_spark.KEY, "ts", "end").withColumn("t1", F.lead("ts").over(w)).withColumn(
+        w = Window.partitionBy(*spark_job.KEY).orderBy("ts")
+        mono = ends.select(*spark_job.KEY, "ts", "end").withColumn("t1", F.lead("ts").over(w)).withColumn(
             "o1", F.lead("end").over(w))
         asked = asks.withColumn("end_at", F.lit(None).cast("long")).withColumn("mono_end_at", F.lit(2 ** 62))
-        q3 = lag_spark._time_lag(asked, mono).groupBy("group", hour).agg(F.max("time_lag_ms"))
+        q3 = spark_job._time_lag(asked, mono).groupBy("group", hour).agg(F.max("time_lag_ms"))
         return {"q2_lag_asof": q2, "q3_time_lag": q3}
 
     return build

@@ -27,10 +27,10 @@ HOUR = 3_600_000
 
 
 def run(members: int, topics: int, partitions: int, restarts: bool) -> dict:
-    from kgroup.assignors.classic_client import ClientConfig
-    from kgroup.assignors.classic_simulation import ClassicSimulation
+    from kgroup.assignors.coordinator.classic.client import ClientConfig
+    from kgroup.assignors.coordinator.classic.simulation import ClassicSimulation
     from kgroup.assignors.model import Cluster, Member, Topic
-    from kgroup.assignors.range import RangeAssignor
+    from kgroup.assignors.client.range import RangeAssignor
     from kgroup.assignors.registry import builtin
 
     names = [f"t{i:03}" for i in range(topics)]
@@ -60,8 +60,8 @@ def run(members: int, topics: int, partitions: int, restarts: bool) -> dict:
 
 def run_consumer(members: int, topics: int, partitions: int, restarts: bool) -> dict:
     """The same hour under the KIP-848 consumer protocol: uniform on the coordinator, 5 s heartbeats."""
-    from kgroup.assignors.classic_client import ClientConfig
-    from kgroup.assignors.consumer_simulation import ConsumerSimulation
+    from kgroup.assignors.coordinator.classic.client import ClientConfig
+    from kgroup.assignors.coordinator.consumer.simulation import ConsumerSimulation
     from kgroup.assignors.model import Cluster, Member, Topic
     from kgroup.assignors.registry import builtin
 

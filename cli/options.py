@@ -7,8 +7,8 @@ from typing import Annotated, Optional
 import typer
 
 from kgroup.cli.output import OutputFormat
-from kgroup.inspectors.bundled import locate
-from kgroup.inspectors.fixtures import Fixture, load_fixture
+from kgroup.inspectors.fixtures.bundled import locate
+from kgroup.inspectors.fixtures.group_file import Fixture, load_fixture
 
 FixtureArg = Annotated[Optional[str], typer.Argument(
     help="A kgroup/v1 fixture file, or the name of a bundled fixture (see `kgroup fixtures`).",
@@ -38,8 +38,8 @@ TimeoutOpt = Annotated[float, typer.Option("--timeout", help="Seconds to wait fo
 
 def connect(bootstrap: str | None, command_config: str | None, profile: str | None, timeout: float):  # type: ignore[no-untyped-def]
     """A LiveAdmin for the resolved settings (flags > environment > profile)."""
-    from kgroup.inspectors.connection import resolve
-    from kgroup.inspectors.live import LiveAdmin
+    from kgroup.inspectors.live.connection import resolve
+    from kgroup.inspectors.live.admin import LiveAdmin
 
     return LiveAdmin(resolve(bootstrap, command_config, profile), timeout)
 
@@ -51,7 +51,7 @@ IsolationOpt = Annotated[str, typer.Option(
 
 def isolation_level(value: str) -> str:
     from kgroup.inspectors.errors import InputError
-    from kgroup.inspectors.live import READ_COMMITTED, READ_UNCOMMITTED
+    from kgroup.inspectors.live.admin import READ_COMMITTED, READ_UNCOMMITTED
 
     if value not in (READ_UNCOMMITTED, READ_COMMITTED):
         raise InputError(f"{value!r}: expected read_uncommitted or read_committed", field="--isolation")

@@ -1,10 +1,12 @@
-"""Layering: cli -> inspectors -> assignors, and assignors/ stays on the standard library."""
+"""Layering: cli -> inspectors -> assignors, assignors/ stays on the standard library, and inside each layer
+every subpackage keeps the import contract pyproject.toml gives it (docs/architecture.md)."""
 
 from __future__ import annotations
 
 import ast
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).parents[1]
@@ -26,7 +28,27 @@ def test_import_linter_contracts_hold() -> None:
     lint = Path(sys.executable).parent / "lint-imports"
     result = subprocess.run([str(lint)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "3 kept, 0 broken" in result.stdout
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    assert f"{len(contracts)} kept, 0 broken" in result.stdout
+
+
+def test_every_subpackage_has_a_contract() -> None:
+    """A new subpackage of the core or of inspectors must say what it may import, or the picture drifts."""
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    named = set()
+    for contract in contracts:
+        for key in ("source_modules", "modules"):  # the layers contract names only the three roots
+            named.update(contract.get(key, ()))
+    missing = []
+    for folder in ("assignors", "inspectors"):
+        for init in (ROOT / folder).rglob("__init__.py"):
+            parts = init.parent.relative_to(ROOT / folder).parts
+            if len(parts) != 1:
+                continue
+            package = ".".join(("kgroup", folder, *parts))
+            if not any(n == package or n.startswith(package + ".") for n in named):
+                missing.append(package)
+    assert missing == []
 
 
 def test_no_layer_imports_a_higher_one_and_the_core_is_stdlib_only() -> None:

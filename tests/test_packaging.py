@@ -24,7 +24,7 @@ def test_wheel_layout(tmp_path: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     tops = {n.split("/")[0] for n in names}
     assert tops <= {"kgroup", next(n for n in tops if n.endswith(".dist-info"))}
-    for expected in ("kgroup/cli/app.py", "kgroup/assignors/range.py", "kgroup/inspectors/fixtures.py",
+    for expected in ("kgroup/cli/app.py", "kgroup/assignors/client/range.py", "kgroup/inspectors/fixtures/group_file.py",
                      "kgroup/fixtures/demo.yaml", "kgroup/fixtures/seed-legacy.yaml"):
         assert expected in names
     entry = next(n for n in names if n.endswith("entry_points.txt"))

@@ -6,13 +6,13 @@ from typing import Annotated
 
 import typer
 
-from kgroup.cli import documents
+from kgroup.cli.render import documents
 from kgroup.cli.errors import handle_errors
 from kgroup.cli.options import ClientOpt, FixtureArg, GroupOpt, OutputOpt, load
 from kgroup.cli.output import OutputFormat, document, emit, warn
-from kgroup.cli.render import print_run
+from kgroup.cli.render.tables import print_run
 from kgroup.inspectors.errors import RunError
-from kgroup.inspectors.simulation import require_valid, simulate
+from kgroup.inspectors.simulation.whatif_run import require_valid, simulate
 
 
 @handle_errors

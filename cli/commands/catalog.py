@@ -11,10 +11,10 @@ from kgroup.assignors import registry
 from kgroup.cli.errors import handle_errors
 from kgroup.cli.options import OutputOpt
 from kgroup.cli.output import OutputFormat, document, emit
-from kgroup.inspectors.bundled import bundled_names, bundled_path
-from kgroup.inspectors.fixtures import fixture_from_doc
-from kgroup.inspectors.scenario import is_scenario, scenario_from_doc
-from kgroup.inspectors.yaml_doc import read_yaml
+from kgroup.inspectors.fixtures.bundled import bundled_names, bundled_path
+from kgroup.inspectors.fixtures.group_file import fixture_from_doc
+from kgroup.inspectors.fixtures.scenario_file import is_scenario, scenario_from_doc
+from kgroup.inspectors.fixtures.yaml_doc import read_yaml
 
 
 @handle_errors

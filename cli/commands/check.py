@@ -6,14 +6,14 @@ from typing import Annotated, Optional
 
 import typer
 
-from kgroup.assignors.checks import Limits, run_checks
-from kgroup.cli import documents
+from kgroup.assignors.analysis.checks import Limits, run_checks
+from kgroup.cli.render import documents
 from kgroup.cli.errors import ExitCode, handle_errors
 from kgroup.cli.options import FixtureArg, GroupOpt, OutputOpt, load
 from kgroup.cli.output import OutputFormat, document, emit, warn
-from kgroup.cli.render import checks_table
+from kgroup.cli.render.tables import checks_table
 from kgroup.inspectors.errors import InputError
-from kgroup.inspectors.simulation import check_current, simulate
+from kgroup.inspectors.simulation.whatif_run import check_current, simulate
 
 
 def _ratio(text: str | None) -> float | None:

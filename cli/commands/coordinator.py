@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from kgroup.assignors.javaisms import coordinator_partition, java_string_hash
+from kgroup.assignors.java.semantics import coordinator_partition, java_string_hash
 from kgroup.cli.errors import handle_errors
 from kgroup.cli.options import OutputOpt
 from kgroup.cli.output import OutputFormat, document, emit

@@ -6,14 +6,14 @@ from typing import Annotated
 
 import typer
 
-from kgroup.assignors.diff import diff as diff_assignments
-from kgroup.cli import documents
+from kgroup.assignors.analysis.diff import diff as diff_assignments
+from kgroup.cli.render import documents
 from kgroup.cli.errors import handle_errors
 from kgroup.cli.options import GroupOpt, OutputOpt
 from kgroup.cli.output import OutputFormat, document, emit
-from kgroup.cli.render import assignment_table
-from kgroup.inspectors.bundled import locate
-from kgroup.inspectors.fixtures import load_assignment_source
+from kgroup.cli.render.tables import assignment_table
+from kgroup.inspectors.fixtures.bundled import locate
+from kgroup.inspectors.fixtures.group_file import load_assignment_source
 
 
 @handle_errors

@@ -12,15 +12,15 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 
-from kgroup.assignors.lag_samples import READ_UNCOMMITTED
+from kgroup.assignors.lag.samples import READ_UNCOMMITTED
 from kgroup.cli.errors import handle_errors
-from kgroup.cli.lag_render import chart_html, method_legend, partition_table, report_body, rollup_body, rollup_table
+from kgroup.cli.render.lag import chart_html, method_legend, partition_table, report_body, rollup_body, rollup_table
 from kgroup.cli.options import (BootstrapOpt, CommandConfigOpt, IsolationOpt, OutputOpt, ProfileOpt, TimeoutOpt,
                                 connect, isolation_level)
 from kgroup.cli.output import OutputFormat, document, emit, stderr_console, warn
 from kgroup.inspectors.errors import InputError
 from kgroup.inspectors.files import output_folder, write_atomically
-from kgroup.inspectors.reset_times import datetime_ms, span_ms
+from kgroup.inspectors.offsets.reset_times import datetime_ms, span_ms
 
 lag = typer.Typer(name="lag", help="Offset history: record it from a cluster, analyze it on Spark.",
                   no_args_is_help=True)
@@ -107,7 +107,7 @@ def analyze(
 
       kgroup lag analyze ./history --in-process --since 30m     # a small history, no Spark
     """
-    from kgroup.inspectors.lag_analysis import IN_PROCESS, Selection, run, with_bounds, write_parquet
+    from kgroup.inspectors.lag.analysis import IN_PROCESS, Selection, run, with_bounds, write_parquet
 
     if in_process and spark != "local[*]":
         raise InputError("choose one of --in-process and --spark", field="--in-process")
@@ -228,8 +228,8 @@ def record(
 
       kgroup lag record -b localhost:9092 --group orders --interval 5s --count 12 --out ./history
     """
-    from kgroup.inspectors import lag_dataset
-    from kgroup.inspectors.lag_sampler import GroupChooser, Sampler
+    from kgroup.inspectors.lag import dataset as lag_dataset
+    from kgroup.inspectors.lag.sampler import GroupChooser, Sampler
 
     every = span_ms(interval, "--interval")
     limit_ms = span_ms(duration, "--duration") if duration else None

@@ -9,19 +9,19 @@ import yaml
 from rich.console import Console
 from rich.table import Table
 
-from kgroup.assignors.group_lag import LagRow, lag_rows, member_rollup, total_lag
+from kgroup.assignors.lag.group_lag import LagRow, lag_rows, member_rollup, total_lag
 from kgroup.assignors.model import TopicPartition, sort_partitions
 from kgroup.cli.errors import handle_errors
-from kgroup.cli.lag_render import duration
-from kgroup.cli.render import dash, print_wide
+from kgroup.cli.render.lag import duration
+from kgroup.cli.render.tables import dash, print_wide
 from kgroup.cli.options import (BootstrapOpt, CommandConfigOpt, IsolationOpt, OutputOpt, ProfileOpt, TimeoutOpt,
                                 connect, isolation_level, load)
 from kgroup.cli.output import OutputFormat, document, emit, warn
 from kgroup.inspectors.errors import InputError
-from kgroup.inspectors.live import READ_UNCOMMITTED, LiveGroup, chosen_group_ids, group_pattern, read_groups
+from kgroup.inspectors.live.admin import READ_UNCOMMITTED, LiveGroup, chosen_group_ids, group_pattern, read_groups
 from kgroup.inspectors.files import write_atomically
-from kgroup.inspectors.record_timestamps import described_time_lags
-from kgroup.inspectors.snapshot import fixture_document, fixture_group
+from kgroup.inspectors.live.record_timestamps import described_time_lags
+from kgroup.inspectors.live.snapshot import fixture_document, fixture_group
 
 @handle_errors
 def groups(

@@ -9,16 +9,16 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from kgroup.assignors.offset_reset import (FROM_FILE, SHIFT_BY, TO_CURRENT, TO_DATETIME, TO_EARLIEST, TO_LATEST,
+from kgroup.assignors.offsets.reset_plan import (FROM_FILE, SHIFT_BY, TO_CURRENT, TO_DATETIME, TO_EARLIEST, TO_LATEST,
                                            TO_OFFSET)
 from kgroup.cli.errors import ExitCode, handle_errors
 from kgroup.cli.options import BootstrapOpt, CommandConfigOpt, OutputOpt, ProfileOpt, TimeoutOpt, connect
 from kgroup.cli.output import OutputFormat, document, emit, warn
-from kgroup.cli.render import dash, print_wide
+from kgroup.cli.render.tables import dash, print_wide
 from kgroup.inspectors.errors import InputError
-from kgroup.inspectors.offset_reset import GroupOutcome, GroupPlan, ResetRequest, apply_reset, prepare_reset
-from kgroup.inspectors.reset_plan_file import plan_csv, read_plan_csv
-from kgroup.inspectors.reset_times import ago_ms, datetime_ms
+from kgroup.inspectors.offsets.live_reset import GroupOutcome, GroupPlan, ResetRequest, apply_reset, prepare_reset
+from kgroup.inspectors.offsets.plan_file import plan_csv, read_plan_csv
+from kgroup.inspectors.offsets.reset_times import ago_ms, datetime_ms
 
 offsets = typer.Typer(name="offsets", help="Change a group's committed offsets (dry run unless --execute).",
                       no_args_is_help=True)

@@ -6,23 +6,23 @@ from typing import Annotated, Optional
 
 import typer
 
-from kgroup.cli import documents
+from kgroup.cli.render import documents
 from kgroup.cli.errors import handle_errors
 from kgroup.cli.options import (
     BootstrapOpt, ClientOpt, CommandConfigOpt, FixtureArg, GroupOpt, OutputOpt, ProfileOpt, TimeoutOpt, connect, load,
 )
-from kgroup.cli.scenario_render import comparison_body, outcome_body, print_comparison, print_outcome
-from kgroup.inspectors.bundled import locate
+from kgroup.cli.render.scenario import comparison_body, outcome_body, print_comparison, print_outcome
+from kgroup.inspectors.fixtures.bundled import locate
 from kgroup.inspectors.errors import InputError
-from kgroup.inspectors.fixtures import Fixture, fixture_from_doc
-from kgroup.inspectors.scenario import is_scenario, scenario_from_doc
-from kgroup.inspectors.scenario_run import run_scenario
-from kgroup.inspectors.yaml_doc import read_yaml
+from kgroup.inspectors.fixtures.group_file import Fixture, fixture_from_doc
+from kgroup.inspectors.fixtures.scenario_file import is_scenario, scenario_from_doc
+from kgroup.inspectors.simulation.scenario_run import run_scenario
+from kgroup.inspectors.fixtures.yaml_doc import read_yaml
 from kgroup.cli.output import OutputFormat, document, emit, warn
-from kgroup.cli.render import comparison_table, describe_change, print_run
-from kgroup.inspectors.live import read_groups
-from kgroup.inspectors.simulation import require_valid, simulate as run_simulation
-from kgroup.inspectors.snapshot import as_fixture
+from kgroup.cli.render.tables import comparison_table, describe_change, print_run
+from kgroup.inspectors.live.admin import read_groups
+from kgroup.inspectors.simulation.whatif_run import require_valid, simulate as run_simulation
+from kgroup.inspectors.live.snapshot import as_fixture
 
 
 @handle_errors
@@ -147,7 +147,7 @@ def _replay(doc, timeline_out: str | None, output: OutputFormat) -> None:  # typ
         raise InputError(f"{timeline_out!r}: the timeline is written as .svg or .html", field="--timeline-out")
     outcome = run_scenario(scenario_from_doc(doc))
     if timeline_out is not None:
-        from kgroup.cli.timeline_svg import timeline_html, timeline_svg
+        from kgroup.cli.render.timeline_svg import timeline_html, timeline_svg
         from kgroup.inspectors.files import write_atomically
 
         picture = timeline_svg(outcome) if timeline_out.endswith(".svg") else timeline_html(outcome)
@@ -159,13 +159,13 @@ def _replay(doc, timeline_out: str | None, output: OutputFormat) -> None:  # typ
 
 def _compare(doc, protocols: str, timeline_out: str | None,  # type: ignore[no-untyped-def]
              output: OutputFormat) -> None:
-    from kgroup.inspectors.protocol_comparison import compare, parse_protocols
+    from kgroup.inspectors.simulation.protocol_comparison import compare, parse_protocols
 
     names = parse_protocols(protocols)
     scenario = scenario_from_doc(doc)
     runs = compare(scenario, names)
     if timeline_out is not None:
-        from kgroup.cli.timeline_svg import comparison_html
+        from kgroup.cli.render.timeline_svg import comparison_html
         from kgroup.inspectors.files import write_atomically
 
         write_atomically(timeline_out, comparison_html(scenario.source, runs), field="--timeline-out")

@@ -8,15 +8,15 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from kgroup.assignors.burrow_status import ERRORS, WARN, worst
+from kgroup.assignors.lag.burrow_status import ERRORS, WARN, worst
 from kgroup.cli.commands.lag import GroupsOpt, RegexOpt
 from kgroup.cli.errors import handle_errors
-from kgroup.cli.lag_render import method_legend, partition_table, report_body, rollup_body, rollup_table
+from kgroup.cli.render.lag import method_legend, partition_table, report_body, rollup_body, rollup_table
 from kgroup.cli.options import (BootstrapOpt, CommandConfigOpt, IsolationOpt, OutputOpt, ProfileOpt, TimeoutOpt,
                                 connect, isolation_level)
 from kgroup.cli.output import OutputFormat, document, emit, stderr_console
-from kgroup.assignors.lag_samples import READ_UNCOMMITTED
-from kgroup.inspectors.reset_times import span_ms
+from kgroup.assignors.lag.samples import READ_UNCOMMITTED
+from kgroup.inspectors.offsets.reset_times import span_ms
 
 EXIT_OK, EXIT_WARN, EXIT_ERROR = 0, 1, 3
 
@@ -55,8 +55,8 @@ def triage(
 
       kgroup triage -b localhost:9092 --group orders --samples 3 --interval 10s --exact-top 10
     """
-    from kgroup.inspectors.lag_sampler import GroupChooser, Sampler
-    from kgroup.inspectors.triage import triage as run_triage
+    from kgroup.inspectors.lag.sampler import GroupChooser, Sampler
+    from kgroup.inspectors.lag.triage import triage as run_triage
 
     every = span_ms(interval, "--interval")
     chooser = GroupChooser(tuple(groups or ()), regex)

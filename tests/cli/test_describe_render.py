@@ -9,7 +9,7 @@ from rich.console import Console
 
 from kgroup.assignors.model import Assignment, Group, Member, PartitionOffsets, TopicPartition
 from kgroup.cli.commands.live import _describe_body, _describe_tables
-from kgroup.inspectors.live import LiveGroup
+from kgroup.inspectors.live.admin import LiveGroup
 
 T0, T1, T2 = (TopicPartition("orders", p) for p in range(3))
 

@@ -6,8 +6,8 @@ import json
 import sys
 from pathlib import Path
 
-from kgroup.assignors.lag_synthetic import EXPECTED, Plan, generate
-from kgroup.inspectors.lag_dataset import write_all
+from kgroup.assignors.lag.synthetic import EXPECTED, Plan, generate
+from kgroup.inspectors.lag.dataset import write_all
 from tests.cli.helpers import run, run_process
 
 PLAN = Plan()

@@ -12,7 +12,7 @@ import pytest
 from kgroup.assignors import registry
 from kgroup.assignors.base import AssignorError
 from kgroup.assignors.model import Assignment
-from kgroup.assignors.sticky import CooperativeStickyAssignor
+from kgroup.assignors.client.sticky.assignors import CooperativeStickyAssignor
 from tests.conformance.cases import Case, jsonl_cases, yaml_cases
 
 ALL = [("yaml", c) for c in yaml_cases()] + [("jsonl", c) for c in jsonl_cases()]

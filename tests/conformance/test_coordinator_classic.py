@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 import yaml
 
-from kgroup.assignors.classic_coordinator import JoinResponse, LeaveResponse, SyncResponse
-from kgroup.assignors.classic_scenario import GROUP_ID, ClassicScenario
+from kgroup.assignors.coordinator.classic.coordinator import JoinResponse, LeaveResponse, SyncResponse
+from kgroup.assignors.coordinator.classic.scenario import GROUP_ID, ClassicScenario
 from tests.conformance.cases import data_file
 
 

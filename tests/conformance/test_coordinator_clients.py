@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from kgroup.assignors.classic_client_scenario import ClientScenario
+from kgroup.assignors.coordinator.classic.client_scenario import ClientScenario
 from kgroup.assignors.model import TopicPartition
 from tests.conformance.cases import data_file
 from tests.conformance.test_coordinator_classic import Checker, drive

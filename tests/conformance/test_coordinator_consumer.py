@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 import yaml
 
-from kgroup.assignors.consumer_coordinator import HeartbeatResponse
-from kgroup.assignors.consumer_reconcile import Reconciliation
-from kgroup.assignors.consumer_scenario import GROUP_ID, ConsumerScenario, as_mapping
+from kgroup.assignors.coordinator.consumer.coordinator import HeartbeatResponse
+from kgroup.assignors.coordinator.consumer.reconcile import Reconciliation
+from kgroup.assignors.coordinator.consumer.scenario import GROUP_ID, ConsumerScenario, as_mapping
 from kgroup.assignors.model import TopicPartition
 from tests.conformance.cases import data_file
 from tests.conformance.test_coordinator_classic import drive

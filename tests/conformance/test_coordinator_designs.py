@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 import yaml
 
-from kgroup.assignors.external_coordinator import ExternalConfig, ExternalCoordinatorGroup
+from kgroup.assignors.coordinator.designs.external_coordinator import ExternalConfig, ExternalCoordinatorGroup
 from kgroup.assignors.model import TopicPartition
-from kgroup.assignors.zk_watcher import AttemptResult, ZkConfig, ZkWatcherGroup
+from kgroup.assignors.coordinator.designs.zk_watcher import AttemptResult, ZkConfig, ZkWatcherGroup
 from tests.conformance.cases import data_file
 from tests.conformance.test_coordinator_classic import drive
 

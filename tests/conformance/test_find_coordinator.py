@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kgroup.assignors.javaisms import coordinator_partition, java_string_hash, kafka_abs
+from kgroup.assignors.java.semantics import coordinator_partition, java_string_hash, kafka_abs
 from tests.conformance.cases import coordinator_vectors
 
 VECTORS = coordinator_vectors()

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from kgroup.inspectors.connection import ConnectionSettings
+from kgroup.inspectors.live.connection import ConnectionSettings
 from kgroup.inspectors.errors import NotReachableError
-from kgroup.inspectors.live import LiveAdmin, read_groups
+from kgroup.inspectors.live.admin import LiveAdmin, read_groups
 from tests.cli.helpers import run
 from tests.live.conftest import _start, _stop, _tansu
 from tests.live.traffic import commit, topic_with_records

@@ -15,7 +15,7 @@ import pytest
 from confluent_kafka import Producer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 
-from kgroup.inspectors.lag_dataset import COMMITS, LOG_OFFSETS, read_samples, table_files
+from kgroup.inspectors.lag.dataset import COMMITS, LOG_OFFSETS, read_samples, table_files
 from tests.cli.helpers import run
 from tests.live.traffic import commit, joined_consumer, topic_with_records
 

@@ -13,10 +13,10 @@ from confluent_kafka import Producer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 
 from kgroup.assignors.model import TopicPartition
-from kgroup.assignors.offset_reset import PlannedOffset
-from kgroup.inspectors.connection import ConnectionSettings
-from kgroup.inspectors.live import LiveAdmin
-from kgroup.inspectors.offset_reset import GroupPlan, apply_reset
+from kgroup.assignors.offsets.reset_plan import PlannedOffset
+from kgroup.inspectors.live.connection import ConnectionSettings
+from kgroup.inspectors.live.admin import LiveAdmin
+from kgroup.inspectors.offsets.live_reset import GroupPlan, apply_reset
 from tests.cli.helpers import run
 from tests.live.traffic import commit, committed, joined_consumer, topic_with_records
 

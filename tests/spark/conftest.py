@@ -9,8 +9,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from kgroup.assignors.lag_synthetic import Plan, generate
-from kgroup.inspectors.lag_dataset import write_all
+from kgroup.assignors.lag.synthetic import Plan, generate
+from kgroup.inspectors.lag.dataset import write_all
 from tests.spark.connect_server import loopback_connect_server
 
 PLAN = Plan()

@@ -10,8 +10,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from kgroup.assignors.lag_samples import CommitSample, LogSample
-from kgroup.inspectors.lag_dataset import COMMITS, table_files, write_all
+from kgroup.assignors.lag.samples import CommitSample, LogSample
+from kgroup.inspectors.lag.dataset import COMMITS, table_files, write_all
 from tests.cli.helpers import run, run_process
 
 

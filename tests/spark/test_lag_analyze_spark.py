@@ -11,12 +11,12 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
-from kgroup.assignors.lag_history import analyze
-from kgroup.assignors.lag_rollup import rollups
-from kgroup.assignors.lag_samples import LagQuery
-from kgroup.assignors.lag_synthetic import EXPECTED
-from kgroup.cli.lag_render import rollup_body
-from kgroup.inspectors.lag_dataset import read_samples
+from kgroup.assignors.lag.history import analyze
+from kgroup.assignors.lag.rollup import rollups
+from kgroup.assignors.lag.samples import LagQuery
+from kgroup.assignors.lag.synthetic import EXPECTED
+from kgroup.cli.render.lag import rollup_body
+from kgroup.inspectors.lag.dataset import read_samples
 from tests.cli.helpers import run
 from tests.spark.conftest import PLAN
 

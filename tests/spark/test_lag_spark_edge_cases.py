@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from kgroup.assignors.lag_history import analyze
-from kgroup.assignors.lag_samples import READ_COMMITTED, READ_UNCOMMITTED, CommitSample, LagQuery, LogSample
-from kgroup.inspectors.lag_dataset import read_samples, write_all
+from kgroup.assignors.lag.history import analyze
+from kgroup.assignors.lag.samples import READ_COMMITTED, READ_UNCOMMITTED, CommitSample, LagQuery, LogSample
+from kgroup.inspectors.lag.dataset import read_samples, write_all
 from tests.cli.helpers import run
 
 WINDOW = 4

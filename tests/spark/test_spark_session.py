@@ -6,8 +6,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from kgroup.inspectors.lag_dataset import COMMITS, read_samples, table_files
-from kgroup.inspectors.spark_session import following, spark_session
+from kgroup.inspectors.lag.dataset import COMMITS, read_samples, table_files
+from kgroup.inspectors.lag.spark_session import following, spark_session
 from tests.cli.helpers import run
 
 

@@ -1,0 +1,113 @@
+"""Run one assignor on a (possibly changed) group and measure the result against the current assignment."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kgroup.assignors.base import Assignor, AssignorError
+from kgroup.assignors.analysis.diff import AssignmentDiff, Balance, Stickiness, balance, diff, stickiness
+from kgroup.assignors.model import Assignment, GroupState, Member, TopicPartition
+from kgroup.assignors.validity import Violation, check_validity
+
+
+@dataclass(frozen=True)
+class Handover:
+    """A partition a cooperative rebalance moves in two steps: revoked now, assigned in the follow-up."""
+
+    tp: TopicPartition
+    source: str | None  # the member that owns it and must revoke it (None: claimed by nobody valid)
+    target: str
+    rebalance: int = 1  # the rebalance (1, 2, ...) that withholds it; the next one assigns it
+
+
+@dataclass(frozen=True)
+class Rebalance:
+    """One of a cooperative run's rebalances and how it changes the one before (the current, first)."""
+
+    assignment: Assignment
+    diff: AssignmentDiff
+
+
+@dataclass(frozen=True)
+class AssignorRun:
+    assignor: str
+    assignment: Assignment | None = None
+    error: str | None = None  # what Kafka's assignor would throw, when it would
+    diff: AssignmentDiff | None = None
+    balance: Balance | None = None
+    stickiness: Stickiness | None = None
+    violations: tuple[Violation, ...] = ()
+    threads: dict[str, tuple[TopicPartition, ...]] | None = None  # legacy assignors: per consumer thread
+    # Cooperative assignors: `assignment` is where the group settles after the follow-up rebalances;
+    # `rounds` is what each rebalance hands out (the last equals `assignment`); the `withheld`
+    # partitions are revoked in one rebalance and assigned in the next, unconsumed in between.
+    rounds: tuple[Rebalance, ...] = ()
+    withheld: tuple[Handover, ...] = ()
+    settled: bool = True
+
+
+def evaluate(before: GroupState, after: GroupState, name: str, assignor: Assignor) -> AssignorRun:
+    """Assign `after`'s members and compare with `before`'s current assignment."""
+    members = after.group.members
+    rounds: list[Rebalance] = []
+    withheld: list[Handover] = []
+    settled = True
+    try:
+        assign_rounds = getattr(assignor, "assign_rounds", None)
+        if callable(assign_rounds):
+            played = assign_rounds(after.cluster, members, _next_generation(before))
+            previous = before.group.assignment
+            owner = {tp: m.member_id for m in members for tp in m.owned}
+            for number, played_round in enumerate(played.rounds, start=1):
+                value = _every_member(played_round.assignment, members)
+                rounds.append(Rebalance(value, diff(previous, value)))
+                withheld += [Handover(tp, owner.get(tp), target, number)
+                             for tp, target in sorted(played_round.withheld.items())]
+                previous = value
+                owner = {tp: m for m, parts in value.owners.items() for tp in parts}
+            result, settled = played.final, played.settled
+        else:
+            result = assignor.assign(after.cluster, members)
+        threads = None
+        assign_threads = getattr(assignor, "assign_threads", None)
+        if callable(assign_threads):
+            threads = {t: tuple(parts) for t, parts in assign_threads(after.cluster, members).items()}
+    except AssignorError as exc:
+        return AssignorRun(name, error=f"{exc.kafka_exception}: {exc}")
+    result = _every_member(result, members)
+    current = before.group.assignment
+    return AssignorRun(
+        assignor=name, assignment=result,
+        diff=diff(current, result),
+        balance=balance(after.cluster, members, result),
+        stickiness=stickiness(after.cluster, members, current, result),
+        violations=tuple(check_validity(after.cluster, members, result)),
+        threads=threads,
+        rounds=tuple(rounds),
+        withheld=tuple(withheld),
+        settled=settled,
+    )
+
+
+def _every_member(result: Assignment, members: Sequence[Member]) -> Assignment:
+    """Kafka's assignors give every member an entry (a user assignor may leave some out), listed in
+    the group's member order."""
+    return Assignment.of({**{m.member_id: () for m in members}, **result.owners})
+
+
+def _next_generation(state: GroupState) -> int | None:
+    """The generation the simulated rebalance creates: one above the group's, when the fixture says."""
+    return None if state.group.generation is None else state.group.generation + 1
+
+
+class CurrentAssignment:
+    """A stand-in assignor that returns the group's current assignment, to check it as it stands."""
+
+    name = "current"
+
+    def __init__(self, assignment: Assignment) -> None:
+        self._assignment = assignment
+
+    def assign(self, cluster: object, members: object) -> Assignment:
+        return self._assignment

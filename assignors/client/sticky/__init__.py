@@ -1,0 +1,1 @@
+"""The sticky and cooperative-sticky assignors: inputs, the constrained path, the general path."""

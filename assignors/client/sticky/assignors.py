@@ -1,0 +1,168 @@
+"""Client-side `sticky` and `cooperative-sticky` (Kafka `StickyAssignor`, `CooperativeStickyAssignor`).
+
+Both balance partitions over the members while keeping as many as possible where they were. Members
+with identical subscriptions take the constrained path (quotas, then round robin), others the general
+one (least-loaded placement, then balancing moves). Example: c1 owns t-0, t-1, t-2 at generation 4 and
+c2 joins: `sticky` gives c1 t-0 and t-1, c2 t-2. `cooperative-sticky` gives c2 nothing in this first
+rebalance (c1 must revoke t-2 first); in the follow-up rebalance c2 gets t-2.
+
+What a member claims to own: for `sticky` (eager, previous assignment carried in the assignor's user
+data) `Member.owned` and `Member.generation` stand for that user data; for `cooperative-sticky` for the
+subscription's ownedPartitions and generationId. Claims of the newest generation win; two claims in the
+same generation void each other (Kafka: `AbstractStickyAssignor.allSubscriptionsEqual`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from kgroup.assignors.base import gc_paused
+from kgroup.assignors.model import Assignment, Cluster, Member, TopicPartition
+from kgroup.assignors.client.sticky.constrained import ConstrainedBuilder
+from kgroup.assignors.client.sticky.general import GeneralBuilder
+from kgroup.assignors.client.sticky.inputs import read_input
+
+
+@dataclass(frozen=True)
+class StickyResult:
+    """The full sticky assignment and, on the constrained path, the partitions changing owner.
+
+    `transferring` is None on the general path: Kafka leaves it for the cooperative assignor to compute.
+    """
+
+    assignment: dict[str, list[TopicPartition]]
+    transferring: dict[TopicPartition, str] | None
+
+
+def sticky_assign(cluster: Cluster, members: Sequence[Member], librdkafka: bool = False) -> StickyResult:
+    """Kafka: `AbstractStickyAssignor.assignPartitions`.
+
+    `librdkafka` models confluent-kafka's leader (`rdkafka_sticky_assignor.c`, a port of Java's assignor
+    from before KAFKA-9987): it has no constrained path, so identical subscriptions also take the general
+    one, and it lists unowned partitions in its own map order. A model checked against real librdkafka
+    consumers (one topic, joins and leaves), not a full port.
+    """
+    given = read_input(cluster, members)
+    if given.all_equal and not librdkafka:
+        builder = ConstrainedBuilder(given)
+        return StickyResult(builder.build(), builder.transferring)
+    return StickyResult(GeneralBuilder(given, librdkafka).build(), None)
+
+
+class StickyAssignor:
+    """Kafka: `org.apache.kafka.clients.consumer.StickyAssignor` (eager)."""
+
+    name = "sticky"
+
+    def __init__(self, librdkafka: bool = False) -> None:
+        self.librdkafka = librdkafka  # the model of librdkafka's assignor (see sticky_assign)
+
+    def assign(self, cluster: Cluster, members: Sequence[Member]) -> Assignment:
+        with gc_paused():
+            return Assignment.of(sticky_assign(cluster, members, self.librdkafka).assignment)
+
+
+MAX_FOLLOW_UPS = 10
+
+
+@dataclass(frozen=True)
+class CooperativeRound:
+    """One rebalance: what the leader hands out, and what it withholds until the owner has revoked it
+    (partition -> the member that gets it once free)."""
+
+    assignment: Assignment
+    withheld: dict[TopicPartition, str]
+    generation: int | None
+
+
+@dataclass(frozen=True)
+class CooperativeRounds:
+    """A cooperative rebalance and its follow-ups, run back to back until nothing is withheld.
+
+    Usually two: the first withholds the partitions changing owner, the follow-up hands them over. On
+    the general path a follow-up may move partitions again and need a third; `settled` is False if
+    the group was still withholding partitions after `MAX_FOLLOW_UPS` follow-ups.
+    """
+
+    rounds: tuple[CooperativeRound, ...]
+    settled: bool
+
+    @property
+    def first(self) -> Assignment:
+        return self.rounds[0].assignment
+
+    @property
+    def transferring(self) -> dict[TopicPartition, str]:
+        return self.rounds[0].withheld
+
+    @property
+    def second(self) -> Assignment:
+        """The very next rebalance (the first again if nothing was withheld)."""
+        return self.rounds[min(1, len(self.rounds) - 1)].assignment
+
+    @property
+    def final(self) -> Assignment:
+        return self.rounds[-1].assignment
+
+
+class CooperativeStickyAssignor:
+    """Kafka: `org.apache.kafka.clients.consumer.CooperativeStickyAssignor`."""
+
+    name = "cooperative-sticky"
+
+    def __init__(self, librdkafka: bool = False) -> None:
+        self.librdkafka = librdkafka  # the model of librdkafka's assignor (see sticky_assign)
+
+    def assign(self, cluster: Cluster, members: Sequence[Member]) -> Assignment:
+        with gc_paused():
+            first, _ = self.assign_round(cluster, members)
+            return first
+
+    def assign_round(self, cluster: Cluster,
+                     members: Sequence[Member]) -> tuple[Assignment, dict[TopicPartition, str]]:
+        """One rebalance: the sticky result minus the partitions whose owner must revoke them first."""
+        result = sticky_assign(cluster, members, self.librdkafka)
+        transferring = result.transferring
+        if transferring is None:
+            transferring = _transferring(members, result.assignment)
+        assignment = result.assignment
+        for tp, member in transferring.items():
+            assignment[member].remove(tp)
+        return Assignment.of(assignment), transferring
+
+    def assign_rounds(self, cluster: Cluster, members: Sequence[Member], generation: int | None = None) -> CooperativeRounds:
+        """This rebalance and its follow-ups, as the group would run them back to back.
+
+        Kafka: `ConsumerCoordinator`: a member that lost partitions in a cooperative rebalance rejoins,
+        reporting what it kept. `generation` is the one the follow-up runs at (default: one above the
+        newest the members report); each further follow-up adds one.
+        """
+        with gc_paused():
+            if generation is None:
+                generation = max((m.generation for m in members if m.generation is not None), default=0) + 1
+            assignment, withheld = self.assign_round(cluster, members)
+            rounds = [CooperativeRound(assignment, withheld, None)]
+            while withheld and len(rounds) <= MAX_FOLLOW_UPS:
+                members = [replace(m, owned=assignment.partitions_of(m.member_id), generation=generation)
+                           for m in members]
+                assignment, withheld = self.assign_round(cluster, members)
+                rounds.append(CooperativeRound(assignment, withheld, generation))
+                generation += 1
+            return CooperativeRounds(tuple(rounds), not withheld)
+
+
+def _transferring(members: Sequence[Member], assignment: dict[str, list[TopicPartition]]) -> dict[TopicPartition, str]:
+    """Kafka: `CooperativeStickyAssignor.computePartitionsTransferringOwnership`.
+
+    Partitions added to a member that did not own them and revoked from a member that did.
+    """
+    owned_by = {m.member_id: m.owned for m in members}
+    added: dict[TopicPartition, str] = {}
+    revoked: set[TopicPartition] = set()
+    for member, parts in assignment.items():
+        owned = set(owned_by[member])
+        mine = set(parts)
+        added.update((tp, member) for tp in parts if tp not in owned)
+        revoked.update(tp for tp in owned_by[member] if tp not in mine)
+    return {tp: member for tp, member in added.items() if tp in revoked}

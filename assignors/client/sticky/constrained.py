@@ -1,0 +1,186 @@
+"""The sticky assignors' path for groups whose members all subscribe to the same topics.
+
+Kafka: `AbstractStickyAssignor.ConstrainedAssignmentBuilder` (3.8+). Every member keeps up to its quota
+of what it owned (owned partitions sorted by partition number, then topic, since KAFKA-16277); the
+members still short of the minimum quota, then those allowed one more, take the rest round robin.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from kgroup.assignors.base import AssignorError, topic_partitions
+from kgroup.assignors.java.semantics import java_string_key
+from kgroup.assignors.model import TopicPartition
+from kgroup.assignors.client.sticky.inputs import StickyInput
+
+
+class ConstrainedBuilder:
+    """Kafka: `ConstrainedAssignmentBuilder.build`."""
+
+    def __init__(self, given: StickyInput) -> None:
+        self.given = given
+        self.racks = given.racks
+        self.total = sum(given.partitions_per_topic.values())
+        n = len(given.owned)
+        if n == 0:
+            raise AssignorError("ArithmeticException", "/ by zero: the group has no members")
+        self.min_quota = self.total // n
+        self.max_quota = -(-self.total // n)
+        self.expected_over = self.total % n
+        self.current_over = 0
+        self.assignment: dict[str, list[TopicPartition]] = {m: [] for m in given.owned}
+        self.assigned: list[TopicPartition] = []
+        self.maybe_revoked: dict[TopicPartition, str] = {}
+        self.under_min: list[str] = []  # unfilledMembersWithUnderMinQuotaPartitions
+        self.at_min: deque[str] = deque()  # unfilledMembersWithExactlyMinQuotaPartitions
+        self.transferring: dict[TopicPartition, str] = {}  # partitionsTransferringOwnership
+
+    def build(self) -> dict[str, list[TopicPartition]]:
+        self._keep_owned()
+        unassigned = self._unassigned()
+        self.under_min.sort(key=java_string_key)
+        self.at_min = deque(sorted(self.at_min, key=java_string_key))
+        unassigned = self.racks.sort_by_rack_consumers(unassigned)
+        if self.racks.enabled:
+            unassigned = self._rack_round_robin(unassigned)
+        self._round_robin(unassigned)
+        self._verify_unfilled()
+        return self.assignment
+
+    def _keep_owned(self) -> None:
+        """Kafka: `assignOwnedPartitions`, members in HashMap order."""
+        racks, multiply_claimed = self.racks, self.given.multiply_claimed
+        min_q, max_q = self.min_quota, self.max_quota
+        for member, claimed in self.given.owned.items():
+            owned = []
+            for tp in claimed:
+                if racks.enabled and racks.mismatch(member, tp):
+                    self.maybe_revoked[tp] = member
+                else:
+                    owned.append(tp)
+            owned.sort(key=lambda tp: (tp.partition, java_string_key(tp.topic)))
+            if multiply_claimed:
+                owned = [tp for tp in owned if tp not in multiply_claimed]
+            mine = self.assignment[member]
+            if len(owned) < min_q:
+                mine += owned
+                self.assigned += owned
+                self.under_min.append(member)
+            elif len(owned) >= max_q and self.current_over < self.expected_over:
+                self.current_over += 1
+                if self.current_over == self.expected_over:
+                    self.at_min.clear()
+                mine += owned[:max_q]
+                self.assigned += owned[:max_q]
+                for tp in owned[max_q:]:
+                    self.maybe_revoked[tp] = member
+            else:
+                mine += owned[:min_q]
+                self.assigned += owned[:min_q]
+                for tp in owned[min_q:]:
+                    self.maybe_revoked[tp] = member
+                if self.current_over < self.expected_over:
+                    self.at_min.append(member)
+
+    def _unassigned(self) -> list[TopicPartition]:
+        """Kafka: `getUnassignedPartitions`: topics in Java order, partitions ascending, minus kept."""
+        per_topic = self.given.partitions_per_topic
+        everything: list[TopicPartition] = []
+        for topic in sorted(per_topic, key=java_string_key):
+            everything += topic_partitions(topic, per_topic[topic])
+        if not self.assigned:
+            return everything
+        kept = set(self.assigned)
+        return [tp for tp in everything if tp not in kept]
+
+    def _rack_round_robin(self, unassigned: list[TopicPartition]) -> list[TopicPartition]:
+        """Kafka: `assignRackAwareRoundRobin`; returns the partitions it could not place."""
+        racks, under_min, at_min = self.racks, self.under_min, self.at_min
+        next_index = 0
+        left = []
+        for tp in unassigned:
+            consumer = None
+            index = racks.next_rack_consumer(tp, under_min, next_index)
+            if index >= 0:
+                consumer = under_min[index]
+                count = len(self.assignment[consumer]) + 1
+                if count >= self.min_quota:
+                    under_min.remove(consumer)
+                    if count < self.max_quota and self.current_over < self.expected_over:
+                        at_min.append(consumer)
+                else:
+                    index += 1
+                next_index = index % len(under_min) if under_min else 0
+            elif at_min:
+                first = racks.next_rack_consumer(tp, at_min, 0)
+                if first >= 0:
+                    consumer = at_min[first]
+                    if len(self.assignment[consumer]) + 1 == self.max_quota:
+                        del at_min[first]
+                        self.current_over += 1
+                        if self.current_over == self.expected_over:
+                            at_min.clear()
+            if consumer is None:
+                left.append(tp)
+            else:
+                self._assign_new(tp, consumer)
+        return left
+
+    def _round_robin(self, unassigned: list[TopicPartition]) -> None:
+        """Kafka: `assignRoundRobin`: an iterator over the under-min members, restarted when it runs out.
+
+        A member reaching the minimum quota leaves that list (through the iterator) and joins the queue
+        of members that may take one more; that queue is served once no member is under the minimum.
+        """
+        under_min, at_min = self.under_min, self.at_min
+        position = 0  # the iterator: under_min[position] is its next element
+        for tp in unassigned:
+            if position < len(under_min):
+                consumer = under_min[position]
+                position += 1
+                from_iterator = True
+            elif not under_min and not at_min:
+                raise AssignorError("IllegalStateException", "No more unfilled consumers to be assigned.")
+            elif not under_min:
+                consumer = at_min.popleft()
+                from_iterator = False
+            else:
+                consumer = under_min[0]
+                position = 1
+                from_iterator = True
+            count = self._assign_new(tp, consumer)
+            if count == self.min_quota:
+                if from_iterator:
+                    position -= 1
+                    del under_min[position]
+                else:
+                    # Kafka calls Iterator.remove on an iterator that did not return this member. Members
+                    # in the at-min queue hold min_quota already, so this cannot happen with valid quotas.
+                    raise AssignorError("IllegalStateException", "iterator removal without a current element")
+                at_min.append(consumer)
+            elif count == self.max_quota:
+                self.current_over += 1
+
+    def _assign_new(self, tp: TopicPartition, consumer: str) -> int:
+        """Kafka: `assignNewPartition`: records a transfer when another member must give tp up first."""
+        mine = self.assignment[consumer]
+        mine.append(tp)
+        previous = self.maybe_revoked.get(tp)
+        if (previous is not None and previous != consumer) or tp in self.given.multiply_claimed:
+            self.transferring[tp] = consumer
+        return len(mine)
+
+    def _verify_unfilled(self) -> None:
+        """Kafka: `verifyUnfilledMembers`."""
+        if not self.under_min:
+            return
+        if self.current_over != self.expected_over:
+            raise AssignorError("IllegalStateException",
+                                "We haven't reached the expected number of members with more than the minQuota "
+                                "partitions, but no more partitions to be assigned")
+        for member in self.under_min:
+            if len(self.assignment[member]) != self.min_quota:
+                raise AssignorError("IllegalStateException",
+                                    f"Consumer: [{member}] doesn't reach minQuota partitions, "
+                                    "and no more partitions to be assigned")

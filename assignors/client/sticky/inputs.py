@@ -1,0 +1,164 @@
+"""What the sticky assignors read before they assign: member data, owned-partition conflicts, racks.
+
+Kafka: `AbstractStickyAssignor.assignPartitions`, `allSubscriptionsEqual`, `RackInfo`, and the
+`memberData` of `StickyAssignor` and `CooperativeStickyAssignor`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from kgroup.assignors.java.hash_order import string_order
+from kgroup.assignors.model import Cluster, Member, TopicPartition
+from kgroup.assignors.client.range import uses_rack_awareness
+
+DEFAULT_GENERATION = -1  # AbstractStickyAssignor.DEFAULT_GENERATION
+
+
+@dataclass(frozen=True, slots=True)
+class MemberData:
+    """Kafka: `AbstractStickyAssignor.MemberData`: the partitions a member claims and their generation.
+
+    kgroup's `Member.owned`/`Member.generation` carry both assignors' inputs: for `sticky` they stand
+    for the StickyAssignor user data (owned without a generation is user data V0), for
+    `cooperative-sticky` for the subscription's ownedPartitions and generationId.
+    """
+
+    partitions: tuple[TopicPartition, ...]
+    generation: int | None  # None: absent (no user data, or user data V0)
+
+
+def member_data(member: Member) -> MemberData:
+    return MemberData(member.owned, member.generation)
+
+
+@dataclass
+class StickyInput:
+    """The leader's view after `allSubscriptionsEqual`: members in HashMap order, claims de-duplicated."""
+
+    partitions_per_topic: dict[str, int]
+    members: dict[str, Member]  # member id -> member, in Java HashMap iteration order
+    data: dict[str, MemberData]
+    all_equal: bool
+    max_generation: int
+    owned: dict[str, list[TopicPartition]]  # consumerToOwnedPartitions
+    multiply_claimed: set[TopicPartition]  # partitionsWithMultiplePreviousOwners
+    racks: RackInfo = field(repr=False)
+
+
+def read_input(cluster: Cluster, members: Sequence[Member]) -> StickyInput:
+    """Kafka: `AbstractPartitionAssignor.assign` then `AbstractStickyAssignor.allSubscriptionsEqual`."""
+    wanted = {t for m in members for t in m.topics}
+    per_topic = {t.name: t.partitions for t in cluster.topics if t.name in wanted and t.partitions > 0}
+    by_id = {m.member_id: m for m in members}
+    # The leader keys subscriptions by member id in a HashMap (ConsumerCoordinator.onLeaderElected).
+    ordered = {mid: by_id[mid] for mid in string_order(list(by_id))}
+    data = {mid: member_data(m) for mid, m in ordered.items()}
+
+    all_equal = True
+    reference: set[str] = set()
+    max_generation = DEFAULT_GENERATION
+    owned: dict[str, list[TopicPartition]] = {}
+    multiply_claimed: set[TopicPartition] = set()
+    holder_of: dict[TopicPartition, str] = {}
+    for mid, member in ordered.items():
+        topics = member.topics
+        if not reference:
+            # A member with no topics seen first leaves the reference empty (a Kafka quirk).
+            reference = set(topics)
+        elif all_equal and not (len(topics) == len(reference) and reference.issuperset(topics)):
+            all_equal = False
+        generation = _generation(data[mid])
+        max_generation = max(max_generation, generation)
+        mine: list[TopicPartition] = []
+        owned[mid] = mine
+        for tp in data[mid].partitions:
+            if tp.topic not in per_topic:
+                continue
+            holder = holder_of.get(tp)
+            if holder is None:
+                mine.append(tp)
+                holder_of[tp] = mid
+                continue
+            # The holder's generation is its subscription's generationId field.
+            holder_generation = _generation(data[holder])
+            if generation == holder_generation:
+                multiply_claimed.add(tp)
+                _remove_first(owned[holder], tp)
+                holder_of[tp] = mid
+            elif generation > holder_generation:
+                mine.append(tp)
+                _remove_first(owned[holder], tp)
+                holder_of[tp] = mid
+    return StickyInput(per_topic, ordered, data, all_equal, max_generation, owned, multiply_claimed,
+                       RackInfo(cluster, per_topic, ordered))
+
+
+def _generation(data: MemberData) -> int:
+    return DEFAULT_GENERATION if data.generation is None else data.generation
+
+
+def _remove_first(items: list[TopicPartition], tp: TopicPartition) -> None:
+    try:
+        items.remove(tp)
+    except ValueError:
+        pass
+
+
+class RackInfo:
+    """Kafka: `AbstractStickyAssignor.RackInfo`: member racks, replica racks, rack-aware or not."""
+
+    def __init__(self, cluster: Cluster, per_topic: dict[str, int], members: dict[str, Member]) -> None:
+        racked = {mid: m.rack for mid, m in members.items() if m.rack}
+        self.consumer_racks: dict[str, str] = {}
+        self.partition_racks: dict[TopicPartition, frozenset[str]] = {}
+        # Kafka counts rack-local members per partition whenever any member has a rack, rack-aware or not.
+        self.consumers_by_partition: dict[TopicPartition, int] = {}
+        if not racked:
+            return
+        partition_racks = {}
+        for topic, count in per_topic.items():
+            meta = cluster.topic(topic)
+            for p in range(count):
+                partition_racks[TopicPartition(topic, p)] = meta.racks_of(p) if meta else frozenset()
+        members_per_rack: dict[str, int] = {}
+        for rack in racked.values():
+            members_per_rack[rack] = members_per_rack.get(rack, 0) + 1
+        self.consumers_by_partition = {tp: sum(members_per_rack.get(r, 0) for r in racks)
+                                       for tp, racks in partition_racks.items()}
+        if uses_rack_awareness(set(racked.values()), list(partition_racks.values())):
+            self.consumer_racks = racked
+            self.partition_racks = partition_racks
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.consumer_racks)
+
+    def mismatch(self, member: str, tp: TopicPartition) -> bool:
+        """`racksMismatch`: the member has a rack and no replica of tp lives there."""
+        rack = self.consumer_racks.get(member)
+        if rack is None:
+            return False
+        racks = self.partition_racks.get(tp)
+        return racks is None or rack not in racks
+
+    def sort_by_rack_consumers(self, partitions: list[TopicPartition]) -> list[TopicPartition]:
+        """`sortPartitionsByRackConsumers`: stable sort, fewest rack-local members first."""
+        if not self.consumers_by_partition:
+            return partitions
+        counts = self.consumers_by_partition
+        return sorted(partitions, key=lambda tp: counts.get(tp, 0))
+
+    def next_rack_consumer(self, tp: TopicPartition, consumers: Sequence[str], first: int) -> int:
+        """`nextRackConsumer`: index of the first member (circularly from `first`) on one of tp's racks."""
+        racks = self.partition_racks.get(tp)
+        if not racks:
+            return -1
+        n = len(consumers)
+        for i in range(n):
+            index = (first + i) % n
+            rack = self.consumer_racks.get(consumers[index])
+            if rack is not None and rack in racks:
+                return index
+        return -1

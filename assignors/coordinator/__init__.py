@@ -1,0 +1,1 @@
+"""Group coordinators on simulated time: timers, consumption accounting, and one package per protocol or design."""

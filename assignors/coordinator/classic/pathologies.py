@@ -1,0 +1,106 @@
+"""Known pathologies, read off a finished classic simulation (coordinator.md §5.5, §5.6, §8 item 4).
+
+Each finding names the members involved, when it happened and what it cost, in words an on-call
+engineer can act on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kgroup.assignors.coordinator.classic.group import PREPARING
+from kgroup.assignors.coordinator.classic.simulation import ClassicSimulation
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: str  # rebalance-storm | poll-timeout | stuck-in-preparing | session-expired | assigned-but-dead
+    at_ms: int
+    members: tuple[str, ...]
+    message: str
+
+
+def findings(sim: ClassicSimulation) -> list[Finding]:
+    return sorted(_poll_timeouts(sim) + _stuck_joins(sim) + _expired_sessions(sim), key=lambda f: f.at_ms)
+
+
+def _poll_timeouts(sim: ClassicSimulation) -> list[Finding]:
+    """AC `HeartbeatThread`: a poll loop slower than max.poll.interval.ms leaves, then rejoins."""
+    by_member: dict[str, list[int]] = {}
+    for entry in sim.log:
+        if entry.kind == "poll-timeout" and entry.member is not None:
+            by_member.setdefault(entry.member, []).append(entry.at_ms)
+    result = []
+    for member, instants in by_member.items():
+        limit = sim.clients[member].config.max_poll_interval_ms
+        failed = sum(1 for _, name in sim.clients[member].exceptions if name == "CommitFailedException")
+        caused = sum(1 for r in sim.rebalances if r.start in instants or member in r.joined)
+        if len(instants) > 1:
+            message = (f"rebalance storm: {member} spent longer than max.poll.interval.ms ({limit / 1000:g} s) "
+                       f"processing {len(instants)} times; each time it left the group and rejoined as a new "
+                       f"member ({caused} rebalances), {failed} commits failed with CommitFailedException and its "
+                       "batches will be processed again. Lower max.poll.records or raise max.poll.interval.ms")
+            result.append(Finding("rebalance-storm", instants[0], (member,), message))
+        else:
+            message = (f"{member} exceeded max.poll.interval.ms ({limit / 1000:g} s) at {instants[0] / 1000:g} s: "
+                       f"it left the group, its commit failed ({failed} CommitFailedException) and it rejoins at "
+                       "its next poll, a second rebalance")
+            result.append(Finding("poll-timeout", instants[0], (member,), message))
+    return result
+
+
+def _stuck_joins(sim: ClassicSimulation) -> list[Finding]:
+    """GMM `completeClassicGroupJoin`: the join timer removes dynamic laggards only; static ones are waited for."""
+    timeout = max((c.config.max_poll_interval_ms for c in sim.clients.values()), default=0)
+    entries = [e for e in sim.log if e.kind == "group-state"]
+    stuck: list[tuple[int, int, tuple[str, ...]]] = []
+    for entry, following in zip(entries, entries[1:] + [None]):
+        if entry.detail.get("state") != PREPARING:
+            continue
+        end = following.at_ms if following is not None else sim.now
+        static_down = tuple(h for h, c in sim.clients.items()
+                            if c.is_static and _down_during(sim, h, entry.at_ms, end))
+        if static_down and end - entry.at_ms >= timeout:
+            if stuck and stuck[-1][1] == entry.at_ms:
+                stuck[-1] = (stuck[-1][0], end, stuck[-1][2])
+            else:
+                stuck.append((entry.at_ms, end, static_down))
+    result = []
+    for start, end, members in stuck:
+        names = ", ".join(members)
+        rounds = round((end - start) / timeout) if timeout else 1
+        result.append(Finding(
+            "stuck-in-preparing", start, members,
+            f"the group was held in rebalance for {(end - start) / 1000:g} s from {start / 1000:g} s "
+            f"({rounds} join timeout(s) of {timeout / 1000:g} s), waiting for static member(s) {names} that did "
+            "not rejoin: the join timer removes only dynamic members, and each completed join re-arms the static "
+            "member's session timer. A new member whose join outlasts the 5-minute new-member timeout is dropped "
+            "and rejoins, starting the wait again. Remove the member by its group.instance.id (Admin "
+            "removeMembersFromConsumerGroup) or give static members a max.poll.interval.ms below 5 minutes"))
+    return result
+
+
+def _down_during(sim: ClassicSimulation, handle: str, start: int, end: int) -> bool:
+    state = None
+    for entry in sim.log:
+        if entry.member != handle or entry.at_ms > end:
+            continue
+        if entry.kind in ("crash", "close"):
+            state = "down"
+        elif entry.kind == "start":
+            state = "up" if entry.at_ms <= start else state
+    return state == "down"
+
+
+def _expired_sessions(sim: ClassicSimulation) -> list[Finding]:
+    """GMM `expireClassicGroupMemberHeartbeat` after a GC pause longer than session.timeout.ms."""
+    result = []
+    for entry in sim.log:
+        if entry.kind == "member-removed" and entry.member is not None and entry.detail.get("paused"):
+            session = sim.clients[entry.member].config.session_timeout_ms
+            result.append(Finding(
+                "session-expired", entry.at_ms, (entry.member,),
+                f"{entry.member} was removed at {entry.at_ms / 1000:g} s during a GC pause: a pause longer than "
+                f"session.timeout.ms ({session / 1000:g} s) looks like a crash to the coordinator, and the group "
+                "rebalances twice (the removal, then the rejoin)"))
+    return result

@@ -1,0 +1,529 @@
+"""Classic-protocol consumers around the classic coordinator, on simulated time.
+
+The coordinator (`coordinator.py`) answers requests; this module plays the clients that send them: the
+heartbeat thread, the poll loop, `onJoinPrepare` / `onJoinComplete`, the leader's assignment (coordinator.md
+§5). What the application and the operator do to a client (commits, slow batches, pauses, crashes, closes,
+new partitions) is the other half, `application.py`. This module records who consumed which partition
+when (`consumption`), every rebalance (`records.py`), and an event log.
+
+It stays one module past 400 lines because it is one concept: the request plumbing between the clients
+and the coordinator, whose handlers call each other in the order Kafka's client runs them.
+
+Time is integer milliseconds. At one instant the coordinator's due timers fire first, then client and
+scripted events in the order they were scheduled; an answer a client receives is acted on at the same
+instant, after the request that produced it returns.
+
+`autonomous=False` replays request-level scripts (coordinator.md §9, classic-client): the script sends
+every JoinGroup, SyncGroup and LeaveGroup; the clients only keep their sessions alive with background
+heartbeats and keep their own state and accounting.
+"""
+
+from __future__ import annotations
+
+import heapq
+import re
+from functools import lru_cache, partial
+from itertools import filterfalse
+from operator import itemgetter
+from collections import deque
+from collections.abc import Callable, Collection, Iterable, Mapping
+from typing import Any
+
+from kgroup.assignors.base import Assignor
+from kgroup.assignors.coordinator.classic.client import (
+    COMPLETING_REBALANCE,
+    COOPERATIVE,
+    NO_GENERATION,
+    PREPARING_REBALANCE,
+    STABLE,
+    UNJOINED,
+    ClassicClient,
+    ClientConfig,
+    Subscription,
+)
+from kgroup.assignors.coordinator.classic.application import ApplicationEvents
+from kgroup.assignors.coordinator.classic.coordinator import ClassicCoordinator, LoadedMember
+from kgroup.assignors.coordinator.classic.group import EMPTY, PREPARING, CoordinatorConfig, JoinResponse, SyncResponse
+from kgroup.assignors.coordinator.classic.group import STABLE as GROUP_STABLE
+from kgroup.assignors.coordinator.classic.records import LogEntry, RebalanceRecord
+from kgroup.assignors.coordinator.consumption import ConsumptionLedger, Gap
+from kgroup.assignors.model import Cluster, Member, TopicPartition
+
+GROUP_ID = "group"
+# What a log without detail leaves out: one entry per request or per callback, per member.
+_REQUEST_KINDS = frozenset({"join", "join-response", "sync-response", "heartbeat", "assignment"})
+FATAL_JOIN_ERRORS = frozenset({"FENCED_INSTANCE_ID", "INCONSISTENT_GROUP_PROTOCOL", "INVALID_SESSION_TIMEOUT",
+                               "INVALID_GROUP_ID", "GROUP_MAX_SIZE_REACHED", "GROUP_AUTHORIZATION_FAILED"})
+
+
+
+Resolver = Callable[[str], Assignor]
+
+
+class ClassicSimulation(ApplicationEvents):
+    def __init__(self, cluster: Cluster, resolve: Resolver, coordinator_config: CoordinatorConfig | None = None,
+                 autonomous: bool = True, group_id: str = GROUP_ID, detailed_log: bool = True) -> None:
+        self.cluster = cluster
+        # Off for very large runs: the log keeps lifecycle events and group states but no per-request
+        # entries, and rebalance records keep no partition lists (an eager rebalance of 100,000
+        # partitions would otherwise log 200,000 of them, and 1,000 members' joins, each time).
+        self.detailed_log = detailed_log
+        self.resolve = resolve
+        self.autonomous = autonomous
+        self.group_id = group_id
+        self.coordinator = ClassicCoordinator(coordinator_config)
+        self.coordinator.on_member_removed = self._member_removed
+        self.clients: dict[str, ClassicClient] = {}
+        self._subscriptions: dict[tuple[str, ...], tuple[str, ...]] = {}
+        self._by_member_id: dict[str, ClassicClient] = {}
+        self.ledger = ConsumptionLedger()
+        self.created: dict[TopicPartition, int] = {
+            TopicPartition(t.name, p): 0 for t in cluster.topics for p in range(t.partitions)}
+        self.log: list[LogEntry] = []
+        self.rebalances: list[RebalanceRecord] = []
+        self._open_rebalance: RebalanceRecord | None = None
+        self._settled_members: tuple[str, ...] = ()
+        self._seen_transitions = 0
+        self._queue: list[tuple[int, int, Callable[..., None], tuple[Any, ...]]] = []
+        self._sequence = 0
+        self.events_processed = 0  # client events and coordinator timer passes, for benchmarks
+        self._ready: deque[tuple[Callable[..., None], tuple[Any, ...]]] = deque()
+        self.now = 0
+
+    # -- the event loop --------------------------------------------------------------------------
+
+    def at(self, when: int, action: Callable[..., None], *args: Any) -> None:
+        """Schedule `action(*args)` at `when`; same-instant actions run in scheduling order."""
+        self._sequence += 1
+        heapq.heappush(self._queue, (when, self._sequence, action, args))
+
+    def run_until(self, horizon: int) -> None:
+        """Process everything due at or before `horizon`, then stand at `horizon`."""
+        queue, timers = self._queue, self.coordinator.timers
+        while True:
+            next_event = queue[0][0] if queue else None
+            next_timer = timers.due_by(horizon if next_event is None or next_event > horizon else next_event)
+            if next_timer is not None:  # timers due at an event's instant fire before it
+                self.now = next_timer
+                self.events_processed += 1
+                self.coordinator.advance_to(next_timer)
+                self._settle()
+            elif next_event is not None and next_event <= horizon:
+                when, _, action, args = heapq.heappop(queue)
+                self.events_processed += 1
+                # No timer is due before `when` (that branch comes first), so only the clock moves.
+                self.now = self.coordinator.now = when
+                action(*args)
+                if self._ready or self._seen_transitions < len(self.coordinator.transitions):
+                    self._settle()
+            else:
+                break
+        self.coordinator.advance_to(horizon)
+        self.now = horizon
+        self._settle()
+
+    def settle(self) -> None:
+        """Act on answers given outside the event loop (a scripted request)."""
+        self._settle()
+
+    def _settle(self) -> None:
+        """Act on every answer given by the last step, and on the answers those actions produce."""
+        ready = self._ready
+        while ready or self._seen_transitions < len(self.coordinator.transitions):
+            self._track_transitions()
+            if ready:
+                handler, args = ready.popleft()
+                handler(*args)
+
+    def _when_answered(self, response: JoinResponse | SyncResponse, handler: Callable[..., None],
+                       *args: Any) -> None:
+        if response.done:
+            self._ready.append((handler, args))
+        else:
+            response.on_done = partial(self._ready.append, (handler, args))
+
+    def note(self, kind: str, client: ClassicClient | str | None, **detail: Any) -> None:
+        if not self.detailed_log and kind in _REQUEST_KINDS:
+            return
+        name = client.handle if isinstance(client, ClassicClient) else client
+        self.log.append(LogEntry(self.now, kind, name, detail))
+
+    # -- members ---------------------------------------------------------------------------------
+
+    def add_client(self, handle: str, config: ClientConfig, topics: Iterable[str]) -> ClassicClient:
+        client = ClassicClient(handle, config, self._subscription(topics), self.cluster)
+        self.clients[handle] = client
+        return client
+
+    def _subscription(self, topics: Iterable[str]) -> tuple[str, ...]:
+        """One tuple per distinct subscription, shared by the clients that have it: the leader's assignor
+        then groups a thousand members by object identity, without hashing each one's topic list."""
+        wanted = tuple(topics)
+        return self._subscriptions.setdefault(wanted, wanted)
+
+    def load(self, generation: int, protocol_name: str, leader: str,
+             owned: Mapping[str, tuple[TopicPartition, ...]], last_heartbeat: Mapping[str, int] | None = None,
+             heartbeat_phase: Mapping[str, int] | None = None) -> None:
+        """Start from a Stable group whose members (clients already added, member id = handle) own `owned`."""
+        last_heartbeat = last_heartbeat or {}
+        heartbeat_phase = heartbeat_phase or {}
+        loaded = []
+        for handle, client in self.clients.items():
+            client.member_id, client.generation, client.state = handle, generation, STABLE
+            client.owned, client.alive, client.in_group = tuple(owned.get(handle, ())), True, True
+            client.is_leader = handle == leader
+            client.assigned_cluster = self.cluster if client.is_leader else None
+            self._by_member_id[handle] = client
+            loaded.append(LoadedMember(handle, client.config.instance_id, handle, client.protocols(),
+                                       client.config.session_timeout_ms, client.config.max_poll_interval_ms,
+                                       client.owned, last_heartbeat.get(handle)))
+        self.coordinator.load_group(self.group_id, generation, protocol_name, leader, loaded)
+        self._seen_transitions = len(self.coordinator.transitions)
+        self._settled_members = tuple(self.clients)
+        for handle, client in self.clients.items():
+            interval = client.config.heartbeat_interval_ms
+            if handle in last_heartbeat:
+                first = last_heartbeat[handle] + interval
+            else:
+                first = heartbeat_phase.get(handle, 0)
+            self._start_heartbeats(client, first)
+            self._reconsider(client)
+
+    def start(self, client: ClassicClient) -> None:
+        """The process starts (or restarts): a fresh consumer that joins at its first poll."""
+        client.alive, client.fatal, client.state = True, None, UNJOINED
+        client.member_id, client.generation, client.owned = "", NO_GENERATION, ()
+        client.in_group = client.is_leader = client.poll_scheduled = client.batch_stalled = False
+        client.paused_until = client.batch_end = -1
+        client.batches_left = 0
+        client.cluster = self.cluster
+        client.instance_counter += 1
+        client.heartbeat_token += 1
+        self.note("start", client, instance_id=client.config.instance_id)
+        client.refresh_phase = self.now
+        if self.autonomous:
+            client.rejoin_needed = True
+            self._poll_at(client, self.now)
+
+    # -- consumption -----------------------------------------------------------------------------
+
+    def _reconsider(self, client: ClassicClient) -> None:
+        """Is `client` consuming now? It owns partitions, runs, is a member, and is neither paused nor stalled."""
+        should = bool(client.owned) and client.alive and client.in_group and self.now >= client.paused_until \
+            and not client.batch_stalled
+        if should and not client.consuming:
+            self.ledger.start(client.handle, client.owned, self.now)
+        elif client.consuming and not should:
+            self.ledger.stop(client.handle, self.now)
+        client.consuming = should
+
+    def give_up(self, client: ClassicClient, how: str, parts: Iterable[TopicPartition]) -> None:
+        """`onPartitionsRevoked` / `onPartitionsLost`."""
+        # An eager revocation hands back `client.owned` itself: no need to hash every partition.
+        gone: Collection[TopicPartition]
+        if parts is client.owned:
+            gone, everything = client.owned, True
+        else:
+            gone = set(parts)
+            everything = len(gone) == len(client.owned) and gone.issuperset(client.owned)
+        if not gone:
+            return
+        if client.consuming:
+            self.ledger.stop(client.handle, self.now, None if everything else gone)
+        client.owned = () if everything else tuple(tp for tp in client.owned if tp not in gone)
+        if self.detailed_log:
+            listed = sorted(gone)
+            self.note(f"partitions-{how}", client, partitions=[str(tp) for tp in listed])
+            record = self._current_record()
+            if record is not None:
+                bucket = record.revoked if how == "revoked" else record.lost
+                bucket.setdefault(client.handle, []).extend(listed)
+        self._reconsider(client)
+
+    def _take(self, client: ClassicClient, assigned: tuple[TopicPartition, ...]) -> None:
+        """`onPartitionsAssigned` for what is new in `assigned`."""
+        added = list(filterfalse(set(client.owned).__contains__, assigned)) if client.owned else list(assigned)
+        client.owned = assigned
+        if client.consuming and added:
+            self.ledger.start(client.handle, added, self.now)
+        if self.detailed_log:
+            self.note("partitions-assigned", client, partitions=[str(tp) for tp in sorted(added)],
+                      generation=client.generation)
+            record = self._current_record()
+            if record is not None and added:
+                record.assigned.setdefault(client.handle, []).extend(sorted(added))
+        self._reconsider(client)
+
+    def _member_removed(self, group_id: str, member_id: str) -> None:
+        client = self._by_member_id.get(member_id)
+        if client is not None and client.member_id == member_id and group_id == self.group_id:
+            self.note("member-removed", client, member_id=member_id, paused=client.paused(self.now),
+                      alive=client.alive)
+            client.in_group = False
+            self._reconsider(client)
+
+    # -- rebalance records -------------------------------------------------------------------------
+
+    def _members_now(self) -> tuple[str, ...]:
+        group = self.coordinator.groups.get(self.group_id)
+        if group is None:
+            return ()
+        return tuple(self._handle_of(mid) for mid in group.members)
+
+    def _handle_of(self, member_id: str | None) -> str | None:
+        if member_id is None:
+            return None
+        client = self._by_member_id.get(member_id)
+        return client.handle if client is not None else member_id
+
+    def _track_transitions(self) -> None:
+        transitions = self.coordinator.transitions
+        while self._seen_transitions < len(transitions):
+            change = transitions[self._seen_transitions]
+            self._seen_transitions += 1
+            if change.group_id != self.group_id:
+                continue
+            self.log.append(LogEntry(change.at_ms, "group-state", None,
+                                     {"state": change.state, "generation": change.generation,
+                                      "reason": change.reason}))
+            record = self._open_rebalance
+            if change.state == PREPARING and record is None:
+                self._open_rebalance = RebalanceRecord(len(self.rebalances) + 1, change.at_ms,
+                                                       self._in_handles(change.reason), self._settled_members)
+                self.rebalances.append(self._open_rebalance)
+            elif change.state in (GROUP_STABLE, EMPTY) and record is not None:
+                group = self.coordinator.groups[self.group_id]
+                record.end, record.outcome, record.generation = change.at_ms, change.state, change.generation
+                record.leader = self._handle_of(group.leader)
+                record.assignor = group.protocol_name
+                record.members_after = self._members_now()
+                self._settled_members = record.members_after
+                self._open_rebalance = None
+
+    def _in_handles(self, text: str) -> str:
+        """A coordinator reason with each member id replaced by the name of its client."""
+        return _WORD.sub(lambda word: self._handle_of(word.group()) or word.group(), text)
+
+    def _current_record(self) -> RebalanceRecord | None:
+        """The rebalance a callback belongs to: the open one, or one that ended at this very instant."""
+        if self._open_rebalance is not None:
+            return self._open_rebalance
+        if self.rebalances and self.rebalances[-1].end == self.now:
+            return self.rebalances[-1]
+        return None
+
+    # -- the heartbeat thread --------------------------------------------------------------------
+
+    def _start_heartbeats(self, client: ClassicClient, first: int) -> None:
+        client.heartbeat_token += 1
+        self.at(first, self._heartbeat, client, client.heartbeat_token)
+
+    def _heartbeat(self, client: ClassicClient, token: int) -> None:
+        """Kafka: `AbstractCoordinator.HeartbeatThread.run`: one heartbeat every heartbeat.interval.ms."""
+        if token != client.heartbeat_token or not client.alive:
+            return
+        now = self.now
+        if now < client.paused_until:  # client.paused(now), inlined: this is the commonest event
+            self.at(client.paused_until, self._heartbeat, client, token)
+            return
+        if client.state not in (COMPLETING_REBALANCE, STABLE):
+            return
+        config = client.config
+        error = self.coordinator.heartbeat(self.group_id, client.member_id, client.generation,
+                                           instance_id=config.instance_id)
+        self.at(now + config.heartbeat_interval_ms, self._heartbeat, client, token)
+        if error != "NONE":
+            if self.detailed_log:
+                self.note("heartbeat", client, error=error)
+            if self.autonomous:
+                self._on_heartbeat_error(client, error)
+
+    def _on_heartbeat_error(self, client: ClassicClient, error: str) -> None:
+        """Kafka: `AbstractCoordinator.HeartbeatResponseHandler`."""
+        if error == "REBALANCE_IN_PROGRESS":
+            if client.state == STABLE:
+                self._request_rejoin(client)
+        elif error == "ILLEGAL_GENERATION":
+            client.reset_generation(keep_member_id=True)
+            self._request_rejoin(client)
+        elif error == "UNKNOWN_MEMBER_ID":
+            client.reset_generation()
+            self._request_rejoin(client)
+        elif error == "FENCED_INSTANCE_ID":
+            self._fail(client, "FencedInstanceIdException")
+
+    # -- the poll loop -----------------------------------------------------------------------------
+
+    def _request_rejoin(self, client: ClassicClient) -> None:
+        """`requestRejoin`: the JoinGroup goes out at the next `poll()`."""
+        client.rejoin_needed = True
+        self._poll_at(client, self.now + client.config.processing_ms)
+
+    def _poll_at(self, client: ClassicClient, when: int) -> None:
+        if client.poll_scheduled:
+            return
+        client.poll_scheduled = True
+        self.at(max(when, client.batch_end, client.paused_until), self._poll, client, client.instance_counter)
+
+    def _poll(self, client: ClassicClient, instance: int) -> None:
+        client.poll_scheduled = False
+        if instance != client.instance_counter or not client.alive:
+            return
+        if client.paused(self.now) or client.busy(self.now):
+            self._poll_at(client, self.now)
+            return
+        if client.rejoin_needed and client.state in (UNJOINED, STABLE):
+            self.rejoin(client)
+
+    def rejoin(self, client: ClassicClient) -> None:
+        """`onJoinPrepare`, then a JoinGroup with what the client still owns."""
+        self.prepare_join(client)
+        client.rejoin_needed = False
+        self.send_join(client)
+
+    def prepare_join(self, client: ClassicClient) -> None:
+        """Kafka: `ConsumerCoordinator.onJoinPrepare`: revoke (or lose) before JoinGroup."""
+        how, parts = client.partitions_to_give_up()
+        self.give_up(client, how, parts)
+
+    def send_join(self, client: ClassicClient, member_id: str | None = None, version: int | None = None) -> JoinResponse:
+        client.state = PREPARING_REBALANCE
+        client.heartbeat_token += 1
+        requested = client.member_id if member_id is None else member_id
+        response = self.coordinator.join(
+            self.group_id, requested, client.protocols(), instance_id=client.config.instance_id,
+            client_id=client.handle, session_timeout_ms=client.config.session_timeout_ms,
+            rebalance_timeout_ms=client.config.max_poll_interval_ms,
+            version=client.config.join_version if version is None else version)
+        if response.member_id:
+            self._by_member_id.setdefault(response.member_id, client)
+        if self.detailed_log:
+            self.note("join", client, member_id=requested)
+        self._when_answered(response, self._on_join, client, response, client.instance_counter)
+        return response
+
+    def _on_join(self, client: ClassicClient, response: JoinResponse, instance: int) -> None:
+        """Kafka: `AbstractCoordinator.JoinGroupResponseHandler`."""
+        if instance != client.instance_counter or not client.alive:
+            return
+        error = response.error
+        if self.detailed_log:
+            self.note("join-response", client, error=error, generation=response.generation,
+                      member_id=response.member_id)
+        if error == "NONE":
+            client.member_id, client.generation = response.member_id, response.generation
+            client.state, client.in_group = COMPLETING_REBALANCE, True
+            client.is_leader = response.leader == client.member_id
+            self._by_member_id[client.member_id] = client
+            self._start_heartbeats(client, self.now + client.config.heartbeat_interval_ms)
+            self._reconsider(client)
+            if self.autonomous:
+                assignments = None
+                if client.is_leader and response.members and not response.skip_assignment:
+                    assignments = self._assign(client, response)
+                self.send_sync(client, assignments)
+        elif error == "MEMBER_ID_REQUIRED":
+            client.member_id = response.member_id
+            self._by_member_id[client.member_id] = client
+            if self.autonomous:
+                self.send_join(client)
+        elif error in FATAL_JOIN_ERRORS:
+            self._fail(client, _exception_name(error))
+        elif error == "UNKNOWN_MEMBER_ID":
+            client.member_id, client.generation = "", NO_GENERATION
+            if self.autonomous:
+                self.send_join(client)
+        elif self.autonomous:
+            self.at(self.now + client.config.retry_backoff_ms, self._retry_join, client, client.instance_counter)
+
+    def _retry_join(self, client: ClassicClient, instance: int) -> None:
+        if instance == client.instance_counter and client.alive and client.state == PREPARING_REBALANCE:
+            self.send_join(client)
+
+    def _assign(self, leader: ClassicClient, response: JoinResponse) -> dict[str, tuple[TopicPartition, ...]]:
+        """The leader runs the group's assignor. Kafka: `ConsumerCoordinator.onLeaderElected`."""
+        members = []
+        for member_id, instance_id, metadata in response.members:
+            subscription: Subscription = metadata
+            members.append(Member(member_id, subscription.topics, instance_id, subscription.rack,
+                                  owned=subscription.owned,
+                                  generation=subscription.generation if subscription.generation >= 0 else None))
+        assignment = self.resolve(str(response.protocol_name)).assign(leader.cluster, members)
+        leader.assigned_cluster = leader.cluster
+        self.note("assignment", leader, assignor=response.protocol_name, generation=response.generation,
+                  members=len(members))
+        return {m.member_id: assignment.partitions_of(m.member_id) for m in members}
+
+    def send_sync(self, client: ClassicClient, assignments: Mapping[str, tuple[TopicPartition, ...]] | None,
+                  generation: int | None = None) -> SyncResponse:
+        generation = client.generation if generation is None else generation
+        response = self.coordinator.sync(self.group_id, client.member_id, generation,
+                                         instance_id=client.config.instance_id,
+                                         assignments=dict(assignments) if assignments is not None else None)
+        self._when_answered(response, self._on_sync, client, response, client.instance_counter)
+        return response
+
+    def _on_sync(self, client: ClassicClient, response: SyncResponse, instance: int) -> None:
+        """Kafka: `SyncGroupResponseHandler` then `ConsumerCoordinator.onJoinComplete`."""
+        if instance != client.instance_counter or not client.alive:
+            return
+        error = response.error
+        if error == "NONE":
+            client.state = STABLE
+            assigned = tuple(response.assignment)
+            revoked = list(filterfalse(set(assigned).__contains__, client.owned)) if client.owned else []
+            if client.protocol == COOPERATIVE and revoked:
+                self.give_up(client, "revoked", revoked)
+                client.rejoin_needed = True
+            self._take(client, assigned)
+            if not _as_set(client.topics).issuperset(map(_topic_of, assigned)):
+                client.rejoin_needed = True
+            if self.autonomous:
+                if client.rejoin_needed:
+                    self.rejoin(client)  # the same poll() loops back into JoinGroup
+                elif client.batches_left and not client.busy(self.now):
+                    self._start_batch(client)
+            return
+        self.note("sync-response", client, error=error)
+        if error == "FENCED_INSTANCE_ID":
+            self._fail(client, "FencedInstanceIdException")
+        elif error in ("UNKNOWN_MEMBER_ID", "ILLEGAL_GENERATION"):
+            client.reset_generation(keep_member_id=error == "ILLEGAL_GENERATION")
+            if self.autonomous:
+                self.rejoin(client)
+        elif self.autonomous:
+            client.state = UNJOINED
+            self.rejoin(client)
+
+    # -- results -----------------------------------------------------------------------------------
+
+    def gaps(self) -> dict[TopicPartition, list[Gap]]:
+        return self.ledger.gaps(self.created)
+
+    def unconsumed_ms(self) -> int:
+        """Partition-milliseconds during which nobody consumed, over every partition's lifetime."""
+        lifetime = sum(self.now - born for born in self.created.values())
+        return lifetime - self.ledger.consumed_ms(self.now)
+
+    def assignment(self) -> dict[str, tuple[TopicPartition, ...]]:
+        """What each live client owns now."""
+        return {h: c.owned for h, c in self.clients.items() if c.alive}
+
+
+_topic_of = itemgetter(0)  # of a TopicPartition, in C
+
+
+@lru_cache(maxsize=256)
+def _as_set(topics: tuple[str, ...]) -> frozenset[str]:
+    """A subscription as a set, made once: every member of a large group checks its assignment against it."""
+    return frozenset(topics)
+
+
+_WORD = re.compile(r"[^\s,']+")  # member ids in a coordinator's reason: "a-1, b-2 left", "a-1's session"
+
+
+def _exception_name(error: str) -> str:
+    words = error.lower().split("_")
+    return "".join(w.capitalize() for w in words) + "Exception"
+
+

@@ -1,0 +1,433 @@
+"""The KIP-848 group coordinator (`group.protocol=consumer`): group epoch, target assignment, member epochs.
+
+Kafka: `GroupMetadataManager.consumerGroupHeartbeat` and its helpers (group-coordinator), `ConsumerGroup`
+for the derived group state and partition epochs, `CurrentAssignmentBuilder` for each member's steps
+(kgroup.assignors.coordinator.consumer.reconcile). Processing is atomic at an instant of simulated time; timers are
+keyed as Kafka keys them (coordinator.md §1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import NamedTuple
+
+from kgroup.assignors.coordinator.consumer.reconcile import (FREE, STABLE, FencedMemberEpoch, Partitions, Reconciliation,
+                                                 UNREVOKED_PARTITIONS, reconcile)
+from kgroup.assignors.model import TopicPartition
+from kgroup.assignors.coordinator.timer_queue import TimerQueue, run_due
+
+EMPTY, ASSIGNING, RECONCILING, STABLE_GROUP, DEAD = "Empty", "Assigning", "Reconciling", "Stable", "Dead"
+LEAVE_EPOCH, STATIC_LEAVE_EPOCH = -1, -2
+NONE = "NONE"
+
+# TargetAssignor(group, members in insertion order, current target) -> new target per member id.
+TargetAssignor = Callable[["ConsumerGroup", Sequence["ConsumerMember"], Mapping[str, Partitions]],
+                          Mapping[str, Partitions]]
+
+
+@dataclass(frozen=True)
+class ConsumerConfig:
+    """Broker settings (coordinator.md §2)."""
+
+    session_timeout_ms: int = 45_000  # group.consumer.session.timeout.ms
+    heartbeat_interval_ms: int = 5_000  # group.consumer.heartbeat.interval.ms
+    max_size: int = 2_147_483_647  # group.consumer.max.size
+    assignors: tuple[str, ...] = ("uniform", "range")  # group.consumer.assignors; the first is the default
+
+
+class HeartbeatRequest(NamedTuple):
+    """ConsumerGroupHeartbeat; None fields were not sent ("unchanged"). A named tuple: one per heartbeat."""
+
+    member_id: str
+    member_epoch: int
+    instance_id: str | None = None
+    rack_id: str | None = None
+    rebalance_timeout_ms: int = -1
+    subscribed_topics: tuple[str, ...] | None = None
+    server_assignor: str | None = None
+    owned: Partitions | None = None
+
+    @property
+    def full(self) -> bool:
+        """Kafka: `isFullRequest`: every field the member could have changed is present."""
+        return self.rebalance_timeout_ms != -1 and self.subscribed_topics is not None and self.owned is not None
+
+
+class HeartbeatResponse(NamedTuple):
+    error: str = NONE
+    member_id: str | None = None
+    member_epoch: int | None = None
+    heartbeat_interval_ms: int | None = None
+    assignment: Partitions | None = None  # None: the response had no Assignment field
+
+
+@dataclass(frozen=True)
+class ConsumerMember:
+    """Kafka: `ConsumerGroupMember`."""
+
+    member_id: str
+    progress: Reconciliation
+    instance_id: str | None = None
+    rack_id: str | None = None
+    rebalance_timeout_ms: int = -1
+    subscribed_topics: tuple[str, ...] = ()
+    server_assignor: str | None = None
+
+    @property
+    def epoch(self) -> int:
+        return self.progress.epoch
+
+    def with_progress(self, progress: Reconciliation) -> ConsumerMember:
+        """The same record at another step of reconciliation (built directly: it happens at most heartbeats)."""
+        return ConsumerMember(self.member_id, progress, self.instance_id, self.rack_id, self.rebalance_timeout_ms,
+                              self.subscribed_topics, self.server_assignor)
+
+    @property
+    def owned(self) -> Partitions:
+        """What holds a partition epoch: assigned and still being revoked."""
+        progress = self.progress
+        return progress.assigned | progress.pending_revocation if progress.pending_revocation else progress.assigned
+
+
+@dataclass
+class ConsumerGroup:
+    """Kafka: `ConsumerGroup`. Members keep insertion order (the kgroup rule for Kafka's hash-map ties)."""
+
+    group_id: str
+    group_epoch: int = 0
+    assignment_epoch: int = 0
+    members: dict[str, ConsumerMember] = field(default_factory=dict)
+    target: dict[str, Partitions] = field(default_factory=dict)
+    static: dict[str, str] = field(default_factory=dict)  # instance id -> member id
+    owners: dict[TopicPartition, str] = field(default_factory=dict)  # who holds each partition (its epoch)
+    subscription_metadata: dict[str, int] = field(default_factory=dict)  # subscribed topic -> partitions
+    metadata_expired: bool = True  # a loaded group refreshes on its first heartbeat (onLoaded)
+
+    # The members not reconciled to `_checked_epoch`, kept current by put/remove while that is the
+    # assignment epoch, so deriving the state after each heartbeat does not scan every member.
+    _unreconciled: set[str] = field(default_factory=set, repr=False)
+    _checked_epoch: int | None = field(default=None, repr=False)
+
+    @property
+    def state(self) -> str:
+        """Kafka: `ConsumerGroup.maybeUpdateGroupState`: derived, never stored."""
+        if not self.members:
+            return EMPTY
+        if self.group_epoch > self.assignment_epoch:
+            return ASSIGNING
+        if self._checked_epoch != self.assignment_epoch:
+            self._unreconciled = {member_id for member_id, m in self.members.items()
+                                  if not m.progress.is_reconciled_to(self.assignment_epoch)}
+            self._checked_epoch = self.assignment_epoch
+        return RECONCILING if self._unreconciled else STABLE_GROUP
+
+    def partition_epoch(self, tp: TopicPartition) -> int:
+        """Kafka: `ConsumerGroup.currentPartitionEpoch`: the epoch of the member holding it, or FREE."""
+        owner = self.owners.get(tp)
+        return FREE if owner is None else self.members[owner].epoch
+
+    def put(self, member: ConsumerMember) -> None:
+        """Kafka: `ConsumerGroup.updateMember`: the partition epochs follow the member's record.
+
+        Kafka stores each owned partition's epoch, which is always its owner's epoch; kgroup stores the
+        owner, so a member advancing its epoch with the same partitions costs nothing per partition.
+        """
+        member_id = member.member_id
+        old = self.members.get(member_id)
+        if self._checked_epoch == self.assignment_epoch:
+            if member.progress.is_reconciled_to(self.assignment_epoch):
+                self._unreconciled.discard(member_id)
+            else:
+                self._unreconciled.add(member_id)
+        before = old.owned if old is not None else frozenset()
+        after = member.owned
+        if before is not after and before != after:
+            owners = self.owners
+            for tp in before - after:
+                if owners.get(tp) == member_id:
+                    del owners[tp]
+            for tp in after - before:
+                holder = owners.get(tp)
+                if holder is not None:  # ConsumerGroup.addPartitionEpochs
+                    raise AssertionError(f"{tp} would be owned twice (by {holder})")
+                owners[tp] = member_id
+        self.members[member_id] = member
+        if member.instance_id is not None:
+            self.static[member.instance_id] = member_id
+
+    def remove(self, member_id: str) -> ConsumerMember | None:
+        member = self.members.pop(member_id, None)
+        if member is None:
+            return None
+        self._unreconciled.discard(member_id)
+        for tp in member.owned:
+            if self.owners.get(tp) == member_id:
+                del self.owners[tp]
+        if member.instance_id is not None and self.static.get(member.instance_id) == member_id:
+            del self.static[member.instance_id]
+        self.target.pop(member_id, None)
+        return member
+
+    def subscribed(self, topics: Mapping[str, int]) -> dict[str, int]:
+        """Kafka: `ModernGroup.computeSubscriptionMetadata`: the subscribed topics that exist."""
+        distinct = {id(m.subscribed_topics): m.subscribed_topics for m in self.members.values()}
+        names = set().union(*distinct.values())  # members usually share one subscription object
+        return {name: topics[name] for name in sorted(names) if name in topics}
+
+
+class ConsumerCoordinator:
+    """Heartbeats, leaves and timers of KIP-848 groups on one coordinator."""
+
+    def __init__(self, config: ConsumerConfig, topics: Mapping[str, int], assignor: TargetAssignor,
+                 timers: TimerQueue | None = None) -> None:
+        self.config = config
+        self.topics = dict(topics)  # the metadata image: topic -> partition count
+        self.assignor = assignor
+        self.timers = timers if timers is not None else TimerQueue()
+        self.groups: dict[str, ConsumerGroup] = {}
+        self.now = 0
+        self.on_fenced: Callable[[str, str], None] | None = None  # (group, member) after a timer fences it
+
+    @staticmethod
+    def session_key(group_id: str, member_id: str) -> str:
+        """Kafka: `GroupMetadataManager.groupSessionTimeoutKey`."""
+        return f"session-timeout-{group_id}-{member_id}"
+
+    @staticmethod
+    def rebalance_key(group_id: str, member_id: str) -> str:
+        """Kafka: `GroupMetadataManager.consumerGroupRebalanceTimeoutKey`."""
+        return f"rebalance-timeout-{group_id}-{member_id}"
+
+    # -- the heartbeat ----------------------------------------------------------------------------------
+
+    def heartbeat(self, group_id: str, request: HeartbeatRequest) -> HeartbeatResponse:
+        """Kafka: `GroupMetadataManager.consumerGroupHeartbeat`."""
+        invalid = self._invalid(request)
+        if invalid:
+            return HeartbeatResponse(invalid)
+        if request.member_epoch in (LEAVE_EPOCH, STATIC_LEAVE_EPOCH):
+            return self.leave(group_id, request.member_id, request.instance_id, request.member_epoch)
+        group = self.groups.get(group_id)
+        if group is None:
+            if request.member_epoch != 0:
+                return HeartbeatResponse("GROUP_ID_NOT_FOUND")
+            group = self.groups[group_id] = ConsumerGroup(group_id, metadata_expired=False)
+        if len(group.members) >= self.config.max_size and (not request.member_id
+                                                           or request.member_id not in group.members):
+            return HeartbeatResponse("GROUP_MAX_SIZE_REACHED")
+        found = self._member(group, request)
+        if isinstance(found, str):
+            return HeartbeatResponse(found)
+        member = found
+        updated = _updated(member, request)
+        # GroupMetadataManager.hasMemberSubscriptionChanged: a new member always changes it
+        bump = (updated.subscribed_topics is not member.subscribed_topics
+                and updated.subscribed_topics != member.subscribed_topics) or member.member_id not in group.members
+        if updated is not member or bump:
+            group.put(updated)
+        if bump or group.metadata_expired:
+            metadata = group.subscribed(self.topics)
+            if metadata != group.subscription_metadata:
+                group.subscription_metadata = metadata
+                bump = True
+            group.metadata_expired = False
+        if bump:
+            group.group_epoch += 1
+        if group.group_epoch > group.assignment_epoch:
+            self._new_target(group)
+        before = updated.progress.assigned
+        try:
+            updated = self._reconcile(group, updated, request.owned)
+        except FencedMemberEpoch:
+            return HeartbeatResponse("FENCED_MEMBER_EPOCH")
+        self.schedule_session(group.group_id, updated.member_id)
+        assigned = updated.progress.assigned
+        # `is` first: equal frozensets are compared element by element, and most heartbeats change nothing
+        include = request.member_epoch == 0 or request.full or (assigned is not before and assigned != before)
+        return HeartbeatResponse(NONE, updated.member_id, updated.epoch, self.config.heartbeat_interval_ms,
+                                 updated.progress.assigned if include else None)
+
+    def _invalid(self, request: HeartbeatRequest) -> str | None:
+        """Kafka: `throwIfConsumerGroupHeartbeatRequestIsInvalid`."""
+        epoch = request.member_epoch
+        if request.instance_id == "" or request.rack_id == "":
+            return "INVALID_REQUEST"
+        if epoch > 0 or epoch == LEAVE_EPOCH:
+            return None if request.member_id else "INVALID_REQUEST"
+        if epoch == 0:
+            if request.rebalance_timeout_ms == -1 or request.owned is None or request.owned \
+                    or not request.subscribed_topics:
+                return "INVALID_REQUEST"
+            if request.server_assignor is not None and request.server_assignor not in self.config.assignors:
+                return "UNSUPPORTED_ASSIGNOR"
+            return None
+        if epoch == STATIC_LEAVE_EPOCH:
+            return None if request.member_id and request.instance_id else "INVALID_REQUEST"
+        return "INVALID_REQUEST"
+
+    def _member(self, group: ConsumerGroup, request: HeartbeatRequest) -> ConsumerMember | str:
+        """The member the request is from, or the error (GMM getOrMaybeSubscribe{Dynamic,Static}ConsumerGroupMember)."""
+        epoch = request.member_epoch
+        if request.instance_id is None:
+            existing = group.members.get(request.member_id)
+            if epoch == 0:
+                return existing or _new_member(request.member_id)
+            if existing is None:
+                return "UNKNOWN_MEMBER_ID"
+            return self._epoch_error(existing, request) or existing
+        holder_id = group.static.get(request.instance_id)
+        holder = group.members.get(holder_id) if holder_id is not None else None
+        if epoch == 0:
+            if holder is None:
+                return group.members.get(request.member_id) or _new_member(request.member_id)
+            if holder.epoch != STATIC_LEAVE_EPOCH:
+                return "UNRELEASED_INSTANCE_ID"
+            return self._replace_static(group, holder, request.member_id)
+        if holder is None:
+            return "UNKNOWN_MEMBER_ID"
+        if holder.member_id != request.member_id:
+            return "FENCED_INSTANCE_ID"
+        return self._epoch_error(holder, request) or holder
+
+    @staticmethod
+    def _epoch_error(member: ConsumerMember, request: HeartbeatRequest) -> str | None:
+        """Kafka: `throwIfConsumerGroupMemberEpochIsInvalid`: a lost response is tolerated once."""
+        asked, progress = request.member_epoch, member.progress
+        if asked > progress.epoch:
+            return "FENCED_MEMBER_EPOCH"
+        if asked < progress.epoch:
+            lost_response = asked == progress.previous_epoch and request.owned is not None \
+                and request.owned <= progress.assigned
+            if not lost_response:
+                return "FENCED_MEMBER_EPOCH"
+        return None
+
+    def _replace_static(self, group: ConsumerGroup, departed: ConsumerMember, member_id: str) -> ConsumerMember:
+        """Kafka: a static member rejoining after its -2 leave takes over the departed record and its target."""
+        target = group.target.get(departed.member_id, frozenset())
+        self._cancel_timers(group.group_id, departed.member_id)
+        group.remove(departed.member_id)
+        copy = replace(departed, member_id=member_id,
+                       progress=replace(departed.progress, epoch=0, previous_epoch=0))
+        group.put(copy)
+        group.target[member_id] = target
+        return copy
+
+    def _new_target(self, group: ConsumerGroup) -> None:
+        """Kafka: `GroupMetadataManager.updateTargetAssignment` (TargetAssignmentBuilder)."""
+        members = list(group.members.values())
+        computed = self.assignor(group, members, dict(group.target))
+        group.target = {m.member_id: frozenset(computed.get(m.member_id, ())) for m in members}
+        group.assignment_epoch = group.group_epoch
+
+    def _reconcile(self, group: ConsumerGroup, member: ConsumerMember, owned: Partitions | None) -> ConsumerMember:
+        """Kafka: `GroupMetadataManager.maybeReconcile`, with the rebalance timer it arms or cancels."""
+        if member.progress.is_reconciled_to(group.assignment_epoch):
+            return member
+        progress = reconcile(member.progress, group.assignment_epoch, group.target.get(member.member_id, frozenset()),
+                             group.partition_epoch, owned)
+        if progress == member.progress:
+            return member
+        updated = member.with_progress(progress)
+        group.put(updated)
+        key = self.rebalance_key(group.group_id, member.member_id)
+        if progress.state == UNREVOKED_PARTITIONS:
+            epoch = progress.epoch
+            self.timers.schedule(key, self.now + updated.rebalance_timeout_ms,
+                                 lambda: self._rebalance_timeout(group.group_id, member.member_id, epoch))
+        else:
+            self.timers.cancel(key)
+        return updated
+
+    # -- leaving and fencing ----------------------------------------------------------------------------
+
+    def leave(self, group_id: str, member_id: str, instance_id: str | None, epoch: int) -> HeartbeatResponse:
+        """Kafka: `consumerGroupLeave`: -1 fences the member; -2 parks a static member's record."""
+        group = self.groups.get(group_id)
+        if group is None:
+            return HeartbeatResponse("GROUP_ID_NOT_FOUND")
+        if instance_id is not None:
+            holder_id = group.static.get(instance_id)
+            if holder_id is None:
+                return HeartbeatResponse("UNKNOWN_MEMBER_ID")
+            if holder_id != member_id:
+                return HeartbeatResponse("FENCED_INSTANCE_ID")
+        member = group.members.get(member_id)
+        if member is None:
+            return HeartbeatResponse("UNKNOWN_MEMBER_ID")
+        if epoch == STATIC_LEAVE_EPOCH:
+            # consumerGroupStaticMemberGroupLeave: no bump, partitions kept (owned at -2), session timer left running
+            parked = replace(member, progress=replace(member.progress, epoch=STATIC_LEAVE_EPOCH,
+                                                      pending_revocation=frozenset()))
+            group.put(parked)
+            return HeartbeatResponse(NONE, member_id, STATIC_LEAVE_EPOCH)
+        self.fence(group, member_id)
+        return HeartbeatResponse(NONE, member_id, LEAVE_EPOCH)
+
+    def fence(self, group: ConsumerGroup, member_id: str) -> None:
+        """Kafka: `consumerGroupFenceMember`: tombstones, new subscription metadata, group epoch + 1."""
+        self._cancel_timers(group.group_id, member_id)
+        group.remove(member_id)
+        group.subscription_metadata = group.subscribed(self.topics)
+        group.group_epoch += 1
+
+    def _cancel_timers(self, group_id: str, member_id: str) -> None:
+        self.timers.cancel(self.session_key(group_id, member_id))
+        self.timers.cancel(self.rebalance_key(group_id, member_id))
+
+    def schedule_session(self, group_id: str, member_id: str) -> None:
+        self.timers.schedule(self.session_key(group_id, member_id), self.now + self.config.session_timeout_ms,
+                             lambda: self._session_timeout(group_id, member_id))
+
+    def _session_timeout(self, group_id: str, member_id: str) -> None:
+        group = self.groups.get(group_id)
+        if group is not None and member_id in group.members:
+            self.fence(group, member_id)
+            if self.on_fenced:
+                self.on_fenced(group_id, member_id)
+
+    def _rebalance_timeout(self, group_id: str, member_id: str, epoch: int) -> None:
+        """Fires only if the member is still at the epoch it had when it started revoking."""
+        group = self.groups.get(group_id)
+        member = group.members.get(member_id) if group is not None else None
+        if group is not None and member is not None and member.epoch == epoch:
+            self.fence(group, member_id)
+            if self.on_fenced:
+                self.on_fenced(group_id, member_id)
+
+    # -- the world around ---------------------------------------------------------------------------------
+
+    def metadata_change(self, topic: str, partitions: int) -> None:
+        """Kafka: `onNewMetadataImage` -> `requestMetadataRefresh` for every group subscribed to the topic."""
+        if partitions > 0:
+            self.topics[topic] = partitions
+        else:
+            self.topics.pop(topic, None)
+        for group in self.groups.values():
+            if any(topic in m.subscribed_topics for m in group.members.values()):
+                group.metadata_expired = True
+
+    def advance_to(self, instant: int) -> None:
+        """Fire every timer due at or before `instant` at its own deadline, then stand at `instant`."""
+        run_due(self.timers, instant, self)
+
+
+def _updated(member: ConsumerMember, request: HeartbeatRequest) -> ConsumerMember:
+    """The member record with what the request sent (None / -1: unchanged); the same record if nothing changed."""
+    changes = {}
+    if request.instance_id is not None and request.instance_id != member.instance_id:
+        changes["instance_id"] = request.instance_id
+    if request.rack_id is not None and request.rack_id != member.rack_id:
+        changes["rack_id"] = request.rack_id
+    if request.rebalance_timeout_ms != -1 and request.rebalance_timeout_ms != member.rebalance_timeout_ms:
+        changes["rebalance_timeout_ms"] = request.rebalance_timeout_ms
+    if request.server_assignor is not None and request.server_assignor != member.server_assignor:
+        changes["server_assignor"] = request.server_assignor
+    if request.subscribed_topics is not None and request.subscribed_topics != member.subscribed_topics:
+        changes["subscribed_topics"] = request.subscribed_topics
+    return replace(member, **changes) if changes else member
+
+
+def _new_member(member_id: str) -> ConsumerMember:
+    return ConsumerMember(member_id, Reconciliation(0, 0, STABLE, frozenset()))

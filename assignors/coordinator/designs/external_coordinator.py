@@ -1,0 +1,192 @@
+"""The external-coordinator design of seed 002: service discovery says who is alive, ZooKeeper holds the
+assignment and the coordinator's progress, consumers follow what is written for them (coordinator.md §7.2).
+
+States per topic: Initial, Starting, Stable, Closing, with toStart / toClose as written under
+/consumers/[CLUSTER]/state/[TOPIC]; assignments under /consumers/[CLUSTER]/assignments/[TOPIC]. A moving
+partition is assigned to nobody from its old owner's stop until its new owner's start, so it is never
+consumed twice, unless an "isolated" consumer is in fact alive (flagged as possible double consumption).
+Rules the note leaves open are kgroup's, as the spec marks them: a sticky balanced assignment, checks
+every `check_interval_ms`, consumers reacting to the ZooKeeper watch at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from kgroup.assignors.coordinator.consumption import ConsumptionLedger, Gap
+from kgroup.assignors.model import TopicPartition
+from kgroup.assignors.coordinator.timer_queue import TimerQueue, run_due
+
+INITIAL, STARTING, STABLE, CLOSING = "Initial", "Starting", "Stable", "Closing"
+
+
+@dataclass(frozen=True)
+class ExternalConfig:
+    check_interval_ms: int = 1_000  # coordinator_check_interval_ms
+
+
+def sticky_balanced(partitions: Iterable[TopicPartition], live: Iterable[str],
+                    current: Mapping[TopicPartition, str | None]) -> dict[TopicPartition, str]:
+    """[kgroup rule] Keep up to the balanced count (lowest partitions first); the rest to the least loaded."""
+    consumers = sorted(live)
+    parts = sorted(partitions)
+    if not consumers:
+        return {}
+    base, extra = divmod(len(parts), len(consumers))
+    kept: dict[str, list[TopicPartition]] = {}
+    for consumer in consumers:
+        mine = [tp for tp in parts if current.get(tp) == consumer]
+        cap = base + (1 if extra and len(mine) > base else 0)
+        extra -= cap - base
+        kept[consumer] = mine[:cap]
+    taken = {tp for mine in kept.values() for tp in mine}
+    for tp in (tp for tp in parts if tp not in taken):
+        open_ = [c for c in consumers if len(kept[c]) < base or (len(kept[c]) == base and extra > 0)]
+        chosen = min(open_, key=lambda c: (len(kept[c]), c))
+        if len(kept[chosen]) == base:
+            extra -= 1
+        kept[chosen].append(tp)
+    return {tp: c for c, mine in kept.items() for tp in mine}
+
+
+class ExternalCoordinatorGroup:
+    """The coordinator, service discovery, ZooKeeper and the consumers of one topic."""
+
+    def __init__(self, partitions: Iterable[TopicPartition], config: ExternalConfig = ExternalConfig()) -> None:
+        self.config = config
+        self.partitions = tuple(sorted(partitions))
+        self.state = INITIAL
+        self.to_start: dict[str, list[int]] = {}
+        self.to_close: dict[str, list[int]] = {}
+        self.assignments: dict[TopicPartition, str | None] = {tp: None for tp in self.partitions}
+        self.target: dict[TopicPartition, str] = {}
+        self.registered: set[str] = set()  # in service discovery
+        self.alive: set[str] = set()  # processes actually running
+        self.consuming: dict[str, set[TopicPartition]] = {}
+        self.sd_up = True
+        self.zk_up = True
+        self.timers = TimerQueue()
+        self.ledger = ConsumptionLedger()
+        self.now = 0
+        self.double_consumption: list[tuple[int, str]] = []  # isolated but alive consumers, and when
+        self.stable_at: list[int] = []
+        self.move_times: list[int] = []  # each Stable -> Closing/Starting
+        self.timers.schedule("check", config.check_interval_ms, self._check)
+
+    def load(self, state: str, live: Iterable[str], assignments: Mapping[TopicPartition, str | None]) -> None:
+        self.state = state
+        self.registered = set(live)
+        self.alive = set(live)
+        self.assignments.update(assignments)
+        self.target = {tp: c for tp, c in self.assignments.items() if c is not None}
+        for consumer in self.alive:
+            self._follow(consumer)
+
+    # -- the world ----------------------------------------------------------------------------------------
+
+    def register(self, consumer: str) -> None:
+        self.registered.add(consumer)
+        self.alive.add(consumer)
+        self._follow(consumer)
+
+    def crash(self, consumer: str) -> None:
+        self.alive.discard(consumer)
+        self._set_consuming(consumer, set())
+
+    def isolate(self, consumer: str) -> None:
+        """Service discovery evicts the consumer; if it is in fact alive, it keeps consuming (split brain)."""
+        self.registered.discard(consumer)
+        if consumer in self.alive:
+            self.double_consumption.append((self.now, consumer))
+
+    # -- consumers ----------------------------------------------------------------------------------------
+
+    def _follow(self, consumer: str) -> None:
+        """A consumer reads its partitions from ZooKeeper: stop (and commit) what is gone, start what is new."""
+        if consumer not in self.alive or not self.zk_up:
+            return  # a failed read keeps the current set
+        mine = {tp for tp, owner in self.assignments.items() if owner == consumer}
+        self._set_consuming(consumer, mine)
+
+    def _set_consuming(self, consumer: str, partitions: set[TopicPartition]) -> None:
+        before = self.consuming.get(consumer, set())
+        self.ledger.stop(consumer, self.now, before - partitions)
+        self.ledger.start(consumer, sorted(partitions - before), self.now)
+        self.consuming[consumer] = partitions
+
+    def _write_assignments(self, assignments: Mapping[TopicPartition, str | None]) -> None:
+        self.assignments = dict(assignments)
+        for consumer in sorted(self.alive):  # the watch fires in every consumer
+            self._follow(consumer)
+
+    # -- the coordinator -----------------------------------------------------------------------------------
+
+    def _check(self) -> None:
+        self.timers.schedule("check", self.now + self.config.check_interval_ms, self._check)
+        if not self.sd_up or not self.zk_up:
+            return  # keep the current state and write nothing
+        live = set(self.registered)
+        if self.state == INITIAL:
+            self.target = sticky_balanced(self.partitions, live, {})
+            self._start_phase(self.target)
+        elif self.state == STABLE:
+            self._stable_check(live)
+        elif self.state == CLOSING:
+            closed = all(tp not in self.consuming.get(owner, set()) or owner not in live
+                         for owner, tp in self._pairs(self.to_close))
+            if closed:
+                self._start_phase(self.target)
+        elif self.state == STARTING:
+            stranded = {c for c in self.to_start if c not in live}
+            if stranded:  # a target was isolated: move its partitions among the live consumers
+                current = {tp: (c if c in live else None) for tp, c in self.target.items()}
+                self.target = sticky_balanced(self.partitions, live, current)
+                self._start_phase(self.target)
+            elif all(tp in self.consuming.get(c, set()) for c, tp in self._pairs(self.to_start)):
+                self.state, self.to_start, self.to_close = STABLE, {}, {}
+                self.stable_at.append(self.now)
+
+    def _stable_check(self, live: set[str]) -> None:
+        owners = dict(self.assignments)
+        if all(c in live for c in owners.values()) and live <= set(owners.values()):
+            return  # nobody joined or left, and every partition has a live owner
+        target = sticky_balanced(self.partitions, live, owners)
+        if target == owners:
+            return
+        self.target = target
+        self.move_times.append(self.now)
+        to_close: dict[str, list[int]] = {}
+        to_start: dict[str, list[int]] = {}
+        for tp in self.partitions:
+            old, new = owners.get(tp), target.get(tp)
+            if old != new and old is not None:
+                to_close.setdefault(old, []).append(tp.partition)
+            if old != new and new is not None:
+                to_start.setdefault(new, []).append(tp.partition)
+        if to_close:
+            self.state, self.to_close, self.to_start = CLOSING, to_close, to_start
+            self._write_assignments({tp: (None if old is not None and target.get(tp) != old else old)
+                                     for tp, old in owners.items()})
+        else:
+            self._start_phase(target)
+
+    def _start_phase(self, target: Mapping[TopicPartition, str]) -> None:
+        """Write the target; toStart is every partition whose written owner changes to its target."""
+        previous = self.assignments
+        self.to_start = {}
+        for tp in self.partitions:
+            if target.get(tp) is not None and previous.get(tp) != target[tp]:
+                self.to_start.setdefault(target[tp], []).append(tp.partition)
+        self.state, self.to_close = STARTING, {}
+        self._write_assignments({tp: target.get(tp) for tp in self.partitions})
+
+    def _pairs(self, by_consumer: Mapping[str, list[int]]) -> list[tuple[str, TopicPartition]]:
+        topic = self.partitions[0].topic if self.partitions else ""
+        return [(c, TopicPartition(topic, p)) for c, ps in by_consumer.items() for p in ps]
+
+    def advance_to(self, instant: int) -> None:
+        run_due(self.timers, instant, self)
+
+    def gaps(self) -> dict[TopicPartition, list[Gap]]:
+        return self.ledger.gaps({tp: 0 for tp in self.partitions})

@@ -1,0 +1,1 @@
+"""Lag rules: per partition in messages and time, Burrow status, rollups, and the offset-history reference."""

@@ -1,0 +1,55 @@
+"""Per group, topic and member: what an on-call engineer reads first (lag.md §7, computation 5)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from kgroup.assignors.lag.burrow_status import RANK, worst
+from kgroup.assignors.lag.history import PartitionReport
+
+GROUP, TOPIC, MEMBER = "group", "topic", "member"
+
+
+@dataclass(frozen=True, slots=True)
+class Rollup:
+    level: str  # group | topic | member
+    cluster: str
+    group: str
+    name: str  # the group id, the topic, or the member id ("-" for partitions nobody owns)
+    partitions: int
+    lag: int
+    max_lag: int
+    max_time_lag_ms: int | None
+    lagging: int  # partitions with lag > 0
+    status: str  # the worst partition status
+    trend: float | None  # messages/s, > 0 growing
+    eta_s: float | None  # when the slowest lagging partition catches up; None if one is not catching up
+    members: int  # distinct owners (0: a group with no active members)
+
+
+def rollups(reports: list[PartitionReport]) -> list[Rollup]:
+    buckets: dict[tuple[str, str, str, str], list[PartitionReport]] = defaultdict(list)
+    for r in reports:
+        buckets[(GROUP, r.cluster, r.group, r.group)].append(r)
+        buckets[(TOPIC, r.cluster, r.group, r.topic)].append(r)
+        buckets[(MEMBER, r.cluster, r.group, r.member_id or "-")].append(r)
+    return sorted((_rollup(key, parts) for key, parts in buckets.items()), key=rollup_order)
+
+
+def _rollup(key: tuple[str, str, str, str], parts: list[PartitionReport]) -> Rollup:
+    level, cluster, group, name = key
+    lags = [p.lag or 0 for p in parts]
+    late = [p.time_lag_ms for p in parts if p.time_lag_ms is not None]
+    trends = [p.trend for p in parts if p.trend is not None]
+    lagging = [p for p in parts if p.lag]
+    etas = [p.eta_s for p in lagging]
+    return Rollup(level, cluster, group, name, len(parts), sum(lags), max(lags), max(late) if late else None,
+                  len(lagging), worst([p.status for p in parts]), sum(trends) if trends else None,
+                  (max(etas) if etas else 0.0) if None not in etas else None,  # type: ignore[type-var]
+                  len({p.member_id for p in parts if p.member_id}))
+
+
+def rollup_order(r: Rollup) -> tuple:
+    return ({GROUP: 0, TOPIC: 1, MEMBER: 2}[r.level], -RANK[r.status], -(r.max_time_lag_ms or 0), -r.lag,
+            r.cluster, r.group, r.name)

@@ -1,0 +1,1 @@
+"""Offset reset plans, computed as kafka-consumer-groups.sh --reset-offsets computes them."""

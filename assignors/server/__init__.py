@@ -1,0 +1,1 @@
+"""KIP-848 server-side assignors (uniform, range) and the group spec the coordinator hands them."""

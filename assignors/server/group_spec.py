@@ -1,0 +1,227 @@
+"""The group as the KIP-848 coordinator hands it to a server-side assignor, in Java's iteration orders.
+
+Kafka: `TargetAssignmentBuilder.build` puts the members in a `HashMap` (so `GroupSpec.memberIds()` is
+HashMap order of member ids); a member's subscribed topic ids are a `TopicIds` view over a `HashSet`
+of its topic names, skipping names the metadata does not know; its current target assignment is read
+back from a record as a `HashMap<Uuid, HashSet<Integer>>` (`Assignment.fromRecord`).
+
+Topic ids: a fixture may give each topic its Kafka topic id. A topic without one gets a deterministic
+id derived from its name (the first 16 bytes of SHA-256 over "kgroup-topic-id:" + name), so runs are
+reproducible; the ids only break ties, so such a run matches Kafka whenever the real ids would order
+the same way.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import heapq
+from functools import lru_cache
+from operator import itemgetter
+from collections import deque
+from collections.abc import Collection, Iterable, Sequence
+
+from kgroup.assignors.java.hash_order import (
+    DEFAULT_CAPACITY,
+    Uuid,
+    uuid_of,
+    capacity_by_size,
+    capacity_for_collection,
+    final_capacity,
+    integer_order,
+    iteration_order,
+    spread,
+    string_order,
+)
+from kgroup.assignors.java.semantics import java_string_key
+from kgroup.assignors.base import topic_partitions
+from kgroup.assignors.model import Assignment, Cluster, Member, TopicPartition
+
+HOMOGENEOUS = "HOMOGENEOUS"
+HETEROGENEOUS = "HETEROGENEOUS"
+
+# How the group's collections iterate: "hash" is the coordinator's (production); Kafka's unit tests
+# build members in a TreeMap ("sorted") and some assignments in linked collections ("listed").
+HASH, SORTED, LISTED = "hash", "sorted", "listed"
+
+
+@lru_cache(maxsize=1 << 16)
+def derived_topic_id(name: str) -> str:
+    """A stable stand-in for a topic id that the fixture does not give."""
+    digest = hashlib.sha256(b"kgroup-topic-id:" + name.encode("utf-8")).digest()[:16]
+    return base64.urlsafe_b64encode(digest).decode("ascii").rstrip("=")
+
+
+def subscription_type(members: Sequence[Member]) -> str:
+    """Kafka: `ModernGroup.subscriptionType`: homogeneous when every subscribed topic name (existing or
+    not) is subscribed by every member."""
+    return subscription_type_of([m.topics for m in members])
+
+
+def subscription_type_of(subscriptions: Sequence[tuple[str, ...]]) -> str:
+    """`subscription_type` given each member's subscribed topic names."""
+    distinct = {id(t): t for t in subscriptions}  # members often share one subscription object
+    if len(distinct) <= 1 or len(set(distinct.values())) <= 1:  # identical lists: no need to build sets
+        return HOMOGENEOUS
+    sets = {frozenset(t) for t in distinct.values()}
+    return HOMOGENEOUS if len(sets) <= 1 else HETEROGENEOUS
+
+
+class ServerGroup:
+    """`GroupSpec` + `SubscribedTopicDescriber` over kgroup's model."""
+
+    def __init__(self, cluster: Cluster, members: Sequence[Member],
+                 member_order: str = HASH, owned_order: str = HASH) -> None:
+        self.members = {m.member_id: m for m in members}
+        ids = list(self.members)
+        if member_order == SORTED:
+            ids.sort(key=java_string_key)
+        elif member_order == HASH:
+            ids = string_order(ids)
+        self.member_ids: list[str] = ids
+        self.owned_order = owned_order
+        self._ids_cache: dict[tuple[str, ...], list[str]] = {}
+        self._hash_cache: dict[str, int] = {}
+        self._topic_spreads: dict[str, int] = {}  # topic name -> spread hash code of its id
+        self.uuid: dict[str, Uuid] = {}  # topic name -> id
+        self.name: dict[str, str] = {}  # id text -> topic name
+        self.partitions: dict[str, int] = {}  # id text -> partition count
+        for topic in cluster.topics:
+            uuid = uuid_of(topic.topic_id or derived_topic_id(topic.name))
+            self.uuid[topic.name] = uuid
+            self.name[uuid.text] = topic.name
+            self.partitions[uuid.text] = topic.partitions
+
+    def num_partitions(self, topic_id: str) -> int:
+        """`SubscribedTopicDescriber.numPartitions`: -1 for an unknown topic."""
+        return self.partitions.get(topic_id, -1)
+
+    def subscribed_ids(self, member_id: str) -> list[str]:
+        """`MemberSubscription.subscribedTopicIds()`: names in HashSet order, resolved, unknown skipped.
+
+        Members usually share a few subscriptions; each distinct one is ordered once.
+        """
+        topics = self.members[member_id].topics
+        cached = self._ids_cache.get(topics)
+        if cached is None:
+            names = string_order(topics, capacity_for_collection(len(topics)))
+            cached = self._ids_cache[topics] = [self.uuid[n].text for n in names if n in self.uuid]
+        return cached
+
+    def _hash_of(self, topic_id: str) -> int:
+        code = self._hash_cache.get(topic_id)
+        if code is None:
+            code = self._hash_cache[topic_id] = uuid_of(topic_id).hash_code()
+        return code
+
+    def id_set_order(self, ids: Sequence[str], size_hint: int) -> list[str]:
+        """`new HashSet<Uuid>(collection)` of these ids: the collection's size sets the table size."""
+        return iteration_order(list(ids), [self._hash_of(i) for i in ids], capacity_for_collection(size_hint))
+
+    def current_target(self, member_id: str) -> dict[str, list[int]]:
+        """`memberAssignment(id).partitions()` as topic id -> partitions, in the order they were listed.
+
+        Owned partitions of topics the metadata does not know are kept under a name-derived id, as the
+        coordinator keeps ids of deleted topics; assignors drop them as unsubscribed.
+        """
+        return self.grouped(self.members[member_id].owned)
+
+    def grouped(self, partitions: Iterable[TopicPartition]) -> dict[str, list[int]]:
+        """Partitions as topic id -> partition numbers, each list in the order given."""
+        grouped: dict[str, list[int]] = {}
+        uuid = self.uuid
+        for tp in partitions:
+            known = uuid.get(tp.topic)
+            topic_id = known.text if known else derived_topic_id(tp.topic)
+            parts = grouped.get(topic_id)
+            if parts is None:
+                parts = grouped[topic_id] = []
+            parts.append(tp.partition)
+        return grouped
+
+    def in_record_order(self, grouped: dict[str, list[int]]) -> list[tuple[str, list[int]]]:
+        """The current target as Kafka iterates it: a HashMap<Uuid, HashSet<Integer>> read from a record
+        (`Assignment.fromRecord`), or the listed order when a unit test used linked collections."""
+        if self.owned_order == LISTED:
+            return list(grouped.items())
+        topics = iteration_order(list(grouped), [self._hash_of(t) for t in grouped], DEFAULT_CAPACITY)
+        return [(t, _integer_set_order(grouped[t])) for t in topics]
+
+    def record_tail(self, partitions: Collection[TopicPartition], count: int) -> list[TopicPartition]:
+        """The last `count` of `partitions` in the order `in_record_order` gives them when they are listed
+        in TopicPartition order (as the coordinator lists a current target).
+
+        Only the topics they fall in have their partitions put in HashSet order.
+        """
+        names = set(map(itemgetter(0), partitions))
+        if self.owned_order == LISTED or len(names) == 1:
+            order = sorted(names)
+        else:
+            capacity = capacity_by_size(len(names))
+            if capacity is None:  # a small table: replay the inserts, in the listed (name) order
+                listed = sorted(names)
+                order = iteration_order(listed, [self._topic_hash(n) for n in listed], DEFAULT_CAPACITY)
+            else:  # HashMap order is (bucket, insertion order), and the insertion order is name order
+                mask = capacity - 1
+                spreads = self._topic_spreads
+                keyed = [((spreads[n] if n in spreads else self._topic_spread(n)) & mask, n) for n in names]
+                last = max(keyed)
+                if sum(1 for tp in partitions if tp.topic == last[1]) >= count:
+                    keyed = [last]  # the last topic alone covers it: no need to order the rest
+                order = [n for _, n in sorted(keyed)]
+        segments = []
+        for name in reversed(order):
+            if count <= 0:
+                break
+            if len(names) == 1:
+                parts = sorted(map(itemgetter(1), partitions))
+            else:
+                parts = sorted(tp.partition for tp in partitions if tp.topic == name)
+            taken = parts[-count:] if self.owned_order == LISTED else _integer_set_tail(parts, count)
+            segments.append([TopicPartition(name, p) for p in taken])
+            count -= len(taken)
+        return [tp for segment in reversed(segments) for tp in segment]
+
+    def _topic_hash(self, name: str) -> int:
+        known = self.uuid.get(name)
+        return self._hash_of(known.text if known else derived_topic_id(name))
+
+    def _topic_spread(self, name: str) -> int:
+        spread_hash = self._topic_spreads[name] = spread(self._topic_hash(name))
+        return spread_hash
+
+    def to_assignment(self, owners: dict[str, list[int]]) -> Assignment:
+        """Member -> partitions from topic id -> owner (an index into member_ids, -1 for none) per partition.
+
+        Topics are walked in Java name order and partitions ascending, so each member's list comes out
+        in TopicPartition order without a sort.
+        """
+        lists: list[list[TopicPartition]] = [[] for _ in self.member_ids]
+        by_name = sorted(owners, key=lambda t: java_string_key(self.name[t]))
+        for topic_id in by_name:
+            holders = owners[topic_id]
+            parts = topic_partitions(self.name[topic_id], len(holders))
+            if -1 in holders:
+                pairs = [(lists[h], tp) for h, tp in zip(holders, parts) if h != -1]
+                deque(map(list.append, [lst for lst, _ in pairs], [tp for _, tp in pairs]), maxlen=0)
+            else:
+                deque(map(list.append, [lists[h] for h in holders], parts), maxlen=0)
+        return Assignment.presorted(dict(zip(self.member_ids, lists)))
+
+
+def _integer_set_tail(parts: list[int], count: int) -> list[int]:
+    """The last `count` (all, if fewer) of `_integer_set_order(parts)` for ascending, distinct `parts`."""
+    capacity = capacity_for_collection(len(parts))
+    if not parts or count >= len(parts) or (parts[0] >= 0 and parts[-1] < capacity):
+        return parts[-count:] if count < len(parts) else _integer_set_order(parts)
+    mask = final_capacity(parts, capacity) - 1
+    last = heapq.nlargest(count, zip([spread(p) & mask for p in parts], range(len(parts))))
+    return [parts[i] for _, i in reversed(last)]
+
+
+def _integer_set_order(parts: list[int]) -> list[int]:
+    """`new HashSet<Integer>(parts)` iteration order; plain ascending while every value fits the table."""
+    capacity = capacity_for_collection(len(parts))
+    if 0 <= min(parts) and max(parts) < capacity and len(set(parts)) == len(parts):
+        return sorted(parts)
+    return integer_order(parts, capacity)

@@ -1,0 +1,42 @@
+"""KIP-848 server-side `range` (Kafka `org.apache.kafka.coordinator.group.assignor.RangeAssignor`).
+
+Stateless since Kafka 3.9 (KAFKA-16944): the current assignment is ignored. Members are sorted (static
+members first by group.instance.id, then member id); every topic keeps its own cursor and each member,
+in order, takes the next `n // k` partitions, plus one while the topic's `n % k` extras last. With
+identical subscriptions k is the group size; otherwise k is the number of the topic's subscribers.
+Members left with nothing are present with an empty assignment; an empty group gives an empty map.
+Racks play no part: the 4.0 coordinator hands the assignor no rack information.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kgroup.assignors.base import contiguous_ranges, gc_paused, subscribed_topics, subscriber_positions
+from kgroup.assignors.model import Assignment, Cluster, Member
+from kgroup.assignors.member_order import member_sort_key
+from kgroup.assignors.server.group_spec import HOMOGENEOUS, subscription_type
+
+class ServerRangeAssignor:
+    """Kafka: `coordinator.group.assignor.RangeAssignor.assign` (4.0)."""
+
+    name = "server-range"
+
+    def assign(self, cluster: Cluster, members: Sequence[Member], forced_type: str | None = None) -> Assignment:
+        """`forced_type` replays a GroupSpec whose subscription type a Kafka test set by hand."""
+        if not members:
+            return Assignment.of({})
+        with gc_paused():
+            ordered = sorted(members, key=member_sort_key)
+            known = cluster.by_name()
+            kind = forced_type or subscription_type(members)
+            if kind == HOMOGENEOUS:
+                # Every member takes a share of the first sorted member's topics.
+                topics = {t: known[t].partitions for t in dict.fromkeys(ordered[0].topics) if t in known}
+                everyone = list(range(len(ordered)))
+                positions = {t: everyone for t in topics}
+            else:
+                # The coordinator resolves names to topic ids and skips names that do not exist yet.
+                topics = subscribed_topics(cluster, members)
+                positions = subscriber_positions(ordered, topics)
+            return contiguous_ranges(topics, ordered, positions, members)

@@ -1,0 +1,103 @@
+"""KIP-848 server-side `uniform` (Kafka `org.apache.kafka.coordinator.group.assignor.UniformAssignor`, 4.0).
+
+The consumer protocol's default assignor. It computes the group's *target* assignment from each
+member's current target. With identical subscriptions (homogeneous) every member keeps up to its quota
+of what it has; the first `total % members` members in the coordinator's member order may keep one
+extra, and the rest is dealt to members still short. Otherwise (heterogeneous) members keep what they
+still subscribe to, each topic's unassigned partitions go to its least-loaded subscribers, and then
+topic by topic partitions move from the most to the least loaded subscriber.
+
+Ties are decided by Java HashMap/HashSet iteration order over member ids, topic ids and partition
+numbers, emulated exactly (see `kgroup.assignors.java.hash_order`). A group with members but no subscribed topic gets an empty
+map: the members are absent from the result, as in Kafka.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kgroup.assignors.base import AssignorError, gc_paused
+from kgroup.assignors.model import Assignment, Cluster, Member
+from kgroup.assignors.server.group_spec import HASH, HOMOGENEOUS, ServerGroup, subscription_type
+from kgroup.assignors.server.uniform_heterogeneous import HeterogeneousBuilder
+
+
+class UniformAssignor:
+    """Kafka: `UniformAssignor.assign`."""
+
+    name = "uniform"
+
+    def assign(self, cluster: Cluster, members: Sequence[Member], forced_type: str | None = None,
+               member_order: str = HASH, owned_order: str = HASH) -> Assignment:
+        """`forced_type`, `member_order` and `owned_order` replay a Kafka unit test's GroupSpec."""
+        if not members:
+            return Assignment.of({})
+        with gc_paused():
+            group = ServerGroup(cluster, members, member_order, owned_order)
+            if (forced_type or subscription_type(members)) == HOMOGENEOUS:
+                owners = _homogeneous(group)
+            else:
+                owners = HeterogeneousBuilder(group).build()
+            if owners is None:
+                return Assignment.of({})  # nothing subscribed: Kafka returns an empty map
+            return group.to_assignment(owners)
+
+
+def _homogeneous(group: ServerGroup) -> dict[str, list[int]] | None:
+    """Kafka: `UniformHomogeneousAssignmentBuilder.build` (4.0, before KAFKA-18688).
+
+    Returns topic id -> owner index per partition; None when the first member subscribes to nothing.
+    """
+    first = group.member_ids[0]
+    first_ids = group.subscribed_ids(first)
+    topics = group.id_set_order(first_ids, len(group.members[first].topics))
+    if not topics:
+        return None
+    targets = [group.current_target(m) for m in group.member_ids]
+    taken: set[tuple[str, int]] = set()  # GroupSpec.isPartitionAssigned
+    for grouped in targets:
+        for topic_id, parts in grouped.items():
+            taken.update((topic_id, p) for p in parts)
+    unassigned: list[tuple[str, int]] = []
+    total = 0
+    for topic_id in topics:
+        count = group.num_partitions(topic_id)
+        if count == -1:
+            raise AssignorError("PartitionAssignorException",
+                                f"Members are subscribed to topic {topic_id} which doesn't exist in the topic metadata.")
+        unassigned += [(topic_id, p) for p in range(count) if (topic_id, p) not in taken]
+        total += count
+    wanted = set(topics)
+    min_quota, extra = divmod(total, len(group.member_ids))
+
+    owners = {t: [-1] * group.num_partitions(t) for t in topics}
+    unfilled: list[tuple[int, int]] = []
+    for index in range(len(group.member_ids)):  # maybeRevokePartitions
+        quota = min_quota
+        if extra > 0:
+            quota += 1
+            extra -= 1
+        grouped = targets[index]
+        held = sum(len(parts) for t, parts in grouped.items() if t in wanted)
+        # The map and set order only decide what is revoked, so it is computed only when something is.
+        entries = grouped.items() if held <= quota else group.in_record_order(grouped)
+        for topic_id, parts in entries:
+            if topic_id not in wanted:
+                continue
+            holders = owners[topic_id]
+            keep = parts if len(parts) <= quota else parts[:quota]
+            for p in keep:
+                holders[p] = index
+            quota -= len(keep)
+            unassigned += [(topic_id, p) for p in parts[len(keep):]]
+        if quota > 0:
+            unfilled.append((index, quota))
+
+    taken_count = 0  # assignRemainingPartitions
+    for index, quota in unfilled:
+        for topic_id, p in unassigned[taken_count:taken_count + quota]:
+            owners[topic_id][p] = index
+        taken_count += min(quota, len(unassigned) - taken_count)
+    if taken_count < len(unassigned):
+        raise AssignorError("PartitionAssignorException", "Partitions were left unassigned")
+    return owners

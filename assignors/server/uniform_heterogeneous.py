@@ -1,0 +1,228 @@
+"""`uniform` for members with different subscriptions.
+
+Kafka: `UniformHeterogeneousAssignmentBuilder` (4.0, KAFKA-17710). Members are numbered in the
+coordinator's member order; a topic's subscribers are kept in that numbering. Members keep the partitions
+of topics they still subscribe to. Topics are then visited most partitions per subscriber first; each
+topic's unassigned partitions are dealt over its subscribers sorted by (load, number), every member of
+the least-loaded range taking one per round. Finally, for at most 16 passes over the topics with two or
+more subscribers, partitions of a topic move from its most to its least loaded subscribers until their
+loads differ by at most one.
+"""
+
+from __future__ import annotations
+
+from kgroup.assignors.base import AssignorError
+from kgroup.assignors.java.hash_order import Uuid
+from kgroup.assignors.server.group_spec import ServerGroup
+
+MAX_ITERATION_COUNT = 16  # UniformHeterogeneousAssignmentBuilder.MAX_ITERATION_COUNT
+
+
+class _Balancer:
+    """Kafka: `UniformHeterogeneousAssignmentBuilder.MemberAssignmentBalancer`.
+
+    One list of a topic's subscribers sorted by (load, member number) serves both ends: a pointer walks
+    up the least-loaded range and another walks down the most-loaded range; each range widens by one
+    load level when its pointer runs past it.
+    """
+
+    def __init__(self, sizes: list[int]) -> None:
+        self.sizes = sizes
+        self.members: list[int] = []
+        self.least_end = 0  # exclusive
+        self.least_level = -1
+        self.next_least = 0
+        self.most_start = 0  # inclusive
+        self.most_end = 0  # exclusive
+        self.most_level = 1
+        self.next_most = -1
+
+    def initialize(self, members: list[int]) -> int:
+        sizes = self.sizes
+        self.members = [i for _, i in sorted(zip(map(sizes.__getitem__, members), members))]
+        n = len(self.members)
+        self.least_end = 0
+        self.least_level = sizes[self.members[0]] - 1
+        self.next_least = 0
+        self.most_start = n
+        self.most_end = n
+        self.most_level = sizes[self.members[-1]] + 1
+        self.next_most = n - 1
+        return sizes[self.members[-1]] - sizes[self.members[0]]
+
+    def next_least_loaded(self) -> int:
+        if self.next_least >= self.least_end:
+            self.least_level += 1
+            while self.least_end < len(self.members) and self.sizes[self.members[self.least_end]] == self.least_level:
+                self.least_end += 1
+            self.next_least = 0
+        member = self.members[self.next_least]
+        self.next_least += 1
+        return member
+
+    def next_most_loaded(self) -> int:
+        sizes, members = self.sizes, self.members
+        if self.next_most < self.most_start:
+            if self.most_end <= self.most_start and self.most_start > 0:
+                # Every member of the top range was excluded: restart from the member just below it.
+                self.most_level = sizes[members[self.most_start - 1]]
+            else:
+                self.most_level -= 1
+            while self.most_start > 0 and sizes[members[self.most_start - 1]] == self.most_level:
+                self.most_start -= 1
+            self.next_most = self.most_end - 1
+        if self.next_most < 0:
+            return -1
+        member = members[self.next_most]
+        self.next_most -= 1
+        return member
+
+    def exclude_most_loaded(self) -> None:
+        """Swap the member just returned to the end of the top range and shrink the range past it."""
+        members = self.members
+        i, last = self.next_most + 1, self.most_end - 1
+        members[i], members[last] = members[last], members[i]
+        self.most_end -= 1
+
+    def is_balanced(self) -> bool:
+        return self.most_level - self.least_level <= 1
+
+
+class HeterogeneousBuilder:
+    """Kafka: `UniformHeterogeneousAssignmentBuilder.build`; returns member -> topic id -> partitions."""
+
+    def __init__(self, group: ServerGroup) -> None:
+        self.group = group
+        self.member_ids = group.member_ids
+        self.sizes = [0] * len(self.member_ids)
+        self.subscribed: list[frozenset[str]] = []
+        # Members sharing a subscription are handled together: subscribers lists stay ascending because
+        # each distinct subscription's members are collected in member order and merged at the end.
+        by_subscription: dict[tuple[str, ...], list[int]] = {}
+        shared: dict[tuple[str, ...], frozenset[str]] = {}
+        for index, member_id in enumerate(self.member_ids):
+            topics = group.members[member_id].topics
+            by_subscription.setdefault(topics, []).append(index)
+            if topics not in shared:
+                shared[topics] = frozenset(group.subscribed_ids(member_id))
+            self.subscribed.append(shared[topics])
+        per_topic_runs: dict[str, list[list[int]]] = {}
+        for topics, indices in by_subscription.items():
+            for topic_id in group.subscribed_ids(group.member_ids[indices[0]]):
+                if group.num_partitions(topic_id) == -1:
+                    raise AssignorError("PartitionAssignorException",
+                                        f"Members are subscribed to topic {topic_id} which doesn't exist in the topic metadata.")
+                per_topic_runs.setdefault(topic_id, []).append(indices)
+        self.subscribers: dict[str, list[int]] = {
+            t: runs[0] if len(runs) == 1 else sorted(i for run in runs for i in run)
+            for t, runs in per_topic_runs.items()}
+        self.owners = {t: [-1] * group.num_partitions(t) for t in self.subscribers}
+        self.uuid_keys = {t: Uuid(t).sort_key() for t in self.subscribers}
+
+    def build(self) -> dict[str, list[int]] | None:
+        """Topic id -> owner index per partition; None when nobody subscribes to an existing topic."""
+        if not self.subscribers:
+            return None
+        self._keep_subscribed()
+        self._assign_unassigned()
+        self._balance()
+        return self.owners
+
+    def _topic_order(self, topic_ids: list[str]) -> list[str]:
+        """Kafka's topic comparator: partitions per subscriber descending, subscribers ascending, id."""
+        def key(t: str) -> tuple[float, int, tuple[int, int]]:
+            count, subscribers = self.group.num_partitions(t), len(self.subscribers[t])
+            return (-(count / subscribers), subscribers, self.uuid_keys[t])
+        return sorted(topic_ids, key=key)
+
+    def _keep_subscribed(self) -> None:
+        """Kafka: `maybeRevokePartitions`: members keep the partitions of topics they still subscribe to.
+
+        """
+        uuid = self.group.uuid
+        holders_of: dict[frozenset[str], dict[str, list[int]]] = {}
+        for index, member_id in enumerate(self.member_ids):
+            mine = self.subscribed[index]
+            holders = holders_of.get(mine)
+            if holders is None:
+                holders = holders_of[mine] = {name: self.owners[u.text] for name, u in uuid.items() if u.text in mine}
+            kept = 0
+            try:
+                for topic, partition in self.group.members[member_id].owned:
+                    owners = holders.get(topic)
+                    if owners is not None:
+                        owners[partition] = index
+                        kept += 1
+            except IndexError:
+                raise AssignorError("ArrayIndexOutOfBoundsException",
+                                    f"{member_id} holds a partition beyond its topic's partition count") from None
+            self.sizes[index] += kept
+
+    def _assign_unassigned(self) -> None:
+        """Kafka: `computeUnassignedPartitions` + `assignRemainingPartitions`, one round per load level."""
+        unassigned = {t: [p for p, o in enumerate(owners) if o == -1] for t, owners in self.owners.items()}
+        sizes = self.sizes
+        for topic_id in self._topic_order([t for t, parts in unassigned.items() if parts]):
+            parts = unassigned[topic_id]
+            subscribers = self.subscribers[topic_id]
+            ranked = [i for _, i in sorted(zip(map(sizes.__getitem__, subscribers), subscribers))]
+            receivers: list[int] = []
+            end, level = 0, sizes[ranked[0]] - 1
+            while len(receivers) < len(parts):
+                level += 1
+                while end < len(ranked) and sizes[ranked[end]] == level:
+                    end += 1
+                receivers += ranked[:min(end, len(parts) - len(receivers))]
+            owners = self.owners[topic_id]
+            for p, member in zip(parts, receivers):
+                owners[p] = member
+                sizes[member] += 1
+
+    def _balance(self) -> None:
+        """Kafka: `balance` + `balanceTopics`."""
+        topics = self._topic_order([t for t, subs in self.subscribers.items() if len(subs) >= 2])
+        if not topics:
+            return
+        balancer = _Balancer(self.sizes)
+        last_moved = -1
+        for _ in range(MAX_ITERATION_COUNT):
+            for index, topic_id in enumerate(topics):
+                if index == last_moved:
+                    return
+                moved = self._balance_topic(topic_id, balancer)
+                if moved > 0 or last_moved == -1:
+                    last_moved = index
+
+    def _balance_topic(self, topic_id: str, balancer: _Balancer) -> int:
+        """Kafka: `balanceTopic`: move each most-loaded member's last partition (by owner, number)."""
+        subscribers = self.subscribers[topic_id]
+        sizes = self.sizes
+        loads = list(map(sizes.__getitem__, subscribers))
+        if max(loads) - min(loads) <= 1:
+            return 0  # `initialize` would report imbalance <= 1; its state is rebuilt before the next use
+        balancer.initialize(subscribers)
+        owners = self.owners[topic_id]
+        partitions = sorted(range(len(owners)), key=lambda p: (owners[p], p))
+        start: dict[int, int] = {}
+        end: dict[int, int] = {}  # exclusive
+        for i, p in enumerate(partitions):
+            start.setdefault(owners[p], i)
+            end[owners[p]] = i + 1
+        moved = 0
+        while not balancer.is_balanced():
+            donor = balancer.next_most_loaded()
+            while donor != -1 and end.get(donor, 0) - start.get(donor, 0) <= 0:
+                balancer.exclude_most_loaded()
+                donor = balancer.next_most_loaded()
+            if donor == -1:
+                break
+            end[donor] -= 1
+            partition = partitions[end[donor]]
+            receiver = balancer.next_least_loaded()
+            if balancer.is_balanced():
+                break
+            owners[partition] = receiver
+            sizes[donor] -= 1
+            sizes[receiver] += 1
+            moved += 1
+        return moved

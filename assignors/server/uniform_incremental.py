@@ -1,0 +1,164 @@
+"""The coordinator's `uniform` target, computed from the target it issued last: O(members + moved partitions).
+
+Kafka runs `UniformHomogeneousAssignmentBuilder` on every group-epoch bump (TargetAssignmentBuilder), in
+Java, over every partition. A simulated rolling restart of 1,000 members on 100,000 partitions bumps the
+epoch 2,000 times, and the full builder in Python (kgroup.assignors.server.uniform) is far too slow for that.
+
+This computes the same result as the full builder, visiting only what can change. It applies when every
+member subscribes to the same topics and each member's current target is one this object issued, for the
+same topics and partition counts: those targets are disjoint and lie inside the subscribed partitions, so
+a member's held count is the size of its set, and the partitions nobody holds are exactly those issued to
+members that have gone. Otherwise it declines (None) and the caller runs the full assignor, whose result
+it then remembers. A hypothesis test checks every result against the full assignor.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Mapping, Sequence
+
+from kgroup.assignors.java.hash_order import capacity_by_size, spread, string_order
+from kgroup.assignors.java.semantics import java_string_hash
+from kgroup.assignors.model import Cluster, Member, TopicPartition
+from kgroup.assignors.server.group_spec import HOMOGENEOUS, LISTED, ServerGroup, subscription_type_of
+
+Partitions = frozenset[TopicPartition]
+Subscription = tuple[str, ...]
+_EMPTY: Partitions = frozenset()
+
+
+class UniformTargets:
+    """Remembers the last target issued so the next one can be derived from it."""
+
+    def __init__(self) -> None:
+        self._metadata: tuple[Subscription, tuple[tuple[str, int], ...]] | None = None
+        self._issued: dict[str, Partitions] = {}
+        self._order = _MemberOrder()
+
+    def remember(self, cluster: Cluster, subscriptions: Sequence[Subscription],
+                 targets: Mapping[str, Partitions]) -> None:
+        """Record a target the full assignor computed for members with these subscriptions."""
+        self._metadata = _metadata(cluster, subscriptions)
+        self._issued = dict(targets)
+
+    def compute(self, cluster: Cluster, member_ids: Sequence[str], subscriptions: Sequence[Subscription],
+                current: Mapping[str, Partitions]) -> dict[str, Partitions] | None:
+        """The uniform target for the members (ids in the coordinator's order, with their subscriptions),
+        or None when this cannot tell."""
+        if not member_ids or subscription_type_of(subscriptions) != HOMOGENEOUS:
+            return None
+        metadata = _metadata(cluster, subscriptions)
+        if metadata != self._metadata:
+            return None
+        holding = [current.get(m, _EMPTY) for m in member_ids]
+        issued_ids = {id(t) for t in self._issued.values()}
+        held_ids = {id(t) for t in holding if t}
+        if len(held_ids) != sum(1 for t in holding if t) or not held_ids <= issued_ids:
+            return None  # a target this object did not issue, or one object held by two members
+        order = self._order.of(member_ids)  # GroupSpec.memberIds(): a HashMap's order
+        first = order[0]
+        group = ServerGroup(cluster, [Member(first, subscriptions[0])], LISTED)
+        topic_ids = group.id_set_order(group.subscribed_ids(first), len(subscriptions[0]))
+        if not topic_ids:
+            return None
+        total = sum(n for _, n in metadata[1])
+        by_member = dict(zip(member_ids, holding))
+        held_total = sum(len(t) for t in holding)
+        gone = [t for t in self._issued.values() if t and id(t) not in held_ids]
+        if held_total + sum(len(t) for t in gone) != total:
+            return None
+        position = {group.name[t]: i for i, t in enumerate(topic_ids)}
+        # Nobody holds these: UniformHomogeneousAssignmentBuilder lists them topic by topic, partitions ascending.
+        unassigned = sorted((tp for t in gone for tp in t), key=lambda tp: (position[tp.topic], tp.partition))
+
+        min_quota, extra = divmod(total, len(order))
+        revoked: dict[str, list[TopicPartition]] = {}
+        unfilled: list[tuple[str, int]] = []
+        for member_id in order:  # maybeRevokePartitions
+            quota = min_quota
+            if extra > 0:
+                quota += 1
+                extra -= 1
+            target = by_member[member_id]
+            if len(target) > quota:  # it keeps the first `quota` in record order and gives up the rest
+                excess = group.record_tail(target, len(target) - quota)
+                unassigned += excess
+                revoked[member_id] = excess
+            elif len(target) < quota:
+                unfilled.append((member_id, quota - len(target)))
+
+        added: dict[str, list[TopicPartition]] = {}
+        taken = 0  # assignRemainingPartitions
+        for member_id, quota in unfilled:
+            chunk = unassigned[taken:taken + quota]
+            if chunk:
+                added[member_id] = chunk
+            taken += len(chunk)
+        if taken < len(unassigned):
+            return None  # the full builder raises "Partitions were left unassigned"
+
+        result = {}
+        for member_id, target in by_member.items():
+            if member_id in revoked:
+                target = target - frozenset(revoked[member_id])
+            if member_id in added:
+                target = target | frozenset(added[member_id])
+            result[member_id] = target
+        self._metadata, self._issued = metadata, result
+        return dict(result)  # the caller's to change
+
+
+def _metadata(cluster: Cluster, subscriptions: Sequence[Subscription]) -> tuple[Subscription,
+                                                                              tuple[tuple[str, int], ...]]:
+    """What the last target depends on besides the members: the subscription and those topics' sizes."""
+    topics = tuple(sorted(set(subscriptions[0]))) if subscriptions else ()
+    sizes = {t.name: t.partitions for t in cluster.topics}
+    return topics, tuple((t, sizes[t]) for t in topics if t in sizes)
+
+
+class _MemberOrder:
+    """`string_order(member ids)`, kept up to date as members leave and new ones are added at the end.
+
+    A HashMap iterates by (bucket, insertion order). The coordinator's members keep their insertion order,
+    and a new or replaced member is inserted last, so while the table size stays the same the survivors
+    keep their relative order and each newcomer goes after everything already in its bucket.
+    """
+
+    def __init__(self) -> None:
+        self._ids: list[str] = []
+        self._order: list[str] = []
+        self._mask = -1
+        self._bucket: dict[str, int] = {}
+
+    def of(self, ids: Sequence[str]) -> list[str]:
+        capacity = capacity_by_size(len(ids))
+        survivors = self._survivors(ids)
+        if capacity is None or capacity - 1 != self._mask or survivors is None:
+            self._order = string_order(ids)
+            self._mask = capacity - 1 if capacity is not None else -1
+            self._bucket = {}
+        else:
+            present = set(ids)
+            order = [m for m in self._order if m in present]
+            buckets = [self._bucket_of(m) for m in order]
+            for m in ids[survivors:]:  # ids are distinct: these are the newcomers
+                b = self._bucket_of(m)
+                at = bisect_right(buckets, b)
+                order.insert(at, m)
+                buckets.insert(at, b)
+            self._order = order
+        self._ids = list(ids)
+        return list(self._order)
+
+    def _survivors(self, ids: Sequence[str]) -> int | None:
+        """How many of `ids` are the last ids, some removed, in the same order (the rest being new);
+        None when `ids` are not that."""
+        present = set(ids)
+        survivors = [m for m in self._ids if m in present]
+        return len(survivors) if list(ids[:len(survivors)]) == survivors else None
+
+    def _bucket_of(self, member_id: str) -> int:
+        b = self._bucket.get(member_id)
+        if b is None:
+            b = self._bucket[member_id] = spread(java_string_hash(member_id)) & self._mask
+        return b

@@ -1,0 +1,1 @@
+"""Rendering for people and for documents: tables, the scenario timeline, the lag chart, JSON/YAML bodies."""

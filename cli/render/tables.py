@@ -1,0 +1,174 @@
+"""Tables for people (rich). Pure functions of results; the commands choose where they go."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from itertools import groupby
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from kgroup.assignors.analysis.checks import CheckResult
+from kgroup.assignors.analysis.diff import AssignmentDiff
+from kgroup.assignors.analysis.evaluate import AssignorRun
+from kgroup.assignors.model import Assignment, TopicPartition
+from kgroup.assignors.analysis.whatif import AddMember, RemoveMember, Subscribe, WhatIf
+
+
+def _ranges(numbers: list[int]) -> str:
+    """`0-2,5` for [0, 1, 2, 5]; numbers ascending."""
+    runs: list[str] = []
+    start = prev = numbers[0]
+    for n in numbers[1:]:
+        if n != prev + 1:
+            runs.append(str(start) if start == prev else f"{start}-{prev}")
+            start = n
+        prev = n
+    runs.append(str(start) if start == prev else f"{start}-{prev}")
+    return ",".join(runs)
+
+
+def compact(parts: Iterable[TopicPartition]) -> str:
+    """`orders[0-2,5] payments[1]`: partitions grouped by topic, consecutive numbers as ranges."""
+    chunks = [f"{topic}[{_ranges([tp.partition for tp in items])}]"
+              for topic, items in groupby(parts, key=lambda tp: tp.topic)]
+    return " ".join(chunks) or "-"
+
+
+def _signed(parts: tuple[TopicPartition, ...], sign: str) -> str:
+    return " ".join(f"{sign}{tp}" for tp in parts) if len(parts) <= 4 else f"{sign}{len(parts)}: {compact(parts)}"
+
+
+def assignment_table(title: str, value: Assignment, change: AssignmentDiff | None = None) -> Table:
+    table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
+    for column in ("MEMBER", "PARTITIONS", "COUNT") + (("GAINED", "REVOKED") if change else ()):
+        table.add_column(column, justify="right" if column == "COUNT" else "left",
+                         overflow="fold", no_wrap=column == "MEMBER")
+    changes = {c.member_id: c for c in change.members} if change else {}
+    for member, parts in value.owners.items():
+        row = [member, compact(parts), str(len(parts))]
+        if change:
+            c = changes.get(member)
+            row += [_signed(c.gained, "+") if c and c.gained else "", _signed(c.revoked, "-") if c and c.revoked else ""]
+        table.add_row(*row)
+    if change:  # members that left still lose their partitions
+        for c in change.members:
+            if c.member_id not in value.owners and c.revoked:
+                table.add_row(f"{c.member_id} (left)", "-", "0", "", _signed(c.revoked, "-"))
+    return table
+
+
+def summary_line(run: AssignorRun) -> str:
+    if run.error is not None:
+        return f"Kafka's assignor would fail: {run.error}"
+    assert run.balance and run.stickiness and run.diff
+    b = run.balance.overall
+    topic_spread = max((s.spread for _, s in run.balance.per_topic), default=0)
+    sticky = "n/a (nothing owned)" if run.stickiness.ratio is None else \
+        f"{run.stickiness.ratio:.0%} ({run.stickiness.kept}/{run.stickiness.keepable} kept)"
+    valid = "valid" if not run.violations else "INVALID: " + "; ".join(v.detail for v in run.violations[:3])
+    return (f"moved {run.diff.moved} · partitions per member {b.minimum}..{b.maximum} (spread {b.spread}) · "
+            f"max per-topic spread {topic_spread} · stickiness {sticky} · {valid}")
+
+
+def comparison_table(runs: Iterable[AssignorRun]) -> Table:
+    runs = list(runs)
+    table = Table(title="Side by side", title_justify="left", show_edge=False, pad_edge=False)
+    # The assignor name is what the reader compares by: narrow terminals squeeze the numbers instead.
+    table.add_column("ASSIGNOR", no_wrap=True, min_width=max(len(run.assignor) for run in runs))
+    for column in ("MOVED", "MIN", "MAX", "SPREAD", "TOPIC-SPREAD", "STICKINESS", "KAFKA-BALANCED", "VALID"):
+        table.add_column(column, justify="right")
+    for run in runs:
+        if run.error is not None or not (run.balance and run.stickiness and run.diff):
+            table.add_row(run.assignor, *["-"] * 7, "error")
+            continue
+        ratio = run.stickiness.ratio
+        table.add_row(run.assignor, str(run.diff.moved), str(run.balance.overall.minimum),
+                      str(run.balance.overall.maximum), str(run.balance.overall.spread),
+                      str(max((s.spread for _, s in run.balance.per_topic), default=0)),
+                      "n/a" if ratio is None else f"{ratio:.0%}", "yes" if run.balance.kafka_balanced else "no",
+                      "yes" if not run.violations else "no")
+    return table
+
+
+def threads_table(threads: dict[str, tuple[TopicPartition, ...]]) -> Table:
+    table = Table(title="Per consumer thread", title_justify="left", show_edge=False, pad_edge=False)
+    table.add_column("THREAD")
+    table.add_column("PARTITIONS", overflow="fold")
+    for thread in sorted(threads):
+        table.add_row(thread, compact(threads[thread]))
+    return table
+
+
+def checks_table(results: list[CheckResult]) -> Table:
+    table = Table(show_edge=False, pad_edge=False)
+    for column in ("CHECK", "RESULT", "EXPECTED", "ACTUAL"):
+        table.add_column(column, overflow="fold")
+    for r in results:
+        table.add_row(r.name, "ok" if r.ok else "FAIL", r.expected, r.actual)
+    return table
+
+
+def handover_lines(run: AssignorRun) -> list[str]:
+    """A cooperative run in words: what each rebalance withholds and the next one hands over."""
+    if not run.rounds:
+        return []
+    if not run.withheld:
+        return ["cooperative: one rebalance; no partition changes owner, so nothing is withheld"]
+    lines = []
+    for number in range(1, len(run.rounds) + 1):
+        held = [h for h in run.withheld if h.rebalance == number]
+        if held:
+            moves = ", ".join(f"{h.tp} {h.source or '(unowned)'}->{h.target}" for h in held)
+            noun = "partition" if len(held) == 1 else "partitions"
+            lines.append(f"cooperative: rebalance {number} withholds {len(held)} {noun} until revoked, "
+                         f"unconsumed until rebalance {number + 1}: {moves}")
+    if not run.settled:
+        lines.append(f"cooperative: still withholding partitions after {len(run.rounds)} rebalances")
+    return lines
+
+
+def print_run(console: Console, run: AssignorRun, title: str) -> None:
+    if run.assignment is not None:
+        if len(run.rounds) > 1:
+            for number, value in enumerate(run.rounds, start=1):
+                label = f"{title}: rebalance {number} of {len(run.rounds)}"
+                if number == len(run.rounds):
+                    label += " (settled)" if run.settled else " (not settled)"
+                console.print(assignment_table(label, value.assignment, value.diff))
+        else:
+            console.print(assignment_table(title, run.assignment, run.diff))
+        if run.threads:
+            console.print(threads_table(run.threads))
+    else:
+        console.print(title)
+    for line in handover_lines(run):
+        console.print(line, markup=False, highlight=False)
+    console.print(summary_line(run), markup=False)
+    console.print()
+
+
+def describe_change(change: WhatIf) -> str:
+    if isinstance(change, AddMember):
+        return f"{change.member_id} joins" + (f" ({','.join(change.topics)})" if change.topics else "")
+    if isinstance(change, RemoveMember):
+        return f"{change.member_id} leaves"
+    if isinstance(change, Subscribe):
+        return f"{change.member_id} subscribes to {','.join(change.topics)}"
+    return f"{change.topic} grows to {change.partitions} partitions"
+
+
+def print_wide(console: Console, table: Table) -> None:
+    """Kafka's tool never folds a column: long member ids stay on one line, as scripts and greps expect."""
+    for column in table.columns:
+        column.no_wrap = True
+    natural = table.__rich_measure__(console, console.options.update(max_width=100_000)).maximum
+    if natural <= console.width:
+        console.print(table)
+    else:  # rich clamps print(width=) to the console's width, so a wider console of the same stream
+        Console(file=console.file, width=natural, highlight=False, soft_wrap=False).print(table)
+
+
+def dash(value: Any) -> str:
+    return "-" if value is None or value == "" else str(value)

@@ -1,0 +1,206 @@
+"""The offset-history data set on disk: two Parquet tables partitioned by date, schema version 1.
+
+    DATASET/_kgroup_dataset.json                     {"schema": "kgroup-lag-history", "version": 1}
+    DATASET/commits/date=YYYY-MM-DD/part-*.parquet   lag.md §7 `commits`
+    DATASET/log_offsets/date=YYYY-MM-DD/part-*.parquet   lag.md §7 `log_offsets`
+
+Each append is one new file per table and date, written under a dot-name and renamed into place: Spark,
+pyarrow and DuckDB skip names starting with '.' or '_', so a reader never sees a half-written file, and an
+interrupted writer leaves the data set valid. pyarrow is imported on first use (the `spark` extra).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from collections import defaultdict
+from collections.abc import Iterable
+from datetime import datetime, timezone
+from typing import Any
+
+from kgroup.assignors.lag.samples import CommitSample, LogSample
+from kgroup.inspectors.errors import InputError
+
+MARKER = "_kgroup_dataset.json"
+SCHEMA_NAME, VERSION = "kgroup-lag-history", 1
+COMMITS, LOG_OFFSETS = "commits", "log_offsets"
+EXTRA_HINT = "pip install 'kgroup[spark]'"
+
+# column -> (kind, nullable); kinds are checked the same way on pyarrow and on Spark schemas
+COLUMNS: dict[str, dict[str, tuple[str, bool]]] = {
+    COMMITS: {"cluster": ("string", False), "group": ("string", False), "topic": ("string", False),
+              "partition": ("int", False), "committed_offset": ("long", True), "commit_ts": ("timestamp", False),
+              "member_id": ("string", True), "client_id": ("string", True), "host": ("string", True),
+              "generation": ("int", True), "observed_ts": ("timestamp", False)},
+    LOG_OFFSETS: {"cluster": ("string", False), "topic": ("string", False), "partition": ("int", False),
+                  "log_start_offset": ("long", False), "high_watermark": ("long", False),
+                  "last_stable_offset": ("long", True), "ts": ("timestamp", False)},
+}
+_TIME_COLUMNS = {"commit_ts", "observed_ts", "ts"}
+
+
+def pyarrow() -> Any:
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet  # noqa: F401  (registers pa.parquet)
+    except ImportError:
+        raise InputError(f"the offset history is Parquet, which needs pyarrow: {EXTRA_HINT}") from None
+    return pa
+
+
+def arrow_schema(table: str) -> Any:
+    pa = pyarrow()
+    kinds = {"string": pa.string(), "int": pa.int32(), "long": pa.int64(), "timestamp": pa.timestamp("ms", "UTC")}
+    return pa.schema([pa.field(name, kinds[kind], nullable) for name, (kind, nullable) in COLUMNS[table].items()])
+
+
+def create(path: str) -> None:
+    """Make `path` a data set (or check that it is one)."""
+    marker = os.path.join(path, MARKER)
+    if os.path.exists(marker):
+        check_marker(path)
+        return
+    if os.path.exists(path) and os.listdir(path):
+        raise InputError(f"{path!r}: the folder exists and is not a kgroup offset history", field="--out")
+    try:
+        os.makedirs(path, exist_ok=True)
+        with open(marker, "w", encoding="utf-8") as out:
+            json.dump({"schema": SCHEMA_NAME, "version": VERSION}, out)
+    except OSError as exc:
+        raise InputError(f"{path!r}: cannot create the data set: {exc.strerror}", field="--out") from None
+
+
+def check_marker(path: str) -> None:
+    marker = os.path.join(path, MARKER)
+    try:
+        with open(marker, encoding="utf-8") as handle:
+            found = json.load(handle)
+    except FileNotFoundError:
+        raise InputError(f"{path!r}: not a kgroup offset history (no {MARKER}; `kgroup lag record` makes one)",
+                         field="DATASET") from None
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read it: {exc}", source=marker) from None
+    if not isinstance(found, dict) or found.get("schema") != SCHEMA_NAME:
+        raise InputError(f"schema: expected {SCHEMA_NAME!r}", source=marker)
+    if found.get("version") != VERSION:
+        raise InputError(f"version: {found.get('version')!r} is not supported (this kgroup reads {VERSION})",
+                         source=marker)
+
+
+def append(path: str, commits: list[CommitSample], logs: list[LogSample]) -> None:
+    """Append one poll's samples: one file per table and date, each renamed into place when complete."""
+    _write(path, COMMITS, [_row(s) for s in commits], lambda r: r["observed_ts"])
+    _write(path, LOG_OFFSETS, [_row(s) for s in logs], lambda r: r["ts"])
+
+
+def _row(sample: CommitSample | LogSample) -> dict[str, Any]:
+    return {name: getattr(sample, name) for name in sample.__dataclass_fields__}
+
+
+def _write(path: str, table: str, rows: list[dict[str, Any]], day_of: Any) -> None:
+    if not rows:
+        return
+    pa = pyarrow()
+    by_day: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        by_day[datetime.fromtimestamp(day_of(row) / 1000, tz=timezone.utc).strftime("%Y-%m-%d")].append(row)
+    for day, day_rows in sorted(by_day.items()):
+        folder = os.path.join(path, table, f"date={day}")
+        os.makedirs(folder, exist_ok=True)
+        name = f"part-{min(day_of(r) for r in day_rows)}-{uuid.uuid4().hex[:12]}.parquet"
+        temporary = os.path.join(folder, f".{name}.tmp")
+        columns = {c: [r[c] for r in day_rows] for c in COLUMNS[table]}
+        pa.parquet.write_table(pa.table(columns, schema=arrow_schema(table)), temporary)
+        os.replace(temporary, os.path.join(folder, name))
+
+
+def table_files(path: str, table: str) -> list[str]:
+    """The visible Parquet files of one table (what a reader would pick up)."""
+    found = []
+    for root, dirs, files in os.walk(os.path.join(path, table)):
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
+        found.extend(os.path.join(root, f) for f in sorted(files) if f.endswith(".parquet")
+                     and not f.startswith((".", "_")))
+    return found
+
+
+def newest_commits(path: str) -> dict[tuple[str, str, str, int], tuple[int, int]]:
+    """(cluster, group, topic, partition) -> (offset, commit time) as the newest poll in the data set saw it:
+    a recording that resumes keeps dating an unchanged offset from when it was first seen. Only the newest
+    day is read (every poll writes every recorded partition), with Arrow's group-by, not row by row."""
+    check_marker(path)
+    pa = pyarrow()
+    every = table_files(path, COMMITS)
+    if not every:
+        return {}
+    newest_day = max(os.path.dirname(f) for f in every)
+    files = [f for f in every if os.path.dirname(f) == newest_day]
+    keys = ["cluster", "group", "topic", "partition"]
+    try:
+        data = pa.concat_tables([pa.parquet.read_table(f, columns=[*keys, "committed_offset", "commit_ts",
+                                                                    "observed_ts"]) for f in files])
+    except (OSError, pa.ArrowException) as exc:
+        raise InputError(f"cannot read the data set's newest commits: {exc}", source=newest_day) from None
+    newest = (data.sort_by("observed_ts").group_by(keys, use_threads=False)
+              .aggregate([("committed_offset", "last"), ("commit_ts", "last")]))
+    found = {}
+    for row in newest.to_pylist():
+        if row["committed_offset_last"] is not None:
+            found[(row["cluster"], row["group"], row["topic"], row["partition"])] = (
+                row["committed_offset_last"], _millis(row["commit_ts_last"]))
+    return found
+
+
+def check_columns(table: str, found: dict[str, str], where: str) -> None:
+    """`found`: column -> kind as the engine reports it. One line naming the column on a mismatch."""
+    for name, (kind, _) in COLUMNS[table].items():
+        if name not in found:
+            raise InputError(f"{table}.{name}: missing column (expected {kind}; data set schema v{VERSION}, "
+                             "docs/lag.md)", source=where)
+        if found[name] != kind:
+            raise InputError(f"{table}.{name}: is {found[name]}, expected {kind}", source=where)
+
+
+def arrow_kind(arrow_type: Any) -> str:
+    pa = pyarrow()
+    if pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type):
+        return "string"
+    if pa.types.is_int32(arrow_type):
+        return "int"
+    if pa.types.is_int64(arrow_type):
+        return "long"
+    if pa.types.is_timestamp(arrow_type):
+        return "timestamp"
+    return str(arrow_type)
+
+
+def read_samples(path: str) -> tuple[list[CommitSample], list[LogSample]]:
+    """The whole data set in memory, for the in-process reference and small histories."""
+    check_marker(path)
+    pa = pyarrow()
+    out: dict[str, list[Any]] = {}
+    for table, make in ((COMMITS, CommitSample), (LOG_OFFSETS, LogSample)):
+        rows: list[Any] = []
+        for file in table_files(path, table):
+            try:
+                data = pa.parquet.read_table(file)
+            except (OSError, pa.ArrowException) as exc:
+                raise InputError(f"cannot read it as Parquet: {exc}", source=file) from None
+            check_columns(table, {f.name: arrow_kind(f.type) for f in data.schema}, file)
+            for row in data.select(list(COLUMNS[table])).to_pylist():
+                for column in _TIME_COLUMNS & row.keys():
+                    row[column] = _millis(row[column])
+                rows.append(make(**row))
+        out[table] = rows
+    return out[COMMITS], out[LOG_OFFSETS]
+
+
+def _millis(value: datetime) -> int:
+    return int(value.timestamp() * 1000) if value.tzinfo else int(value.replace(tzinfo=timezone.utc).timestamp() * 1000)
+
+
+def write_all(path: str, commits: Iterable[CommitSample], logs: Iterable[LogSample]) -> None:
+    """A whole history at once (the synthetic generator, imports)."""
+    create(path)
+    append(path, list(commits), list(logs))

@@ -1,0 +1,153 @@
+"""Where kgroup connects, and with which client properties: flags, then environment, then a profile.
+
+- `--bootstrap-server` / KGROUP_BOOTSTRAP_SERVERS / the profile's `bootstrap_servers`.
+- `--command-config FILE` / KGROUP_COMMAND_CONFIG: a Java-style properties file, as kafka-consumer-groups.sh
+  takes; the keys librdkafka spells differently are translated (`sasl.jaas.config`, PEM trust stores).
+- `--profile NAME` / KGROUP_PROFILE / `current_profile`: `profiles:` in $KGROUP_CONFIG_DIR/config.yaml, or
+  $XDG_CONFIG_HOME/kgroup/config.yaml (~/.config/kgroup/config.yaml).
+
+Secrets never leave this module in readable form: `redacted()` is what may be printed or logged.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kgroup.inspectors.errors import InputError
+
+SECRET_KEY = re.compile(r"password|secret|jaas|token|credentials?|private|key\.pem|keystore\.key", re.IGNORECASE)
+# Java client keys with a different (or no) librdkafka spelling.
+_DROPPED = {"ssl.truststore.type", "ssl.keystore.type", "ssl.endpoint.identification.algorithm",
+            "sasl.login.callback.handler.class", "client.dns.lookup", "isolation.level"}
+_JAAS_OPTION = re.compile(r'(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"')
+
+
+@dataclass(frozen=True)
+class ConnectionSettings:
+    bootstrap_servers: str
+    properties: Mapping[str, str] = field(default_factory=dict)
+    origin: str = "--bootstrap-server"  # where the bootstrap address came from, for error messages
+
+    def client_config(self) -> dict[str, str]:
+        return {**self.properties, "bootstrap.servers": self.bootstrap_servers}
+
+    def redacted(self) -> dict[str, str]:
+        return {k: ("***" if SECRET_KEY.search(k) else v) for k, v in self.client_config().items()}
+
+
+def config_dir(env: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if env is None else env
+    if env.get("KGROUP_CONFIG_DIR"):
+        return Path(env["KGROUP_CONFIG_DIR"])
+    base = env.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "kgroup"
+
+
+def resolve(bootstrap: str | None = None, command_config: str | None = None, profile: str | None = None,
+            env: Mapping[str, str] | None = None) -> ConnectionSettings:
+    """Flags win over the environment, which wins over the profile; properties merge in the same order."""
+    env = os.environ if env is None else env
+    chosen = _profile(profile or env.get("KGROUP_PROFILE"), env, explicit=bool(profile or env.get("KGROUP_PROFILE")))
+    properties = dict(chosen.get("properties", {}))
+    config_file = command_config or env.get("KGROUP_COMMAND_CONFIG")
+    if config_file:
+        properties.update(read_properties(config_file))
+    servers, origin = bootstrap, "--bootstrap-server"
+    if not servers and env.get("KGROUP_BOOTSTRAP_SERVERS"):
+        servers, origin = env["KGROUP_BOOTSTRAP_SERVERS"], "KGROUP_BOOTSTRAP_SERVERS"
+    if not servers and properties.get("bootstrap.servers"):
+        servers, origin = properties["bootstrap.servers"], str(config_file)
+    if not servers and chosen.get("bootstrap_servers"):
+        servers, origin = str(chosen["bootstrap_servers"]), f"profile {chosen['__name__']!r}"
+    if not servers:
+        raise InputError("no broker given: use --bootstrap-server HOST:PORT, KGROUP_BOOTSTRAP_SERVERS or a profile",
+                         field="--bootstrap-server")
+    properties.pop("bootstrap.servers", None)
+    return ConnectionSettings(servers, properties, origin)
+
+
+def _profile(name: str | None, env: Mapping[str, str], explicit: bool) -> dict:
+    path = config_dir(env) / "config.yaml"
+    if not path.exists():
+        if explicit:
+            raise InputError(f"profile {name!r} asked for, but {path} does not exist", field="--profile")
+        return {}
+    from kgroup.inspectors.fixtures.yaml_doc import read_yaml
+
+    doc = read_yaml(str(path))
+    data = doc.data if isinstance(doc.data, dict) else {}
+    profiles = data.get("profiles") or {}
+    name = name or data.get("current_profile")
+    if name is None:
+        return {}
+    if not isinstance(profiles, dict) or name not in profiles:
+        known = ", ".join(sorted(profiles)) if isinstance(profiles, dict) else ""
+        raise InputError(f"no profile {name!r} (profiles: {known or 'none'})", str(path), field="profiles")
+    body = profiles[name] or {}
+    if not isinstance(body, dict):
+        raise InputError("expected a mapping with bootstrap_servers and properties", str(path),
+                         field=f"profiles.{name}")
+    properties = body.get("properties") or {}
+    if not isinstance(properties, dict):
+        raise InputError("expected a mapping of client properties", str(path), field=f"profiles.{name}.properties")
+    return {"__name__": name, "bootstrap_servers": body.get("bootstrap_servers"),
+            "properties": {str(k): str(v) for k, v in properties.items()}}
+
+
+def read_properties(path: str) -> dict[str, str]:
+    """A Java properties file (key=value or key: value, # and ! comments, backslash continuations)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", path, field="--command-config") from None
+    except UnicodeDecodeError:
+        raise InputError("not a text file (expected key=value lines)", path, field="--command-config") from None
+    raw: dict[str, tuple[str, int]] = {}
+    pending, start = "", 0
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip() if not pending else line.lstrip()
+        if not pending and (not stripped or stripped[0] in "#!"):
+            continue
+        if not pending:
+            start = number
+        if stripped.endswith("\\") and not stripped.endswith("\\\\"):
+            pending += stripped[:-1]
+            continue
+        entry, pending = pending + stripped, ""
+        match = re.match(r"([^=:\s]+)\s*[=:]\s*(.*)$", entry) or re.match(r"([^=:\s]+)\s+(.+)$", entry)
+        if match is None:
+            raise InputError(f"expected key=value, got {_shown(entry)!r}", path, start)
+        raw[match.group(1)] = (match.group(2).strip(), start)
+    return _to_librdkafka(raw, path)
+
+
+def _shown(entry: str) -> str:
+    return "***" if SECRET_KEY.search(entry) else entry[:60]
+
+
+def _to_librdkafka(raw: dict[str, tuple[str, int]], path: str) -> dict[str, str]:
+    """Java client names to librdkafka's (rdkafka CONFIGURATION.md), as kcat users would write them."""
+    out: dict[str, str] = {}
+    for key, (value, line) in raw.items():
+        if key == "sasl.jaas.config":
+            options = dict(_JAAS_OPTION.findall(value))
+            if "username" not in options or "password" not in options:
+                raise InputError("sasl.jaas.config: expected username=\"...\" and password=\"...\" "
+                                 "(PlainLoginModule or ScramLoginModule)", path, line)
+            out["sasl.username"], out["sasl.password"] = options["username"], options["password"]
+        elif key == "ssl.truststore.location":
+            if not value.endswith((".pem", ".crt")):
+                raise InputError("ssl.truststore.location: only PEM files work with librdkafka "
+                                 "(convert the JKS store, or set ssl.ca.location)", path, line)
+            out["ssl.ca.location"] = value
+        elif key == "ssl.truststore.certificates":
+            out["ssl.ca.pem"] = value
+        elif key in _DROPPED:
+            continue
+        else:
+            out[key] = value
+    return out

@@ -1,0 +1,115 @@
+"""A live group as a `kgroup/v1` fixture: `kgroup snapshot` writes it, live what-ifs run on it.
+
+What the admin API reports is copied as is: members (id, client id, host, group.instance.id), their
+assignment, the committed offsets with each partition's log start and end, and the racks of every
+partition's replicas when brokers have racks. A member's subscription is not in what confluent-kafka
+returns (it hides the ConsumerProtocol metadata bytes), so it is inferred from the member's assignment
+and the member is marked `inferred: true`; a member that owns nothing gets the topics the group owns
+or commits. The connection settings never go into the fixture.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime, timezone
+from typing import Any
+
+from kgroup.assignors.model import Cluster, Group, Member, Topic
+from kgroup.inspectors.assignor_lookup import known_assignor_names
+from kgroup.inspectors.fixtures.group_file import CONSUMER_PROTOCOL_NAMES, DEFAULT_ASSIGNORS, SCHEMA, Fixture
+from kgroup.inspectors.live.admin import LiveGroup, LiveRead
+
+
+def group_topics(group: Group) -> list[str]:
+    """The topics a group owns or has committed, in name order."""
+    owned = {tp.topic for parts in group.assignment.owners.values() for tp in parts}
+    return sorted(owned | {o.tp.topic for o in group.offsets})
+
+
+def _for_what_ifs(live: LiveGroup) -> Group:
+    """The group with its assignors named as a fixture names them, and every member subscribed to something."""
+    group = live.group
+    fallback = tuple(group_topics(group))
+    members = tuple(m if m.topics else replace(m, topics=fallback) for m in group.members)
+    return replace(group, assignors=_assignors(live), members=members)
+
+
+def _assignors(live: LiveGroup) -> tuple[str, ...]:
+    """The group's assignor when the broker names a known one (Tansu names the leader's member id)."""
+    protocol = live.group.protocol
+    if live.assignor and live.assignor in known_assignor_names():
+        # A consumer-protocol group's `range` is the coordinator's, as when a fixture is read.
+        return (CONSUMER_PROTOCOL_NAMES.get(live.assignor, live.assignor) if protocol == "consumer" else live.assignor,)
+    return DEFAULT_ASSIGNORS[protocol]
+
+
+def as_fixture(read: LiveRead, source: str) -> Fixture:
+    """The live state as a Fixture, for what-ifs; only the topics the groups touch."""
+    groups = tuple(_for_what_ifs(g) for g in read.groups)
+    wanted = {t for g in groups for t in group_topics(g)} | {t for g in groups for m in g.members for t in m.topics}
+    cluster = Cluster(tuple(t for t in read.cluster.topics if t.name in wanted))
+    return Fixture(source, cluster, groups)
+
+
+def fixture_document(read: LiveRead, source: str, now: datetime | None = None) -> dict[str, Any]:
+    """A `kgroup/v1` document of the live state (see the module docstring)."""
+    fixture = as_fixture(read, source)
+    taken = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return {
+        "schema": SCHEMA,
+        "description": f"snapshot of {', '.join(g.group_id for g in fixture.groups)} from {source} at {taken}; "
+                       "members marked inferred: true have a subscription inferred from their assignment",
+        "cluster": {"topics": [_topic_body(t) for t in fixture.cluster.topics]},
+        "groups": [_group_body(g) for g in fixture.groups],
+    }
+
+
+def _topic_body(topic: Topic) -> dict[str, Any]:
+    body: dict[str, Any] = {"name": topic.name, "partitions": topic.partitions}
+    if topic.replica_racks:
+        body["replica_racks"] = [sorted(racks) for racks in topic.replica_racks]
+    return body
+
+
+def _group_body(group: Group) -> dict[str, Any]:
+    body: dict[str, Any] = {"group_id": group.group_id, "protocol": group.protocol, "assignors": list(group.assignors)}
+    if group.state:
+        body["state"] = group.state
+    body["members"] = [_member_body(m) for m in group.members]
+    owners = {m: parts for m, parts in group.assignment.owners.items() if parts}
+    if owners:
+        body["assignment"] = {member: _by_topic(parts) for member, parts in owners.items()}
+    if group.offsets:
+        body["offsets"] = {f"{o.tp.topic}-{o.tp.partition}": {k: v for k, v in (
+            ("committed", o.committed), ("log_start", o.log_start), ("log_end", o.log_end)) if v is not None}
+            for o in group.offsets}
+    return body
+
+
+def _member_body(member: Member) -> dict[str, Any]:
+    body: dict[str, Any] = {"member_id": member.member_id}
+    for key, value in (("instance_id", member.instance_id), ("client_id", member.client_id),
+                       ("host", member.host), ("rack", member.rack)):
+        if value:
+            body[key] = value
+    body["topics"] = list(member.topics)
+    body["inferred"] = True
+    return body
+
+
+def _by_topic(parts: tuple[Any, ...]) -> dict[str, list[int]]:
+    result: dict[str, list[int]] = {}
+    for tp in parts:
+        result.setdefault(tp.topic, []).append(tp.partition)
+    return result
+
+
+def fixture_group(saved: Fixture, group_id: str) -> LiveGroup:
+    """A fixture's group as describe shows a live one (the inverse of as_fixture): its first assignor under
+    the name the broker reports, and no coordinator, which a fixture does not record."""
+    group = saved.group(group_id)
+    assignor = group.assignors[0] if group.assignors else None
+    if group.protocol == "consumer":
+        assignor = {fixture_name: broker_name for broker_name, fixture_name in CONSUMER_PROTOCOL_NAMES.items()
+                    }.get(assignor, assignor)  # type: ignore[arg-type]
+    return LiveGroup(group, group.protocol, assignor, None)

@@ -1,0 +1,130 @@
+"""`kgroup offsets reset` against a live cluster: the plan, the change, and the check that it took.
+
+The plan is kafka-consumer-groups.sh's (kgroup.assignors.offsets.reset_plan); this module reads what the plan
+needs from the cluster, applies it only when asked, and reads the committed offsets back afterwards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from kgroup.assignors.model import TopicPartition, sort_partitions
+from kgroup.assignors.offsets.reset_plan import (FROM_FILE, SHIFT_BY, TO_DATETIME, PlannedOffset, ResetInputs,
+                                           ResetRefused, plan_reset, refusal)
+from kgroup.inspectors.errors import InputError, NotFoundError
+from kgroup.inspectors.live.admin import LiveAdmin, enum_name
+
+
+@dataclass(frozen=True)
+class ResetRequest:
+    spec: str
+    value: int | None = None  # N of --to-offset / --shift-by
+    timestamp_ms: int | None = None  # --to-datetime / --by-duration, already resolved
+    topics: tuple[str, ...] = ()  # --topic T or T:0,1,2
+    all_topics: bool = False
+    from_file: Mapping[str, Mapping[TopicPartition, int]] | None = None  # group -> partition -> offset
+
+
+@dataclass(frozen=True)
+class GroupPlan:
+    group_id: str
+    state: str
+    refused: str | None
+    offsets: tuple[PlannedOffset, ...] = ()
+
+
+@dataclass
+class GroupOutcome:
+    group_id: str
+    applied: list[TopicPartition] = field(default_factory=list)
+    failed: dict[TopicPartition, str] = field(default_factory=dict)
+
+
+def prepare_reset(admin: LiveAdmin, group_ids: list[str], request: ResetRequest) -> list[GroupPlan]:
+    """One plan per group; a group with active members is refused, as ConsumerGroupCommand.resetOffsets does."""
+    sizes = {name: len(t.partitions) for name, t in admin.metadata().topics.items()}
+    scoped = _scope(request.topics, sizes) if request.topics else None
+    descriptions = admin.describe(group_ids)
+    plans = []
+    for group_id in group_ids:
+        description = descriptions[group_id]
+        state = enum_name(description.state)
+        why = refusal(state, len(description.members))
+        if why is not None:
+            plans.append(GroupPlan(group_id, state, why))
+            continue
+        committed = admin.committed(group_id)
+        requested: dict[TopicPartition, int] | None = None
+        if request.spec == FROM_FILE:
+            requested = dict((request.from_file or {}).get(group_id, {}))
+            if not requested:
+                raise InputError(f"the file has no plan for group {group_id!r}", field="--from-file")
+            _check_exist(requested, sizes, "--from-file")
+            partitions = list(requested)
+        elif scoped is not None:
+            partitions = scoped
+        else:  # --all-topics: ConsumerGroupCommand.getPartitionsToReset takes the group's committed partitions
+            partitions = [tp for tp in committed if tp.topic in sizes]
+        bounds = admin.log_bounds(partitions, "read_uncommitted")
+        missing = [str(tp) for tp in partitions if tp not in bounds]
+        if missing:
+            raise NotFoundError(f"no log offsets for {', '.join(missing)}")
+        for_time = admin.offsets_for_time(partitions, request.timestamp_ms) if request.spec == TO_DATETIME else None
+        inputs = ResetInputs(committed, bounds, for_time, requested)
+        try:
+            offsets = plan_reset(request.spec, partitions, inputs, request.value)
+        except ResetRefused as exc:
+            raise InputError(f"group {group_id!r}: {exc}", field=f"--{SHIFT_BY}") from None
+        plans.append(GroupPlan(group_id, state, None, tuple(offsets)))
+    return plans
+
+
+def apply_reset(admin: LiveAdmin, plans: list[GroupPlan]) -> list[GroupOutcome]:
+    """Commit each plan, then read the group's offsets back: a partition counts as applied only if it reads back."""
+    outcomes = []
+    for plan in plans:
+        outcome = GroupOutcome(plan.group_id)
+        outcomes.append(outcome)
+        if plan.refused is not None or not plan.offsets:
+            continue
+        wanted = {p.tp: p.new for p in plan.offsets}
+        errors = admin.alter_offsets(plan.group_id, wanted)
+        now = admin.committed(plan.group_id)
+        for tp, offset in wanted.items():
+            if errors.get(tp):
+                outcome.failed[tp] = errors[tp] or ""
+            elif now.get(tp) != offset:
+                outcome.failed[tp] = f"reads back as {now.get(tp, 'no commit')}, not {offset}"
+            else:
+                outcome.applied.append(tp)
+    return outcomes
+
+
+def _scope(topics: tuple[str, ...], sizes: dict[str, int]) -> list[TopicPartition]:
+    """--topic T (all its partitions) or T:0,1,2, each checked against the cluster's metadata."""
+    chosen: set[TopicPartition] = set()
+    for argument in topics:
+        name, colon, numbers = argument.partition(":")
+        if not name:
+            raise InputError(f"{argument!r}: expected TOPIC or TOPIC:P[,P...]", field="--topic")
+        if name not in sizes:
+            raise NotFoundError(f"topic {name!r} does not exist (--topic)")
+        if not colon:
+            chosen.update(TopicPartition(name, p) for p in range(sizes[name]))
+            continue
+        for number in numbers.split(","):
+            if not number.strip().isdigit():
+                raise InputError(f"{argument!r}: {number!r} is not a partition number", field="--topic")
+            chosen.add(TopicPartition(name, int(number)))
+    _check_exist(chosen, sizes, "--topic")
+    return sort_partitions(chosen)
+
+
+def _check_exist(partitions: Mapping[TopicPartition, int] | set[TopicPartition], sizes: dict[str, int],
+                 option: str) -> None:
+    for tp in sort_partitions(partitions):
+        if tp.topic not in sizes:
+            raise NotFoundError(f"topic {tp.topic!r} does not exist ({option})")
+        if tp.partition >= sizes[tp.topic]:
+            raise InputError(f"{tp}: topic {tp.topic!r} has {sizes[tp.topic]} partition(s)", field=option)

@@ -1,0 +1,280 @@
+"""One user-level scenario under each coordination design, and the numbers to compare them by.
+
+classic-eager and classic-cooperative run the classic simulator with range or cooperative-sticky on every
+client; consumer runs the KIP-848 simulator (uniform on the coordinator); zk-watcher and external run the
+models of the older designs (coordinator.md §7). Every design starts from the fixture's assignment when it
+has one. Slow batches, GC pauses and new partitions are not modelled for the two older designs (a note says
+so); `outage` events (ZooKeeper, service discovery) apply only to them: Kafka's group coordinator depends on
+neither.
+
+Messages at risk of double processing, given `produce_rates` (docs/scenarios.md): messages produced to a
+partition while two consumers consumed it at once, plus, for each crash, what its partitions can have
+received since the crashed consumer's last automatic commit: up to one auto.commit.interval.ms (5 s for the
+Java client, 60 s for the 0.8 consumer of the older designs), and no more than it had consumed them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from kgroup.assignors.coordinator.consumer.coordinator import ConsumerConfig
+from kgroup.assignors.coordinator.consumer.simulation import ConsumerSimulation
+from kgroup.assignors.coordinator.consumption import Gap, Segment
+from kgroup.assignors.coordinator.designs.external_coordinator import ExternalCoordinatorGroup
+from kgroup.assignors.model import TopicPartition
+from kgroup.assignors.coordinator.designs.zk_watcher import ZkWatcherGroup
+from kgroup.inspectors.errors import InputError
+from kgroup.inspectors.fixtures.scenario_file import Scenario, ScenarioEvent
+from kgroup.inspectors.simulation.scenario_run import apply_event, run_scenario
+
+PROTOCOLS = ("classic-eager", "classic-cooperative", "consumer", "zk-watcher", "external")
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """What the comparison draws for one design: who consumed what, when nobody did, and its rebalances."""
+
+    end_ms: int
+    segments: Mapping[TopicPartition, list[Segment]]
+    gaps: Mapping[TopicPartition, list[Gap]]
+    bands: tuple[tuple[int, int], ...]  # (start, end) of each rebalance, merged where they overlap
+    owners: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ProtocolRun:
+    protocol: str
+    rebalances: int  # generations (classic), group-epoch bumps (consumer), rebalance attempts (zk), moves (external)
+    unconsumed_ms: int  # partition-milliseconds nobody consumed
+    longest_outage_ms: int  # the longest single gap of one partition
+    owned_twice: int  # partitions ever consumed by two consumers at the same time
+    time_to_stable_ms: tuple[int | None, ...]  # per event: until the group is settled again (None: never)
+    notes: tuple[str, ...] = ()
+    messages_at_risk: float | None = None  # None: the scenario gives no produce_rates
+    timeline: Timeline | None = None
+
+
+def parse_protocols(text: str) -> list[str]:
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    unknown = [n for n in names if n not in PROTOCOLS]
+    if unknown or not names:
+        raise InputError(f"{text!r}: expected a comma-separated list of {', '.join(PROTOCOLS)}", field="--protocol")
+    return list(dict.fromkeys(names))
+
+
+def compare(scenario: Scenario, protocols: list[str]) -> list[ProtocolRun]:
+    return [_RUNNERS[p](scenario, p) for p in protocols]
+
+
+_JAVA_COMMIT_MS = 5_000  # auto.commit.interval.ms, Java consumer default (ConsumerConfig)
+_ZK_CONSUMER_COMMIT_MS = 60_000  # auto.commit.interval.ms, 0.8 high-level consumer default (coordinator.md §7.1)
+_NO_OUTAGE = "outage: Kafka's group coordinator depends on neither ZooKeeper nor service discovery"
+
+
+def _summary(protocol: str, scenario: Scenario, rebalances: int, ledger_timelines: Mapping[TopicPartition, list[Segment]],
+             gaps: Mapping[TopicPartition, list[Gap]], now: int, starts: list[int], settled: list[int],
+             commit_ms: int, notes: tuple[str, ...] = ()) -> ProtocolRun:
+    unconsumed = sum(g.length(now) for gs in gaps.values() for g in gs)
+    longest = max((g.length(now) for gs in gaps.values() for g in gs), default=0)
+    owners = tuple(dict.fromkeys(s.owner for segs in ledger_timelines.values() for s in segs))
+    timeline = Timeline(now, ledger_timelines, gaps, _bands(starts, settled, now), owners)
+    return ProtocolRun(protocol, rebalances, unconsumed, longest, _owned_twice(ledger_timelines),
+                       _settle_times(scenario.events, now, starts, settled), notes,
+                       _messages_at_risk(scenario, ledger_timelines, now, commit_ms), timeline)
+
+
+def _bands(starts: list[int], settled: list[int], now: int) -> tuple[tuple[int, int], ...]:
+    """Each rebalance from its start to the next settled instant, overlapping ones merged."""
+    bands: list[tuple[int, int]] = []
+    ordered_settled = sorted(settled)
+    for start in sorted(starts):
+        end = next((t for t in ordered_settled if t >= start), now)
+        if bands and start <= bands[-1][1]:
+            bands[-1] = (bands[-1][0], max(bands[-1][1], end))
+        else:
+            bands.append((start, end))
+    return tuple(bands)
+
+
+def _messages_at_risk(scenario: Scenario, timelines: Mapping[TopicPartition, list[Segment]], now: int,
+                      commit_ms: int) -> float | None:
+    if not scenario.produce_rates:
+        return None
+    initial = {t.name: t.partitions for t in scenario.cluster.topics}
+    crashes = {(e.subject, e.at_ms) for e in scenario.events if e.kind == "crash"}
+    total = 0.0
+    for tp, segments in timelines.items():
+        rate = scenario.produce_rates.get(tp.topic, 0.0) / initial[tp.topic] / 1000  # per partition, per ms
+        if not rate:
+            continue
+        total += rate * _overlap_ms(segments, now)
+        for s in segments:
+            if s.end is not None and (s.owner, s.end) in crashes:
+                total += rate * min(s.end - s.start, commit_ms)  # up to one commit interval since the last
+    return total
+
+
+def _overlap_ms(segments: list[Segment], now: int) -> int:
+    """How long two or more consumers consumed the partition at once."""
+    spans = [(s.start, now if s.end is None else s.end) for s in segments]
+    edges = sorted([edge for start, end in spans if end > start for edge in ((start, 1), (end, -1))])
+    depth, since, overlap = 0, 0, 0
+    for at, step in edges:
+        if depth >= 2:
+            overlap += at - since
+        depth += step
+        since = at
+    return overlap
+
+
+def _settle_times(events: tuple[ScenarioEvent, ...], now: int, starts: list[int],
+                  settled: list[int]) -> tuple[int | None, ...]:
+    """Per event: 0 if no rebalance starts before the next event; else until the group next settles."""
+    instants = sorted(e.at_ms for e in events)
+    result = []
+    for event in events:
+        following = [t for t in instants if t > event.at_ms]
+        until = following[0] if following else now + 1
+        if not any(event.at_ms <= s < until for s in starts):
+            result.append(0)
+            continue
+        later = [s for s in settled if s >= event.at_ms]
+        result.append(later[0] - event.at_ms if later else None)
+    return tuple(result)
+
+
+def _owned_twice(timelines: Mapping[TopicPartition, list[Segment]]) -> int:
+    count = 0
+    for segments in timelines.values():
+        ends: list[tuple[int | None, str]] = []
+        for s in segments:
+            if s.end == s.start:
+                continue  # stopped at the instant it started: nothing was consumed
+            if any(e is None or e > s.start for e, owner in ends if owner != s.owner):
+                count += 1
+                break
+            ends.append((s.end, s.owner))
+    return count
+
+
+def _classic(scenario: Scenario, protocol: str) -> ProtocolRun:
+    assignors = ("range",) if protocol == "classic-eager" else ("cooperative-sticky",)
+    clients = {h: replace(c, assignors=assignors) for h, c in scenario.clients.items()}
+    forced = replace(scenario, clients=clients, default_client=replace(scenario.default_client, assignors=assignors),
+                     group=replace(scenario.group, assignors=assignors))
+    outcome = run_scenario(forced)
+    sim = outcome.simulation
+    settled = [r.end for r in sim.rebalances if r.end is not None]
+    notes = (_NO_OUTAGE,) if any(e.kind == "outage" for e in scenario.events) else ()
+    return _summary(protocol, scenario, len(sim.rebalances), sim.ledger.timelines(), outcome.gaps, sim.now,
+                    [r.start for r in sim.rebalances], settled, _JAVA_COMMIT_MS, notes)
+
+
+def _consumer(scenario: Scenario, protocol: str) -> ProtocolRun:
+    group = scenario.group
+    topics = {t.name: t.partitions for t in scenario.cluster.topics}
+    sim = ConsumerSimulation.create(topics, ConsumerConfig(), group.group_id)
+    owned = {m.member_id: group.assignment.partitions_of(m.member_id) for m in group.members}
+    for member in group.members:
+        sim.add_client(member.member_id, scenario.clients[member.member_id], member.topics)
+    if any(owned.values()):
+        interval = sim.coordinator.config.heartbeat_interval_ms
+        phases = {h: i * interval // len(owned) for i, h in enumerate(owned)}
+        sim.load(group.generation or 1, owned, heartbeat_phase=phases)
+    else:
+        for client in list(sim.clients.values()):
+            sim.at(0, sim.start, client)
+    for event in scenario.events:
+        sim.at(event.at_ms, apply_event, sim, scenario, event)
+    sim.run_until(scenario.duration_ms)
+    notes = (_NO_OUTAGE,) if any(e.kind == "outage" for e in scenario.events) else ()
+    return _summary(protocol, scenario, len(sim.bumps), sim.ledger.timelines(), sim.gaps(), sim.now,
+                    [b.at_ms for b in sim.bumps], sim.stable_at, _JAVA_COMMIT_MS, notes)
+
+
+def _older(scenario: Scenario, protocol: str) -> ProtocolRun:
+    """zk-watcher: one model of the group. external: the design coordinates each topic on its own."""
+    zk = protocol == "zk-watcher"
+    members = [m.member_id for m in scenario.group.members]
+    owner_of = {tp: m for m in members for tp in scenario.group.assignment.partitions_of(m)}
+    if zk:
+        partition_sets = [[TopicPartition(t.name, p) for t in scenario.cluster.topics for p in range(t.partitions)]]
+    else:
+        partition_sets = [[TopicPartition(t.name, p) for p in range(t.partitions)] for t in scenario.cluster.topics]
+    runs = []
+    for partitions in partition_sets:
+        owners = {tp: owner_of.get(tp) for tp in partitions}
+        loaded = all(owners.values())  # a fixture whose assignment covers every partition starts settled
+        model: Any = ZkWatcherGroup(partitions) if zk else ExternalCoordinatorGroup(partitions)
+        if zk:
+            model.load(members if loaded else [], owners if loaded else {})
+            if not loaded:
+                for member in members:
+                    model.start(member)
+        else:
+            model.load("Stable" if loaded else "Initial", members, owners if loaded else {})
+        for number, event in enumerate(scenario.events):
+            model.timers.schedule(("event", number), event.at_ms, lambda e=event, m=model: _older_event(m, zk, e))
+        model.advance_to(scenario.duration_ms)
+        runs.append(model)
+    skipped = sorted({e.kind for e in scenario.events if e.kind in ("gc-pause", "slow-poll", "add-partitions",
+                                                                    "subscribe")})
+    notes = (f"not modelled for this design: {', '.join(skipped)}",) if skipped else ()
+    if zk:
+        failed = sum(m.failed_attempts for m in runs)
+        notes += (f"herd: {sum(m.notifications for m in runs)} watch notifications, {_rebalances(runs, zk)} "
+                  f"rebalance attempts, {failed} of them failed on a partition not yet released",)
+    if zk and any(e.kind == "outage" and e.subject == "service-discovery" for e in scenario.events):
+        notes += ("outage service-discovery: this design does not use service discovery",)
+    gaps = {tp: g for model in runs for tp, g in model.gaps().items()}
+    timelines = {tp: segs for model in runs for tp, segs in model.ledger.timelines().items()}
+    now = scenario.duration_ms
+    starts = sorted(t for m in runs for t in (m.attempt_times if zk else m.move_times))
+    per_model = [_settle_times(scenario.events, now, m.attempt_times if zk else m.move_times,
+                               m.settled if zk else m.stable_at) for m in runs]
+    per_event = tuple(None if any(t is None for t in times) else max(times)  # settled once every topic is
+                      for times in zip(*per_model))
+    settled = sorted(t for m in runs for t in (m.settled if zk else m.stable_at))
+    rebalances = _rebalances(runs, zk)
+    run = _summary(protocol, scenario, rebalances, timelines, gaps, now, starts, settled, _ZK_CONSUMER_COMMIT_MS,
+                   notes)
+    return replace(run, time_to_stable_ms=per_event)
+
+
+def _rebalances(runs: list[Any], zk: bool) -> int:
+    return sum(m.attempts if zk else len(m.move_times) for m in runs)
+
+
+def _older_event(model: Any, zk: bool, event: ScenarioEvent) -> None:
+    kind, name = event.kind, event.subject
+    if kind == "outage":
+        until = event.at_ms + int(event.fields["duration"])
+        if zk and name == "zookeeper":
+            model.zookeeper_down()
+            model.timers.schedule(("outage-ends", event.index), until, model.zookeeper_up)
+        elif not zk:
+            flag = "zk_up" if name == "zookeeper" else "sd_up"
+            setattr(model, flag, False)
+            model.timers.schedule(("outage-ends", event.index), until, lambda: setattr(model, flag, True))
+    elif kind == "join":
+        model.start(name) if zk else model.register(name)
+    elif kind == "crash":
+        model.crash(name)
+        if not zk:
+            model.isolate(name)  # service discovery's health check evicts it (taken as immediate)
+    elif kind in ("leave", "restart"):
+        if zk:
+            model.leave(name)
+        else:
+            model.crash(name)
+            model.isolate(name)
+        if kind == "restart":
+            down = int(event.fields["down"])
+            model.timers.schedule(("restart", name, event.at_ms), event.at_ms + down,
+                                  lambda: model.start(name) if zk else model.register(name))
+
+
+_RUNNERS = {"classic-eager": _classic, "classic-cooperative": _classic, "consumer": _consumer,
+            "zk-watcher": _older, "external": _older}

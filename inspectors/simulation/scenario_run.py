@@ -1,0 +1,95 @@
+"""Run a user-level scenario through the classic coordinator and its clients; collect what to report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from kgroup.assignors.coordinator.classic.client import ClassicClient
+from kgroup.assignors.coordinator.classic.simulation import ClassicSimulation
+from kgroup.assignors.coordinator.consumer.simulation import ConsumerSimulation
+from kgroup.assignors.coordinator.consumption import Gap
+from kgroup.assignors.model import TopicPartition
+from kgroup.assignors.coordinator.classic.pathologies import Finding, findings
+from kgroup.inspectors.assignor_lookup import resolve
+from kgroup.inspectors.fixtures.scenario_file import Scenario, ScenarioEvent
+
+
+@dataclass(frozen=True)
+class ScenarioOutcome:
+    scenario: Scenario
+    simulation: ClassicSimulation
+    gaps: dict[TopicPartition, list[Gap]]
+    findings: tuple[Finding, ...]
+
+    def unconsumed_ms(self, tp: TopicPartition) -> int:
+        return sum(g.length(self.simulation.now) for g in self.gaps.get(tp, ()))
+
+    @property
+    def total_unconsumed_ms(self) -> int:
+        return self.simulation.unconsumed_ms()
+
+
+def run_scenario(scenario: Scenario) -> ScenarioOutcome:
+    group = scenario.group
+    sim = ClassicSimulation(scenario.cluster, resolve, scenario.broker, autonomous=True, group_id=group.group_id)
+    owned = {m.member_id: group.assignment.partitions_of(m.member_id) for m in group.members}
+    for member in group.members:
+        sim.add_client(member.member_id, scenario.clients[member.member_id], member.topics)
+    if any(owned.values()):
+        count = len(group.members)
+        # Real heartbeat threads are not in step; unless told otherwise, spread them over one interval.
+        phases = {h: scenario.phases.get(h, i * c.config.heartbeat_interval_ms // count)
+                  for i, (h, c) in enumerate(sim.clients.items())}
+        sim.load(group.generation or 1, _common_protocol(list(sim.clients.values())), group.members[0].member_id,
+                 owned, heartbeat_phase=phases)
+    else:
+        for client in list(sim.clients.values()):
+            sim.start(client)
+    for event in scenario.events:
+        sim.at(event.at_ms, apply_event, sim, scenario, event)
+    sim.run_until(scenario.duration_ms)
+    return ScenarioOutcome(scenario, sim, sim.gaps(), tuple(findings(sim)))
+
+
+def _common_protocol(clients: list[ClassicClient]) -> str:
+    """The assignor a loaded group runs: the oldest member's first choice that every member supports."""
+    common = set(clients[0].config.assignors)
+    for client in clients[1:]:
+        common &= set(client.config.assignors)
+    return next((name for name in clients[0].config.assignors if name in common), clients[0].config.assignors[0])
+
+
+def apply_event(sim: ClassicSimulation | ConsumerSimulation, scenario: Scenario, event: ScenarioEvent) -> None:
+    """One user-level event on either protocol's simulation (they share the client-facing methods)."""
+    kind, name, fields = event.kind, event.subject, event.fields
+    if kind == "outage":
+        return  # the Kafka group coordinator depends on neither ZooKeeper nor service discovery
+    if kind == "add-partitions":
+        sim.add_partitions(name, int(fields["total"]))
+        return
+    client = sim.clients.get(name)
+    if kind == "join":
+        topics = fields.get("topics") or scenario.group.members[0].topics
+        if client is None:
+            client = sim.add_client(name, scenario.clients.get(name, scenario.default_client), topics)
+        else:
+            client.topics = tuple(topics)
+        sim.start(client)
+        return
+    assert client is not None  # the reader checked every member an event names
+    if kind == "leave":
+        sim.close(client)
+    elif kind == "crash":
+        sim.crash(client)
+    elif kind == "gc-pause":
+        sim.gc_pause(client, int(fields["duration"]))
+    elif kind == "slow-poll":
+        sim.process(client, int(fields["processing"]), int(fields["batches"]))
+    elif kind == "subscribe":
+        sim.subscribe(client, fields["topics"])
+    elif kind == "restart":
+        if client.alive:
+            sim.close(client)
+        if not fields["static"] and client.config.instance_id is not None:
+            client.config = replace(client.config, instance_id=None)
+        sim.at(event.at_ms + int(fields["down"]), sim.start, client)
