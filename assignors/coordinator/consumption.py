@@ -55,8 +55,10 @@ class ConsumptionLedger:
         blocks = self._open.pop(owner, None)
         if not blocks:
             return
+        # A segment that ends where it starts consumed nothing (a stalled batch that ends in a failed
+        # commit, say); keeping it would show an owner that never read a record.
         if partitions is None:
-            self._closed.extend([(owner, block, start, at) for block, start in blocks])
+            self._closed.extend([(owner, block, start, at) for block, start in blocks if start != at])
             return
         stopping = set(partitions)
         kept = []
@@ -65,7 +67,8 @@ class ConsumptionLedger:
             if not ended:
                 kept.append((block, start))
                 continue
-            self._closed.append((owner, ended, start, at))
+            if start != at:
+                self._closed.append((owner, ended, start, at))
             rest = tuple(tp for tp in block if tp not in stopping)
             if rest:
                 kept.append((rest, start))

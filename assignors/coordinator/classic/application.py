@@ -56,6 +56,12 @@ class ApplicationEvents(_Base):
                          "FENCED_INSTANCE_ID": "FencedInstanceIdException"}.get(error, error)
             if error == "REBALANCE_IN_PROGRESS" and self.autonomous:
                 self._request_rejoin(client)
+            elif error in ("ILLEGAL_GENERATION", "UNKNOWN_MEMBER_ID"):
+                # `OffsetCommitResponseHandler` resets the generation as the heartbeat handler does, so the
+                # next `onJoinPrepare` loses what this member owned instead of keeping it into a new round.
+                client.reset_generation(keep_member_id=error == "ILLEGAL_GENERATION")
+                if self.autonomous:
+                    self._request_rejoin(client)
         if exception is not None:
             client.exceptions.append((self.now, exception))
             self.note("commit-failed", client, exception=exception)
