@@ -1,0 +1,33 @@
+"""What stops a wire request; every message names the broker address and what was being done."""
+
+from __future__ import annotations
+
+# The error codes a describe can meet, with Kafka's names (org.apache.kafka.common.protocol.Errors).
+ERRORS = {  # the codes a describe can meet, with Kafka's names
+    -1: "UNKNOWN_SERVER_ERROR", 14: "COORDINATOR_LOAD_IN_PROGRESS", 15: "COORDINATOR_NOT_AVAILABLE",
+    16: "NOT_COORDINATOR", 24: "INVALID_GROUP_ID", 30: "GROUP_AUTHORIZATION_FAILED", 33: "UNSUPPORTED_SASL_MECHANISM",
+    34: "ILLEGAL_SASL_STATE", 35: "UNSUPPORTED_VERSION", 58: "SASL_AUTHENTICATION_FAILED", 69: "GROUP_ID_NOT_FOUND",
+}
+
+RETRIABLE = {14, 15, 16}  # COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR
+
+
+class KafkaClientError(Exception):
+    """Anything that stops a describe; the message names the broker address."""
+
+
+class BrokerUnreachable(KafkaClientError, ConnectionError):
+    """No connection (refused, timed out, TLS failure, closed mid-request) to any bootstrap/coordinator address."""
+
+
+class AuthenticationFailed(KafkaClientError):
+    """SASL was refused or the mechanism is not enabled on the broker."""
+
+
+class ProtocolError(KafkaClientError):
+    """The broker answered something we cannot use (unsupported versions, bad frame, error codes)."""
+
+
+class UnsupportedConfig(KafkaClientError, ValueError):
+    """A client property this transport cannot honour (e.g. GSSAPI, PKCS#12 keystores)."""
+
