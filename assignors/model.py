@@ -175,6 +175,7 @@ class Group:
     generation: int | None = None
     state: str | None = None
     offsets: tuple[PartitionOffsets, ...] = ()
+    client: str | None = None  # the leader's client (java | librdkafka) when known; None: not recorded
 
     def member(self, member_id: str) -> Member | None:
         for member in self.members:

@@ -15,9 +15,10 @@ FixtureArg = Annotated[Optional[str], typer.Argument(
     show_default=False)]
 GroupOpt = Annotated[Optional[str], typer.Option("--group", "-g", help="The group, when the fixture has several.")]
 OutputOpt = Annotated[OutputFormat, typer.Option("--output", "-o", help="Output format.", case_sensitive=False)]
-ClientOpt = Annotated[str, typer.Option(
-    "--client", help="The consumer client on the group leader, whose assignor runs: java (Kafka's, default) or "
-                     "librdkafka (confluent-kafka and other non-JVM clients; differs in sticky and cooperative-sticky).")]
+ClientOpt = Annotated[Optional[str], typer.Option(
+    "--client", help="The consumer client on the group leader, whose assignor runs: java (Kafka's) or librdkafka "
+                     "(confluent-kafka and other non-JVM clients). Default: the client the group records (a live "
+                     "group: read from its members' subscriptions), else java.", show_default=False)]
 
 
 def load(argument: str | None) -> Fixture:

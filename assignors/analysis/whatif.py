@@ -19,6 +19,7 @@ class WhatIfError(ValueError):
 class AddMember:
     member_id: str
     topics: tuple[str, ...] | None = None  # None: the same topics as the group's first member
+    instance_id: str | None = None  # group.instance.id: a static member
 
     def apply(self, state: GroupState) -> GroupState:
         group = state.group
@@ -31,7 +32,9 @@ class AddMember:
         else:
             raise WhatIfError(f"group {group.group_id!r} has no members to copy a subscription from; "
                               f"give one as {self.member_id}=topic1,topic2")
-        member = Member(self.member_id, tuple(dict.fromkeys(topics)))
+        if self.instance_id and any(m.instance_id == self.instance_id for m in group.members):
+            raise WhatIfError(f"group.instance.id {self.instance_id!r} is already in group {group.group_id!r}")
+        member = Member(self.member_id, tuple(dict.fromkeys(topics)), self.instance_id)
         return replace(state, group=replace(group, members=group.members + (member,)))
 
 

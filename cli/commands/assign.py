@@ -12,7 +12,7 @@ from kgroup.cli.options import ClientOpt, FixtureArg, GroupOpt, OutputOpt, load
 from kgroup.cli.output import OutputFormat, document, emit, warn
 from kgroup.cli.render.tables import print_run
 from kgroup.inspectors.errors import RunError
-from kgroup.inspectors.simulation.whatif_run import require_valid, simulate
+from kgroup.inspectors.simulation.whatif_run import leader_client, require_valid, simulate
 
 
 @handle_errors
@@ -21,7 +21,7 @@ def assign(
     assignor: Annotated[str, typer.Option("--assignor", "-a", help="A built-in assignor or package.module:Class.")]
     = "",
     group: GroupOpt = None,
-    client: ClientOpt = "java",
+    client: ClientOpt = None,
     output: OutputOpt = OutputFormat.table,
 ) -> None:
     """Compute the assignment an assignor gives the group's members.
@@ -37,7 +37,7 @@ def assign(
       kgroup assign group.yaml -a cooperative-sticky --client librdkafka
     """
     loaded = load(fixture)
-    sim = simulate(loaded, group, [assignor] if assignor else [], [], [], [], [], client)
+    sim = simulate(loaded, group, [assignor] if assignor else [], [], [], [], [], leader_client(loaded, group, client)[0])
     run = sim.runs[0]
     require_valid(sim.runs)
     if run.error is not None or run.assignment is None:

@@ -311,7 +311,7 @@ def snapshot(
       kgroup simulate orders.yaml --add-member c4
     """
     admin = connect(bootstrap_server, command_config, profile, timeout)
-    read = read_groups(admin, list(dict.fromkeys(group_ids)), isolation_level(isolation))
+    read = read_groups(admin, list(dict.fromkeys(group_ids)), isolation_level(isolation), subscriptions=True)
     for live in read.groups:
         for note in live.notes:
             warn(f"kgroup: note: group {live.group.group_id}: {note}")

@@ -21,8 +21,8 @@ from kgroup.inspectors.fixtures.yaml_doc import read_yaml
 from kgroup.cli.output import OutputFormat, document, emit, warn
 from kgroup.cli.render.tables import comparison_table, describe_change, print_run
 from kgroup.inspectors.live.admin import read_groups
-from kgroup.inspectors.simulation.whatif_run import require_valid, simulate as run_simulation
-from kgroup.inspectors.live.snapshot import as_fixture
+from kgroup.inspectors.simulation.whatif_run import leader_client, require_valid, simulate as run_simulation
+from kgroup.inspectors.live.snapshot import live_fixture, untrusted
 
 
 @handle_errors
@@ -47,7 +47,10 @@ def simulate(
     protocol: Annotated[Optional[str], typer.Option(
         "--protocol", help="Scenarios: compare designs on the same events, e.g. classic-eager,classic-cooperative,"
         "consumer,zk-watcher,external.", metavar="LIST", show_default=False)] = None,
-    client: ClientOpt = "java",
+    client: ClientOpt = None,
+    instance: Annotated[Optional[list[str]], typer.Option(
+        "--instance", help="A member added with --add-member is static: ID=GROUP_INSTANCE_ID.",
+        metavar="ID=INSTANCE")] = None,
     bootstrap_server: BootstrapOpt = None,
     command_config: CommandConfigOpt = None,
     profile: ProfileOpt = None,
@@ -83,12 +86,18 @@ def simulate(
         if group is None:
             raise InputError("a live what-if needs the group: --group G", field="--group")
         admin = connect(bootstrap_server, command_config, profile, timeout)
-        live = as_fixture(read_groups(admin, [group]), f"live:{admin.settings.bootstrap_servers}")
-        _what_if(live, group, assignor, add_member, remove_member, add_partitions, subscribe, client, output)
+        read = read_groups(admin, [group], subscriptions=True)
+        problem = untrusted(read.groups[0])
+        if problem:
+            raise InputError(f"no live what-if: {problem}; save the group with `kgroup snapshot`, complete "
+                             "it and simulate the file", field="--group")
+        live = live_fixture(read, f"live:{admin.settings.bootstrap_servers}")
+        _what_if(live, group, assignor, add_member, remove_member, add_partitions, subscribe, client, instance, output,
+                 read.groups[0].client_reason)
         return
     doc = read_yaml(locate(fixture)) if fixture is not None else None
     if doc is not None and is_scenario(doc):
-        if assignor or add_member or remove_member or add_partitions or subscribe or group:
+        if assignor or add_member or remove_member or add_partitions or subscribe or group or instance:
             raise InputError("what-if flags (--assignor, --add-member, ...) apply to fixtures; a scenario lists "
                              "its own events", doc.source)
         if protocol is not None:
@@ -104,14 +113,18 @@ def simulate(
     if timeline_out is not None:
         raise InputError("--timeline-out needs a scenario (kind: scenario), not a fixture", field="--timeline-out")
     loaded = fixture_from_doc(doc) if doc is not None else load(fixture)
-    _what_if(loaded, group, assignor, add_member, remove_member, add_partitions, subscribe, client, output)
+    _what_if(loaded, group, assignor, add_member, remove_member, add_partitions, subscribe, client, instance, output)
 
 
 def _what_if(loaded: Fixture, group: str | None, assignor: list[str] | None, add_member: list[str] | None,
              remove_member: list[str] | None, add_partitions: list[str] | None, subscribe: list[str] | None,
-             client: str, output: OutputFormat) -> None:
+             client: str | None, instance: list[str] | None, output: OutputFormat,
+             live_reason: str | None = None) -> None:
+    chosen, why = leader_client(loaded, group, client)
+    if client is None and live_reason:
+        why = live_reason
     sim = run_simulation(loaded, group, assignor or [], add_member or [], remove_member or [],
-                         add_partitions or [], subscribe or [], client)
+                         add_partitions or [], subscribe or [], chosen, instance or [])
     require_valid(sim.runs)
     before, after = sim.before.group, sim.after.group
     doc = document("simulation", {
@@ -121,6 +134,9 @@ def _what_if(loaded: Fixture, group: str | None, assignor: list[str] | None, add
         "changes": [documents.change_body(c) for c in sim.changes],
         "members_before": [m.member_id for m in before.members],
         "members_after": [m.member_id for m in after.members],
+        "client": chosen,
+        "client_from": why,
+        "warnings": list(loaded.warnings),
         "current": documents.assignment(before.assignment),
         "results": [documents.run_body(run) for run in sim.runs],
     })
@@ -138,6 +154,8 @@ def _what_if(loaded: Fixture, group: str | None, assignor: list[str] | None, add
 
     for line in loaded.warnings:
         warn(line)
+    if client is None and chosen != "java":
+        warn(f"note: assignors run as {chosen}'s leader runs them ({why}); --client java to compare")
     emit(doc, output, table)
 
 

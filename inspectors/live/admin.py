@@ -16,6 +16,7 @@ from typing import Any
 from kgroup.assignors.model import Assignment, Cluster, Group, Member, PartitionOffsets, Topic, TopicPartition
 from kgroup.inspectors.live.connection import ConnectionSettings
 from kgroup.inspectors.errors import InputError, NotFoundError, NotReachableError, RunError
+from kgroup.inspectors.live.leader_view import leader_views
 
 READ_UNCOMMITTED, READ_COMMITTED = "read_uncommitted", "read_committed"
 
@@ -47,6 +48,9 @@ class LiveGroup:
     # (consumer-protocol groups only; classic groups have none, as in Kafka's tool).
     leader_epochs: dict[TopicPartition, int] = field(default_factory=dict)
     target_assignments: dict[str, tuple[TopicPartition, ...]] = field(default_factory=dict)
+    # Members whose subscription was inferred from their assignment because their metadata was not read.
+    inferred: frozenset[str] = frozenset()
+    client_reason: str | None = None  # why Group.client is what it is (or is unknown)
 
 
 @dataclass
@@ -227,11 +231,19 @@ def chosen_group_ids(named: list[str], every: bool, pattern: re.Pattern[str] | N
     return list(dict.fromkeys(named + picked))
 
 
-def read_groups(admin: LiveAdmin, group_ids: list[str], isolation: str = READ_UNCOMMITTED) -> LiveRead:
-    """Describe each group, read its commits and the log bounds of every partition it touches."""
+def read_groups(admin: LiveAdmin, group_ids: list[str], isolation: str = READ_UNCOMMITTED,
+                subscriptions: bool = False) -> LiveRead:
+    """Describe each group, read its commits and the log bounds of every partition it touches.
+
+    With `subscriptions`, each classic member is read as its group's leader will read it at the next
+    rebalance (`leader_view`): subscribed topics, rack and group.instance.id from its ConsumerProtocol
+    metadata, members in the broker's order, and the group's generation. A member whose metadata could not
+    be read keeps a subscription inferred from its assignment and is listed in `LiveGroup.inferred`.
+    """
     cluster = admin.cluster()
     known = {t.name for t in cluster.topics}
     descriptions = admin.describe(group_ids)
+    views, unread = leader_views(admin.settings, group_ids, admin.timeout_s) if subscriptions else ({}, None)
     read = LiveRead(cluster)
     for group_id in group_ids:
         description = descriptions[group_id]
@@ -240,28 +252,50 @@ def read_groups(admin: LiveAdmin, group_ids: list[str], isolation: str = READ_UN
             raise NotFoundError(f"group {group_id!r} does not exist (the coordinator describes it as Dead)")
         commits = admin.commits(group_id)
         committed = {tp: offset for tp, (offset, _) in commits.items()}
-        members, owners, targets = [], {}, {}
-        for m in description.members:
+        view = views.get(group_id)
+        seen = {v.member_id: v for v in view.members} if view else {}
+        order = {member_id: i for i, member_id in enumerate(seen)}
+        listed = sorted(description.members, key=lambda m: order.get(m.member_id, len(order)))
+        members, owners, targets, inferred, problems = [], {}, {}, set(), []
+        for m in listed:
             target = getattr(m, "target_assignment", None)
             if target is not None:
                 targets[m.member_id] = tuple(TopicPartition(tp.topic, tp.partition) for tp in target.topic_partitions)
             parts = tuple(TopicPartition(tp.topic, tp.partition) for tp in m.assignment.topic_partitions)
             for tp in parts:
                 owners[tp] = m.member_id
-            topics = tuple(sorted({tp.topic for tp in parts}))
-            members.append(Member(m.member_id, topics, m.group_instance_id, client_id=m.client_id, host=m.host))
+            sent = seen.get(m.member_id)
+            subscription = sent.subscription if sent else None
+            if sent and sent.problem:
+                problems.append(sent.problem)
+            if subscription is None:
+                inferred.add(m.member_id)
+                members.append(Member(m.member_id, tuple(sorted({tp.topic for tp in parts})), m.group_instance_id,
+                                      client_id=m.client_id, host=m.host))
+                continue
+            # `ConsumerCoordinator.metadata`: the topics in the member's own order, duplicates dropped.
+            members.append(Member(m.member_id, tuple(dict.fromkeys(subscription.topics)),
+                                  m.group_instance_id or sent.instance_id, subscription.rack_id or None,
+                                  client_id=m.client_id, host=m.host))
         touched = sorted(set(committed) | set(owners))
         bounds = admin.log_bounds([tp for tp in touched if tp.topic in known], isolation)
         offsets = tuple(PartitionOffsets(tp, committed.get(tp), *bounds.get(tp, (None, None))) for tp in touched)
         assignment = Assignment.of({m.member_id: [tp for tp, o in owners.items() if o == m.member_id]
                                     for m in members})
         group_type = enum_name(getattr(description, "type", None))
-        notes = _notes(state, members, description)
+        notes = _notes(state, members, description) + tuple(problems)
+        if subscriptions and inferred and members:
+            why = unread or ("the broker returned no member metadata" if view is not None else
+                             "the broker did not describe the group's members")
+            notes += (f"{len(inferred)} of {len(members)} members' subscriptions inferred from their assignment: "
+                      f"{why}",)
+        client, client_reason = view.client() if view else (None, None)
         read.groups.append(LiveGroup(
             Group(group_id, "consumer" if group_type == "consumer" else "classic", (), tuple(members), assignment,
-                  None, _state_label(state), offsets),
+                  view.generation() if view else None, _state_label(state), offsets, client),
             group_type, description.partition_assignor or None, _coordinator(description.coordinator), notes,
-            {tp: epoch for tp, (_, epoch) in commits.items() if epoch is not None}, targets))
+            {tp: epoch for tp, (_, epoch) in commits.items() if epoch is not None}, targets,
+            frozenset(inferred) if subscriptions else frozenset(m.member_id for m in members), client_reason))
     return read
 
 

@@ -1,10 +1,11 @@
 """A live group as a `kgroup/v1` fixture: `kgroup snapshot` writes it, live what-ifs run on it.
 
-What the admin API reports is copied as is: members (id, client id, host, group.instance.id), their
-assignment, the committed offsets with each partition's log start and end, and the racks of every
-partition's replicas when brokers have racks. A member's subscription is not in what confluent-kafka
-returns (it hides the ConsumerProtocol metadata bytes), so it is inferred from the member's assignment
-and the member is marked `inferred: true`; a member that owns nothing gets the topics the group owns
+What the admin API reports is copied as is: members in the broker's order (id, client id, host,
+group.instance.id), their assignment, the committed offsets with each partition's log start and end, and
+the racks of every partition's replicas when brokers have racks. Each member's subscription (topics,
+rack) and the group's generation come from the ConsumerProtocol metadata DescribeGroups returns
+(`leader_view`). Where a broker returns none, the subscription is inferred from the member's assignment
+and the member is marked `inferred: true`; a member that owns nothing then gets the topics the group owns
 or commits. The connection settings never go into the fixture.
 """
 
@@ -16,7 +17,15 @@ from typing import Any
 
 from kgroup.assignors.model import Cluster, Group, Member, Topic
 from kgroup.inspectors.assignor_lookup import known_assignor_names
-from kgroup.inspectors.fixtures.group_file import CONSUMER_PROTOCOL_NAMES, DEFAULT_ASSIGNORS, SCHEMA, Fixture
+from kgroup.inspectors.fixtures.group_file import (
+    CONSUMER_PROTOCOL_NAMES,
+    DEFAULT_ASSIGNORS,
+    SCHEMA,
+    FieldReader,
+    Fixture,
+    fixture_from_mapping,
+)
+from kgroup.inspectors.fixtures.yaml_doc import YamlDoc
 from kgroup.inspectors.live.admin import LiveGroup, LiveRead
 
 
@@ -51,16 +60,46 @@ def as_fixture(read: LiveRead, source: str) -> Fixture:
     return Fixture(source, cluster, groups)
 
 
+def untrusted(live: LiveGroup) -> str | None:
+    """What the broker failed to report that a prediction needs, or None when its answer can be used.
+
+    Tansu, for one, describes every group as a Stable or Unknown `consumer` group with no members while
+    its consumers commit, and names the leader's member id as the assignor (broker.md §1). A prediction
+    made from that would be one for an empty group; a Kafka broker never answers so.
+    """
+    group = live.group
+    if not group.members and group.state in ("Unknown", "Stable", "PreparingRebalance", "CompletingRebalance"):
+        return (f"the broker reported group {group.group_id!r} in state {group.state} with no members, so its "
+                "members, subscriptions and assignment are unknown")
+    if live.type == "consumer" and live.assignor and live.assignor not in ("uniform", "range"):
+        return (f"the broker labels group {group.group_id!r} a KIP-848 'consumer' group but names "
+                f"{live.assignor!r} as its assignor, which no KIP-848 coordinator uses")
+    return None
+
+
+def live_fixture(read: LiveRead, source: str) -> Fixture:
+    """The live state exactly as `kgroup snapshot` would save it and a fixture load would read it back.
+
+    A live what-if is `snapshot` followed by the offline what-if, in memory: the document goes through
+    the same loader a file does, so what a member owns and from which generation is decided once.
+    """
+    document = fixture_document(read, source)
+    return fixture_from_mapping(FieldReader(YamlDoc(source, document)), document)
+
+
 def fixture_document(read: LiveRead, source: str, now: datetime | None = None) -> dict[str, Any]:
     """A `kgroup/v1` document of the live state (see the module docstring)."""
     fixture = as_fixture(read, source)
     taken = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    inferred = {live.group.group_id: live.inferred for live in read.groups}
+    notes = [f"{live.group.group_id}: {note}" for live in read.groups for note in live.notes]
     return {
         "schema": SCHEMA,
         "description": f"snapshot of {', '.join(g.group_id for g in fixture.groups)} from {source} at {taken}; "
-                       "members marked inferred: true have a subscription inferred from their assignment",
+                       "members marked inferred: true have a subscription inferred from their assignment"
+                       + "".join(f"; {note}" for note in notes),
         "cluster": {"topics": [_topic_body(t) for t in fixture.cluster.topics]},
-        "groups": [_group_body(g) for g in fixture.groups],
+        "groups": [_group_body(g, inferred.get(g.group_id, frozenset())) for g in fixture.groups],
     }
 
 
@@ -71,11 +110,15 @@ def _topic_body(topic: Topic) -> dict[str, Any]:
     return body
 
 
-def _group_body(group: Group) -> dict[str, Any]:
+def _group_body(group: Group, inferred: frozenset[str]) -> dict[str, Any]:
     body: dict[str, Any] = {"group_id": group.group_id, "protocol": group.protocol, "assignors": list(group.assignors)}
+    if group.generation is not None:
+        body["generation"] = group.generation
+    if group.client:
+        body["client"] = group.client
     if group.state:
         body["state"] = group.state
-    body["members"] = [_member_body(m) for m in group.members]
+    body["members"] = [_member_body(m, m.member_id in inferred) for m in group.members]
     owners = {m: parts for m, parts in group.assignment.owners.items() if parts}
     if owners:
         body["assignment"] = {member: _by_topic(parts) for member, parts in owners.items()}
@@ -86,14 +129,15 @@ def _group_body(group: Group) -> dict[str, Any]:
     return body
 
 
-def _member_body(member: Member) -> dict[str, Any]:
+def _member_body(member: Member, inferred: bool) -> dict[str, Any]:
     body: dict[str, Any] = {"member_id": member.member_id}
     for key, value in (("instance_id", member.instance_id), ("client_id", member.client_id),
                        ("host", member.host), ("rack", member.rack)):
         if value:
             body[key] = value
     body["topics"] = list(member.topics)
-    body["inferred"] = True
+    if inferred:
+        body["inferred"] = True
     return body
 
 

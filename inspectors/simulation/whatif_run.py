@@ -19,15 +19,28 @@ def _topics(text: str, flag: str) -> tuple[str, ...]:
     return topics
 
 
+def _instances(specs: list[str], added: set[str]) -> dict[str, str]:
+    instances: dict[str, str] = {}
+    for spec in specs:
+        member_id, sep, instance = spec.partition("=")
+        if not sep or not member_id or not instance:
+            raise InputError(f"{spec!r}: expected ID=GROUP_INSTANCE_ID", field="--instance")
+        if member_id not in added:
+            raise InputError(f"{spec!r}: {member_id!r} is not a member added with --add-member", field="--instance")
+        instances[member_id] = instance
+    return instances
+
+
 def parse_changes(add_members: list[str], remove_members: list[str], add_partitions: list[str],
-                  subscribe: list[str], state: GroupState) -> list[WhatIf]:
+                  subscribe: list[str], state: GroupState, instances: list[str] | None = None) -> list[WhatIf]:
     """Turn the what-if flags into changes, in the order: remove, add, subscribe, grow topics."""
     changes: list[WhatIf] = [RemoveMember(m) for m in remove_members]
+    static = _instances(instances or [], {spec.partition("=")[0] for spec in add_members})
     for spec in add_members:
         member_id, sep, topics = spec.partition("=")
         if not member_id:
             raise InputError(f"{spec!r}: expected ID or ID=topic1,topic2", field="--add-member")
-        changes.append(AddMember(member_id, _topics(topics, "--add-member") if sep else None))
+        changes.append(AddMember(member_id, _topics(topics, "--add-member") if sep else None, static.get(member_id)))
     for spec in subscribe:
         member_id, sep, topics = spec.partition("=")
         if not sep or not member_id:
@@ -57,9 +70,9 @@ class Simulation:
 
 def simulate(fixture: Fixture, group_id: str | None, assignors: list[str], add_members: list[str],
              remove_members: list[str], add_partitions: list[str], subscribe: list[str],
-             client: str = "java") -> Simulation:
+             client: str = "java", instances: list[str] | None = None) -> Simulation:
     before = GroupState(fixture.cluster, fixture.group(group_id))
-    changes = parse_changes(add_members, remove_members, add_partitions, subscribe, before)
+    changes = parse_changes(add_members, remove_members, add_partitions, subscribe, before, instances)
     try:
         after = apply_all(before, changes)
     except WhatIfError as exc:
@@ -83,3 +96,13 @@ def require_valid(runs: tuple[AssignorRun, ...]) -> None:
             details = "; ".join(v.detail for v in run.violations[:3])
             more = f" (+{len(run.violations) - 3} more)" if len(run.violations) > 3 else ""
             raise RunError(f"assignor {run.assignor} returned an invalid assignment: {details}{more}")
+
+
+def leader_client(fixture: Fixture, group_id: str | None, flag: str | None) -> tuple[str, str]:
+    """The client whose assignors to run: the flag, else the one the group records, else Java's; and why."""
+    if flag:
+        return flag, "--client"
+    recorded = fixture.group(group_id).client
+    if recorded:
+        return recorded, "recorded with the group (client:)"
+    return "java", "the default"

@@ -66,7 +66,8 @@ def test_snapshot_and_live_what_if_of_a_group_with_a_real_member(
     (body,) = yaml.safe_load(out.read_text())["groups"]
     (member,) = body["members"]
     assert member["member_id"] == member_id and member["client_id"] == "reader-1"
-    assert member["topics"] == [topic] and member["inferred"] is True
+    # Read from the member's ConsumerProtocol subscription (DescribeGroups metadata), not inferred.
+    assert member["topics"] == [topic] and "inferred" not in member
     assert body["assignment"] == {member_id: {topic: [0, 1, 2, 3]}}
     assert body["assignors"] == ["range"]
 
