@@ -156,3 +156,13 @@ def names() -> Iterator[tuple[str, str]]:
     """A topic and a group no other test uses, so one broker serves the session."""
     suffix = uuid.uuid4().hex[:8]
     yield f"topic-{suffix}", f"group-{suffix}"
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """One line per strategy of the live what-if matrix: stable points compared, and how many were exact."""
+    from tests.live.test_live_whatif_matrix import RESULTS
+
+    if RESULTS:
+        terminalreporter.section("live what-if == real consumers (noida-db, librdkafka)")
+        for strategy, (compared, exact) in sorted(RESULTS.items()):
+            terminalreporter.write_line(f"{strategy:20} {exact}/{compared} points exact")
