@@ -13,11 +13,37 @@ from kgroup.inspectors.fixtures.group_file import Fixture, load_fixture
 FixtureArg = Annotated[Optional[str], typer.Argument(
     help="A kgroup/v1 fixture file, or the name of a bundled fixture (see `kgroup fixtures`).",
     show_default=False)]
-GroupOpt = Annotated[Optional[str], typer.Option("--group", "-g", help="The group, when the fixture has several.")]
+GroupOpt = Annotated[Optional[str], typer.Option("--group", "-g", help="The group, when the fixture has several.",
+                                                  metavar="GROUP_ID")]
 OutputOpt = Annotated[OutputFormat, typer.Option("--output", "-o", help="Output format.", case_sensitive=False)]
 ClientOpt = Annotated[str, typer.Option(
     "--client", help="The consumer client on the group leader, whose assignor runs: java (Kafka's, default) or "
-                     "librdkafka (confluent-kafka and other non-JVM clients; differs in sticky and cooperative-sticky).")]
+                     "librdkafka (confluent-kafka and other non-JVM clients; differs in sticky and cooperative-sticky).",
+    metavar="CLIENT")]
+
+# The what-if flags: `simulate` and `check` take the same ones, with the same meaning (whatif_run.WhatIfFlags).
+AssignorsOpt = Annotated[Optional[list[str]], typer.Option(
+    "--assignor", "-a", help="Assignor to run (repeat for several); a built-in or package.module:Class. "
+                             "Default: the group's own.", metavar="NAME", show_default=False)]
+AddMemberOpt = Annotated[Optional[list[str]], typer.Option(
+    "--add-member", help="A member joins: ID, or ID=topic1,topic2 (default: the first member's topics).",
+    metavar="ID[=TOPICS]", show_default=False)]
+RemoveMemberOpt = Annotated[Optional[list[str]], typer.Option(
+    "--remove-member", help="A member leaves (crash or shutdown).", metavar="ID", show_default=False)]
+AddPartitionsOpt = Annotated[Optional[list[str]], typer.Option(
+    "--add-partitions", help="TOPIC=N grows the topic to N partitions; TOPIC=+N adds N.", metavar="TOPIC=[+]N",
+    show_default=False)]
+SubscribeOpt = Annotated[Optional[list[str]], typer.Option(
+    "--subscribe", help="Change a member's subscription: ID=topic1,topic2.", metavar="ID=TOPICS",
+    show_default=False)]
+
+
+def what_if_flags(assignor: list[str] | None, add_member: list[str] | None, remove_member: list[str] | None,
+                  add_partitions: list[str] | None, subscribe: list[str] | None, client: str):  # type: ignore[no-untyped-def]
+    from kgroup.inspectors.simulation.whatif_run import WhatIfFlags
+
+    return WhatIfFlags(tuple(assignor or ()), tuple(add_member or ()), tuple(remove_member or ()),
+                       tuple(add_partitions or ()), tuple(subscribe or ()), client)
 
 
 def load(argument: str | None) -> Fixture:
