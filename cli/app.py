@@ -11,7 +11,7 @@ import importlib
 import sys
 from importlib.metadata import PackageNotFoundError, version
 
-from typing import Any
+from typing import Any, Optional
 
 import typer
 from typer import _click as click  # typer 0.29 vendors click: its exceptions and parameters are these
@@ -170,8 +170,16 @@ app = typer.Typer(
 def _root(
     show_version: bool = typer.Option(False, "--version", help="Print kgroup's version and exit.",
                                       callback=_print_version, is_eager=True),
+    width: Optional[int] = typer.Option(
+        None, "--width", metavar="COLUMNS", min=40, show_default=False,
+        help="Fold tables and lines at this width. Default: the terminal's width; unlimited when output is "
+             "not a terminal (pipes, files, CI logs)."),
 ) -> None:
     """Inspect Kafka consumer groups and predict their assignments and rebalances, exactly as Kafka would."""
+    if width is not None:
+        from kgroup.cli import output
+
+        output.chosen_width = width
 
 
 def main() -> None:
