@@ -120,7 +120,7 @@ class LazyCommands(TyperGroup):
             message = " ".join(exc.format_message().split()).replace("Value error, ", "").rstrip(".")
             sys.stderr.write(f"kgroup: error: {message}{where}\n")
             code = exc.exit_code
-        except click.exceptions.Abort:
+        except typer.Abort:
             sys.stderr.write("kgroup: interrupted\n")
             code = 130
         if not standalone_mode:
