@@ -10,7 +10,6 @@ from kgroup.inspectors.errors import InputError
 from kgroup.inspectors.fixtures.bundled import locate
 from kgroup.inspectors.fixtures.group_file import Fixture, fixture_from_doc
 from kgroup.inspectors.fixtures.plan_file import Plan, is_plan, plan_from_doc
-from kgroup.inspectors.fixtures.scenario_file import is_scenario, scenario_from_doc
 from kgroup.inspectors.fixtures.yaml_doc import YamlDoc, read_yaml
 from kgroup.inspectors.simulation.scenario_gate import ScenarioLimits
 from kgroup.inspectors.simulation.whatif_run import (
@@ -45,6 +44,11 @@ class Gate:
     @property
     def ok(self) -> bool:
         return all(c.ok for c in self.cases)
+
+
+def is_scenario(doc: YamlDoc) -> bool:
+    """Told from the `kind` alone, so that checking a fixture never imports the simulators."""
+    return isinstance(doc.data, dict) and doc.data.get("kind") == "scenario"  # scenario_file.KIND
 
 
 def plan_flags(plan: Plan) -> WhatIfFlags:
@@ -133,6 +137,7 @@ def _fixture_cases(doc: YamlDoc, fixture: Fixture, group_ids: list[str], flags: 
 
 
 def _scenario_case(doc: YamlDoc, limits: ScenarioLimits, warnings: list[str]) -> Case:
+    from kgroup.inspectors.fixtures.scenario_file import scenario_from_doc
     from kgroup.inspectors.simulation.scenario_gate import scenario_checks
     from kgroup.inspectors.simulation.scenario_run import run_scenario
 

@@ -4,9 +4,12 @@ how many rebalances the events caused. Reads a finished run (scenario_run.Scenar
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from kgroup.assignors.analysis.checks import CheckResult
-from kgroup.inspectors.simulation.scenario_run import ScenarioOutcome
+
+if TYPE_CHECKING:  # the simulators are imported by the caller that runs one, not by `check FIXTURE`
+    from kgroup.inspectors.simulation.scenario_run import ScenarioOutcome
 
 
 @dataclass(frozen=True, slots=True)
