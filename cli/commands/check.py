@@ -95,7 +95,7 @@ def check(
     takes), the planned assignment after those changes; with a saved plan, that plan (and any flags given
     after it). Validity (each subscribed partition exactly once, only to a subscriber) is always checked;
     an assignor whose output breaks it exits 1, as from every command. A scenario is checked by its
-    rebalances: --max-unconsumed and --max-rebalances. Each failed check is one line on stderr.
+    rebalances (the two scenario limits below). Each failed check is one line on stderr.
 
     Examples:
 
