@@ -70,6 +70,9 @@ def run_gate(arguments: list[str], groups: list[str], flags: WhatIfFlags, limits
             cases.append(_scenario_case(doc, scenario_limits, warnings))
         elif is_plan(doc):
             plan = plan_from_doc(doc)
+            if groups and plan.group_id not in groups:
+                raise InputError(f"the plan is for group {plan.group_id!r}, not {', '.join(groups)}", doc.source,
+                                 field="--group")
             warnings += plan.fixture.warnings
             cases += _fixture_cases(doc, plan.fixture, [plan.group_id], plan_flags(plan).then(flags), limits, True)
         else:
