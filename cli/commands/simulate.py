@@ -10,7 +10,7 @@ from kgroup.cli.render import documents
 from kgroup.cli.errors import handle_errors
 from kgroup.cli.options import (
     AddMemberOpt, AddPartitionsOpt, AssignorsOpt, BootstrapOpt, ClientOpt, CommandConfigOpt, FixtureArg, GroupOpt,
-    OutputOpt, ProfileOpt, RemoveMemberOpt, SubscribeOpt, TimeoutOpt, connect, load, what_if_flags,
+    OutputOpt, ProfileOpt, RemoveMemberOpt, SubscribeOpt, TimeoutOpt, connect, what_if_flags,
 )
 from kgroup.cli.render.scenario import comparison_body, outcome_body, print_comparison, print_outcome
 from kgroup.inspectors.fixtures.bundled import locate
