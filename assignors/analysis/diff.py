@@ -71,8 +71,9 @@ class Balance:
     per_topic: tuple[tuple[str, Spread], ...]  # over the topic's subscribers
     kafka_balanced: bool
     kafka_unbalance: str | None  # why not, when not
-    # Members with identical subscriptions, keyed by their (sorted) topics: the balance Kafka's assignors
-    # promise (AbstractStickyAssignor.isBalanced, RoundRobinAssignor). Members subscribed to different
+    # Members with identical subscriptions, keyed by their (sorted) topics: where Kafka's balancing
+    # assignors promise at most one partition's difference (AbstractStickyAssignor's
+    # ConstrainedAssignmentBuilder; UniformHomogeneousAssignmentBuilder). Members subscribed to different
     # topics cannot always be balanced against each other, whatever the assignor.
     per_subscription: tuple[tuple[tuple[str, ...], Spread], ...] = ()
 
