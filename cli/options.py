@@ -52,14 +52,15 @@ def load(argument: str | None) -> Fixture:
 
 BootstrapOpt = Annotated[Optional[str], typer.Option(
     "--bootstrap-server", "-b", help="host:port[,host:port...]. Else KGROUP_BOOTSTRAP_SERVERS, else the profile.",
-    show_default=False)]
+    show_default=False, metavar="SERVERS")]
 CommandConfigOpt = Annotated[Optional[str], typer.Option(
     "--command-config", help="Client properties file (key=value; SASL/SSL), as kafka-consumer-groups.sh takes. "
-    "Else KGROUP_COMMAND_CONFIG.", show_default=False)]
+    "Else KGROUP_COMMAND_CONFIG.", show_default=False, metavar="FILE")]
 ProfileOpt = Annotated[Optional[str], typer.Option(
     "--profile", help="A profile from config.yaml in $KGROUP_CONFIG_DIR or ~/.config/kgroup. Else KGROUP_PROFILE.",
-    show_default=False)]
-TimeoutOpt = Annotated[float, typer.Option("--timeout", help="Seconds to wait for the cluster.", min=0.1)]
+    show_default=False, metavar="NAME")]
+TimeoutOpt = Annotated[float, typer.Option("--timeout", help="Seconds to wait for the cluster.", min=0.1,
+                                           metavar="SECONDS")]
 
 
 def connect(bootstrap: str | None, command_config: str | None, profile: str | None, timeout: float):  # type: ignore[no-untyped-def]
@@ -72,7 +73,7 @@ def connect(bootstrap: str | None, command_config: str | None, profile: str | No
 
 IsolationOpt = Annotated[str, typer.Option(
     "--isolation", help="read_uncommitted: lag to the high watermark (Kafka's tool); read_committed: to the "
-    "last stable offset.")]
+    "last stable offset.", metavar="LEVEL")]
 
 
 def isolation_level(value: str) -> str:
