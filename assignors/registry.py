@@ -1,14 +1,15 @@
-"""The built-in assignors by the names users type."""
+"""The built-in assignors by the names users type.
+
+Each assignor's module is imported the first time it is asked for: `kgroup check` with `range` does not
+pay for importing the sticky and uniform algorithms.
+"""
 
 from __future__ import annotations
 
+import importlib
+from typing import Any
+
 from kgroup.assignors.base import Assignor, AssignorInfo
-from kgroup.assignors.client.legacy_scala import LegacyRangeAssignor, LegacyRoundRobinAssignor
-from kgroup.assignors.client.range import RangeAssignor
-from kgroup.assignors.client.roundrobin import RoundRobinAssignor
-from kgroup.assignors.server.range import ServerRangeAssignor
-from kgroup.assignors.client.sticky.assignors import CooperativeStickyAssignor, StickyAssignor
-from kgroup.assignors.server.uniform import UniformAssignor
 
 # Kafka versions that changed an assignor's output (apache/kafka commit history; shared spec §4.7, §5).
 _STICKY_HISTORY = (
@@ -37,36 +38,50 @@ _SERVER_RANGE_HISTORY = (
 )
 _COOPERATIVE_HISTORY = (("2.4", "CooperativeStickyAssignor (KIP-429)"),) + _STICKY_HISTORY[2:]
 
-BUILTINS: dict[str, tuple[Assignor, AssignorInfo]] = {
-    "range": (RangeAssignor(), AssignorInfo(
+class _Lazy:
+    """An assignor named by its module and class, created on first use and kept."""
+
+    def __init__(self, module: str, name: str, **options: Any) -> None:
+        self.module, self.name, self.options = module, name, options
+        self._instance: Assignor | None = None
+
+    def get(self) -> Assignor:
+        if self._instance is None:
+            cls = getattr(importlib.import_module(f"kgroup.assignors.{self.module}"), self.name)
+            self._instance = cls(**self.options)
+        return self._instance
+
+
+BUILTINS: dict[str, tuple[_Lazy, AssignorInfo]] = {
+    "range": (_Lazy("client.range", "RangeAssignor"), AssignorInfo(
         "range", "client", "eager",
         "per topic, contiguous runs to members sorted by instance id/member id; rack-aware (KIP-881)",
         "org.apache.kafka.clients.consumer.RangeAssignor", _RANGE_HISTORY)),
-    "roundrobin": (RoundRobinAssignor(), AssignorInfo(
+    "roundrobin": (_Lazy("client.roundrobin", "RoundRobinAssignor"), AssignorInfo(
         "roundrobin", "client", "eager",
         "all partitions in topic order dealt to sorted members by one circular cursor",
         "org.apache.kafka.clients.consumer.RoundRobinAssignor")),
-    "sticky": (StickyAssignor(), AssignorInfo(
+    "sticky": (_Lazy("client.sticky.assignors", "StickyAssignor"), AssignorInfo(
         "sticky", "client", "eager",
         "balanced, keeps owned partitions (from its user data); constrained path for equal subscriptions",
         "org.apache.kafka.clients.consumer.StickyAssignor", _STICKY_HISTORY)),
-    "cooperative-sticky": (CooperativeStickyAssignor(), AssignorInfo(
+    "cooperative-sticky": (_Lazy("client.sticky.assignors", "CooperativeStickyAssignor"), AssignorInfo(
         "cooperative-sticky", "client", "cooperative",
         "sticky, in two rebalances: partitions changing owner are withheld until revoked",
         "org.apache.kafka.clients.consumer.CooperativeStickyAssignor", _COOPERATIVE_HISTORY)),
-    "uniform": (UniformAssignor(), AssignorInfo(
+    "uniform": (_Lazy("server.uniform", "UniformAssignor"), AssignorInfo(
         "uniform", "server", "consumer",
         "KIP-848 default: sticky and balanced target assignment computed by the group coordinator",
         "org.apache.kafka.coordinator.group.assignor.UniformAssignor", _UNIFORM_HISTORY)),
-    "server-range": (ServerRangeAssignor(), AssignorInfo(
+    "server-range": (_Lazy("server.range", "ServerRangeAssignor"), AssignorInfo(
         "server-range", "server", "consumer",
         "KIP-848 `range`: stateless, per-topic ranges over sorted members; co-partitions equal topics",
         "org.apache.kafka.coordinator.group.assignor.RangeAssignor", _SERVER_RANGE_HISTORY)),
-    "legacy-range": (LegacyRangeAssignor(), AssignorInfo(
+    "legacy-range": (_Lazy("client.legacy_scala", "LegacyRangeAssignor"), AssignorInfo(
         "legacy-range", "legacy", "zookeeper",
         "Scala consumer 0.8/0.9: range over consumer threads (num.streams)",
         "kafka.consumer.RangeAssignor (0.8.2/0.9.0)")),
-    "legacy-roundrobin": (LegacyRoundRobinAssignor(), AssignorInfo(
+    "legacy-roundrobin": (_Lazy("client.legacy_scala", "LegacyRoundRobinAssignor"), AssignorInfo(
         "legacy-roundrobin", "legacy", "zookeeper",
         "Scala consumer 0.8/0.9: partitions by hashCode, dealt to threads; identical subscriptions only",
         "kafka.consumer.RoundRobinAssignor (0.8.2/0.9.0)")),
@@ -77,9 +92,9 @@ BUILTINS: dict[str, tuple[Assignor, AssignorInfo]] = {
 # assignor predates Java's constrained path (see sticky.sticky_assign). Its range and roundrobin gave
 # Java's assignments in every live test (dynamic members).
 CLIENTS = ("java", "librdkafka")
-_LIBRDKAFKA: dict[str, Assignor] = {
-    "sticky": StickyAssignor(librdkafka=True),
-    "cooperative-sticky": CooperativeStickyAssignor(librdkafka=True),
+_LIBRDKAFKA: dict[str, _Lazy] = {
+    "sticky": _Lazy("client.sticky.assignors", "StickyAssignor", librdkafka=True),
+    "cooperative-sticky": _Lazy("client.sticky.assignors", "CooperativeStickyAssignor", librdkafka=True),
 }
 
 
@@ -90,9 +105,9 @@ def known_names() -> list[str]:
 def builtin(name: str, client: str = "java") -> Assignor | None:
     """The built-in assignor `name` as the `client`'s leader runs it (see CLIENTS)."""
     if client == "librdkafka" and name in _LIBRDKAFKA:
-        return _LIBRDKAFKA[name]
+        return _LIBRDKAFKA[name].get()
     entry = BUILTINS.get(name)
-    return entry[0] if entry else None
+    return entry[0].get() if entry else None
 
 
 def info(name: str) -> AssignorInfo | None:

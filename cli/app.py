@@ -8,12 +8,14 @@ the first line of the command's own help, so the two cannot drift.
 from __future__ import annotations
 
 import importlib
+import sys
 from importlib.metadata import PackageNotFoundError, version
 
-from typing import Any
+from typing import Any, Optional
 
 import typer
-from typer.core import TyperCommand, TyperGroup
+from typer import _click as click  # typer 0.29 vendors click: its exceptions and parameters are these
+from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 # name: (module, attribute, the first line of its help). Order is the order `--help` lists them in.
 COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -50,20 +52,80 @@ def load_command(name: str) -> Any:
     """Import one command's module and build its click command (a group for `offsets` and `lag`)."""
     module, attribute, _ = COMMANDS[name]
     target = getattr(importlib.import_module(module), attribute)
-    holder = typer.Typer()
+    holder = typer.Typer(rich_markup_mode=None)
     if isinstance(target, typer.Typer):
         # Added under a parent, a one-command Typer stays a group (`offsets reset`), as `add_typer` made it.
         holder.add_typer(target, name=name)
         holder.command(name="-")(lambda: None)
-        return typer.main.get_command(holder).commands[name]  # type: ignore[attr-defined]
+        return _for_pipes(typer.main.get_command(holder).commands[name])  # type: ignore[attr-defined]
     holder.command(name=name)(target)
-    return typer.main.get_command(holder)
+    return _for_pipes(typer.main.get_command(holder))
+
+
+# Typer shows a type for every option, flags included (`<bool>`, `<str>`, `<int range>`); kgroup shows
+# flags bare and values as one uppercase word, as click does and as the docs write them.
+_METAVARS = {int: "INTEGER", float: "NUMBER", str: "TEXT"}
+
+
+def _for_pipes(command: Any) -> Any:
+    """Uppercase metavars, no type on flags, and example lines kept whole (never folded at 80 columns)."""
+    for sub in getattr(command, "commands", {}).values():
+        _for_pipes(sub)
+    for param in command.params:
+        descriptor = getattr(param, "type_descriptor", None)
+        if isinstance(param, TyperOption) and param.is_flag:
+            param.metavar = ""
+        elif isinstance(param, TyperArgument):
+            param.metavar = param.metavar or param.name.upper()
+            param.display_type_rich = lambda ctx: None  # the name says it; no `<str>` after it
+            usage = param.metavar + ("..." if param.nargs != 1 else "")
+            param._usage_display_name = (lambda u=usage if param.required else f"[{usage}]": u)  # not {NAME}
+        elif param.metavar is not None or descriptor is None:
+            continue
+        elif descriptor.is_choice:
+            param.metavar = "[" + "|".join(str(getattr(c, "value", c)) for c in descriptor.choices or ()) + "]"
+        else:
+            param.metavar = _METAVARS.get(_element(descriptor.annotation), "TEXT")
+    if command.help:
+        command.help = _examples_whole(command.help)
+    return command
+
+
+def _element(annotation: Any) -> Any:
+    args = getattr(annotation, "__args__", None)
+    return _element(args[0]) if args else annotation
+
+
+def _examples_whole(text: str) -> str:
+    """Click re-wraps every paragraph; `\\b` before a command line tells it to leave that one as written."""
+    paragraphs = text.split("\n\n")
+    return "\n\n".join("\b\n" + p if p.lstrip().startswith("kgroup ") else p for p in paragraphs)
 
 
 class LazyCommands(TyperGroup):
     """Lists commands from `COMMANDS`; imports a command only when it is the one asked for."""
 
     _listing = False
+
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
+        """Usage errors are one `kgroup: error:` line and exit 2, like every other input error."""
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.exceptions.NoArgsIsHelpError as exc:
+            sys.stdout.write(exc.ctx.get_help() + "\n")
+            code = 0
+        except click.ClickException as exc:
+            where = f" (see `{exc.ctx.command_path} --help`)" if getattr(exc, "ctx", None) is not None else ""
+            message = " ".join(exc.format_message().split()).replace("Value error, ", "").rstrip(".")
+            sys.stderr.write(f"kgroup: error: {message}{where}\n")
+            code = exc.exit_code
+        except typer.Abort:
+            sys.stderr.write("kgroup: interrupted\n")
+            code = 130
+        if not standalone_mode:
+            return code
+        sys.exit(code if isinstance(code, int) else 0)
 
     def list_commands(self, ctx: Any) -> list[str]:
         return list(COMMANDS)
@@ -97,6 +159,7 @@ app = typer.Typer(
     cls=LazyCommands,
     help="Inspect Kafka consumer groups and predict their assignments and rebalances, exactly as Kafka would.",
     no_args_is_help=True,
+    rich_markup_mode=None,
     pretty_exceptions_enable=False,  # tracebacks could show locals; never print those
     add_completion=True,
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -107,8 +170,16 @@ app = typer.Typer(
 def _root(
     show_version: bool = typer.Option(False, "--version", help="Print kgroup's version and exit.",
                                       callback=_print_version, is_eager=True),
+    width: Optional[int] = typer.Option(
+        None, "--width", metavar="COLUMNS", min=40, show_default=False,
+        help="Fold tables and lines at this width. Default: the terminal's width; unlimited when output is "
+             "not a terminal (pipes, files, CI logs)."),
 ) -> None:
     """Inspect Kafka consumer groups and predict their assignments and rebalances, exactly as Kafka would."""
+    if width is not None:
+        from kgroup.cli import output
+
+        output.chosen_width = width
 
 
 def main() -> None:

@@ -18,13 +18,27 @@ class OutputFormat(str, Enum):
     yaml = "yaml"
 
 
+# Output that is not a terminal (a pipe, a file, a CI log) is never folded: lines and tables are as wide
+# as they need to be. `kgroup --width N` fixes the width instead, terminal or not.
+UNLIMITED = 100_000
+chosen_width: int | None = None
+
+
+def _width(stream: Any) -> int | None:
+    if chosen_width is not None:
+        return chosen_width
+    isatty = getattr(stream, "isatty", None)
+    return None if callable(isatty) and isatty() else UNLIMITED
+
+
 def stdout_console() -> Console:
     # Console() follows NO_COLOR and drops ANSI codes when stdout is not a terminal.
-    return Console(file=sys.stdout, highlight=False, soft_wrap=False)
+    return Console(file=sys.stdout, highlight=False, soft_wrap=False, width=_width(sys.stdout))
 
 
 def stderr_console() -> Console:
-    return Console(file=sys.stderr, highlight=False)
+    # soft_wrap: a progress or failure line stays one physical line; the terminal folds it, not kgroup.
+    return Console(file=sys.stderr, highlight=False, soft_wrap=True, width=_width(sys.stderr))
 
 
 def document(kind: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -45,4 +59,8 @@ def emit(doc: dict[str, Any], fmt: OutputFormat, table: Callable[[Console], None
 
 
 def warn(message: str) -> None:
-    stderr_console().print(message, markup=False)
+    """One physical line on stderr, whatever the width: logs and `grep` see the whole message."""
+    from kgroup.inspectors.errors import one_line
+
+    sys.stderr.write(one_line(message) + "\n")
+    sys.stderr.flush()

@@ -23,6 +23,11 @@ def write_atomically(path: str, text: str, field: str | None = None) -> None:
         handle, temporary = tempfile.mkstemp(prefix=".kgroup-", dir=folder)
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
+        # mkstemp makes the file private (0600); the output gets the mode any new file would (a CI report,
+        # a plan to commit, a snapshot to share), from the umask.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)
         os.replace(temporary, path)
     except OSError as exc:
         raise InputError(f"{path!r}: cannot write it: {exc.strerror}", field=field) from None

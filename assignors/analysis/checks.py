@@ -7,9 +7,17 @@ from dataclasses import dataclass
 from kgroup.assignors.analysis.evaluate import AssignorRun
 
 
+SUBSCRIPTION = "subscription"  # the default scope of max_imbalance: see Limits
+GROUP = "group"
+
+
 @dataclass(frozen=True, slots=True)
 class Limits:
-    max_imbalance: int | None = None  # max - min partitions per member, whole group
+    # max - min partitions per member: among members with identical subscriptions (scope "subscription",
+    # the default: the balance Kafka's assignors promise, so a limit of 1 is reachable whatever the group's
+    # shape), or over the whole group (scope "group": members with different topics compared too).
+    max_imbalance: int | None = None
+    imbalance_scope: str = SUBSCRIPTION
     max_topic_imbalance: int | None = None  # the same within each topic, over its subscribers
     min_stickiness: float | None = None  # 0..1, share of owned partitions kept
     max_moves: int | None = None  # partitions that change owner
@@ -31,11 +39,8 @@ def run_checks(run: AssignorRun, limits: Limits) -> list[CheckResult]:
     assert run.balance is not None and run.stickiness is not None and run.diff is not None
     results = [CheckResult("valid", not run.violations, "every subscribed partition exactly once, to a subscriber",
                            "; ".join(v.detail for v in run.violations[:3]) or "valid")]
-    overall = run.balance.overall
     if limits.max_imbalance is not None:
-        results.append(CheckResult(
-            "max-imbalance", overall.spread <= limits.max_imbalance, f"<= {limits.max_imbalance}",
-            f"{overall.spread} (members hold {overall.minimum}..{overall.maximum} partitions)"))
+        results.append(_imbalance(run, limits.max_imbalance, limits.imbalance_scope))
     if limits.max_topic_imbalance is not None:
         worst = max(run.balance.per_topic, key=lambda item: item[1].spread, default=None)
         spread = worst[1].spread if worst else 0
@@ -57,3 +62,17 @@ def run_checks(run: AssignorRun, limits: Limits) -> list[CheckResult]:
                                    "no partition could move to a member with 2+ fewer",
                                    run.balance.kafka_unbalance or "balanced"))
     return results
+
+
+def _imbalance(run: AssignorRun, limit: int, scope: str) -> CheckResult:
+    assert run.balance is not None
+    overall = run.balance.overall
+    groups = run.balance.per_subscription
+    if scope == GROUP or len(groups) <= 1:  # one subscription: the two scopes are the same members
+        return CheckResult("max-imbalance", overall.spread <= limit,
+                           f"<= {limit} over the whole group" if scope == GROUP and len(groups) > 1 else f"<= {limit}",
+                           f"{overall.spread} (members hold {overall.minimum}..{overall.maximum} partitions)")
+    topics, worst = max(groups, key=lambda item: item[1].spread)
+    return CheckResult("max-imbalance", worst.spread <= limit, f"<= {limit} among members with the same topics",
+                       f"{worst.spread} among members subscribed to {','.join(topics)} "
+                       f"(they hold {worst.minimum}..{worst.maximum} partitions)")

@@ -71,6 +71,11 @@ class Balance:
     per_topic: tuple[tuple[str, Spread], ...]  # over the topic's subscribers
     kafka_balanced: bool
     kafka_unbalance: str | None  # why not, when not
+    # Members with identical subscriptions, keyed by their (sorted) topics: where Kafka's balancing
+    # assignors promise at most one partition's difference (AbstractStickyAssignor's
+    # ConstrainedAssignmentBuilder; UniformHomogeneousAssignmentBuilder). Members subscribed to different
+    # topics cannot always be balanced against each other, whatever the assignor.
+    per_subscription: tuple[tuple[tuple[str, ...], Spread], ...] = ()
 
 
 def _spread(values: list[int]) -> Spread:
@@ -106,7 +111,11 @@ def balance(cluster: Cluster, members: Sequence[Member], assignment: Assignment)
         if values:
             per_topic.append((topic.name, _spread(values)))
     issue = _kafka_balance_issue(members, assignment)
-    return Balance(counts, _spread([c for _, c in counts]), tuple(per_topic), issue is None, issue)
+    by_subscription: dict[tuple[str, ...], list[int]] = {}
+    for member, count in zip(members, (c for _, c in counts)):
+        by_subscription.setdefault(tuple(sorted(set(member.topics))), []).append(count)
+    per_subscription = tuple((topics, _spread(values)) for topics, values in by_subscription.items())
+    return Balance(counts, _spread([c for _, c in counts]), tuple(per_topic), issue is None, issue, per_subscription)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""`kgroup diff`: compare two assignments (fixtures or saved assignments)."""
+"""`kgroup diff`: compare two assignments (fixtures, saved assignments or plans)."""
 
 from __future__ import annotations
 
@@ -10,16 +10,16 @@ from kgroup.assignors.analysis.diff import diff as diff_assignments
 from kgroup.cli.render import documents
 from kgroup.cli.errors import handle_errors
 from kgroup.cli.options import GroupOpt, OutputOpt
-from kgroup.cli.output import OutputFormat, document, emit
+from kgroup.cli.output import OutputFormat, document, emit, warn
 from kgroup.cli.render.tables import assignment_table
 from kgroup.inspectors.fixtures.bundled import locate
-from kgroup.inspectors.fixtures.group_file import load_assignment_source
+from kgroup.inspectors.simulation.plans import assignment_source, plan_group, unrelated
 
 
 @handle_errors
 def diff(
-    old: Annotated[str, typer.Argument(help="The assignment before: a fixture or a saved assignment.")],
-    new: Annotated[str, typer.Argument(help="The assignment after: a fixture or a saved assignment.")],
+    old: Annotated[str, typer.Argument(help="The assignment before: a fixture, a saved assignment or a plan.")],
+    new: Annotated[str, typer.Argument(help="The assignment after: a fixture, a saved assignment or a plan.")],
     group: GroupOpt = None,
     output: OutputOpt = OutputFormat.table,
 ) -> None:
@@ -32,10 +32,20 @@ def diff(
       kgroup assign group.yaml -a roundrobin -o yaml > rr.yaml
 
       kgroup diff range.yaml rr.yaml
+
+      kgroup simulate shop.yaml --add-member shop-5 --save-plan scale-out.yaml
+
+      kgroup diff shop.yaml scale-out.yaml
+
+    A plan (`simulate --save-plan`) stands for the assignment its first assignor gives after its changes.
     """
-    before = load_assignment_source(locate(old), group)
-    after = load_assignment_source(locate(new), group)
+    group = group or plan_group(locate(old)) or plan_group(locate(new))  # a plan names its group
+    before = assignment_source(locate(old), group)
+    after = assignment_source(locate(new), group)
     change = diff_assignments(before.assignment, after.assignment)
+    why = unrelated(before, after)
+    if why:
+        warn(f"note: {before.source} and {after.source} look like unrelated groups: {why}")
     doc = document("diff", {"old": before.source, "new": after.source, **documents.diff_body(change)})
 
     def table(console):  # type: ignore[no-untyped-def]

@@ -28,7 +28,7 @@ lag = typer.Typer(name="lag", help="Offset history: record it from a cluster, an
 GroupsOpt = Annotated[Optional[list[str]], typer.Option("--group", "-g", help="Only this group (repeatable).",
                                                         show_default=False)]
 RegexOpt = Annotated[Optional[str], typer.Option("--regex", "-r", help="Only groups whose id matches.",
-                                                 show_default=False)]
+                                                 show_default=False, metavar="PATTERN")]
 
 
 def _time(text: str | None, option: str) -> tuple[int | None, int | None]:

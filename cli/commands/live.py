@@ -25,7 +25,8 @@ from kgroup.inspectors.live.snapshot import fixture_document, fixture_group
 
 @handle_errors
 def groups(
-    regex: Annotated[Optional[str], typer.Option("--regex", "-r", help="Only groups whose id matches.")] = None,
+    regex: Annotated[Optional[str], typer.Option("--regex", "-r", help="Only groups whose id matches.",
+                                                 metavar="PATTERN")] = None,
     state: Annotated[Optional[str], typer.Option("--state", help="Only groups in this state, e.g. Stable.")] = None,
     bootstrap_server: BootstrapOpt = None,
     command_config: CommandConfigOpt = None,
@@ -80,7 +81,8 @@ def describe(
     group_ids: Annotated[Optional[list[str]], typer.Argument(
         help="Group ids (or choose them with --all-groups or -r).", show_default=False, metavar="GROUP")] = None,
     all_groups: Annotated[bool, typer.Option("--all-groups", help="Every group the cluster lists.")] = False,
-    regex: Annotated[Optional[str], typer.Option("--regex", "-r", help="Also every group whose id matches.")] = None,
+    regex: Annotated[Optional[str], typer.Option("--regex", "-r", help="Also every group whose id matches.",
+                                                 metavar="PATTERN")] = None,
     only_with_lag: Annotated[bool, typer.Option(
         "--only-with-lag", "-l", help="Only partitions with a lag above 0, a never-committed partition counted "
         "from the log start; groups with none are left out.")] = False,
@@ -91,7 +93,7 @@ def describe(
         "current and target assignment; with --state the group epochs.")] = False,
     fixture: Annotated[Optional[str], typer.Option(
         "--fixture", "-f", help="Describe from a kgroup/v1 fixture (one `kgroup snapshot` saved, or a bundled "
-        "one) instead of a cluster; without GROUP, every group in it.", show_default=False)] = None,
+        "one) instead of a cluster; without GROUP, every group in it.", show_default=False, metavar="FIXTURE")] = None,
     time_lag: Annotated[bool, typer.Option(
         "--time-lag", help="Also TIME-LAG: now minus the timestamp of the first unread record, read from the "
         "topic (one fetch per lagging partition, nothing joined or committed).")] = False,

@@ -9,7 +9,8 @@ import typer
 from kgroup.cli.render import documents
 from kgroup.cli.errors import handle_errors
 from kgroup.cli.options import (
-    BootstrapOpt, ClientOpt, CommandConfigOpt, FixtureArg, GroupOpt, OutputOpt, ProfileOpt, TimeoutOpt, connect, load,
+    AddMemberOpt, AddPartitionsOpt, AssignorsOpt, BootstrapOpt, ClientOpt, CommandConfigOpt, FixtureArg, GroupOpt,
+    InstanceOpt, OutputOpt, ProfileOpt, RemoveMemberOpt, SubscribeOpt, TimeoutOpt, connect, what_if_flags,
 )
 from kgroup.cli.render.scenario import comparison_body, outcome_body, print_comparison, print_outcome
 from kgroup.inspectors.fixtures.bundled import locate
@@ -21,25 +22,24 @@ from kgroup.inspectors.fixtures.yaml_doc import read_yaml
 from kgroup.cli.output import OutputFormat, document, emit, warn
 from kgroup.cli.render.tables import comparison_table, describe_change, print_run
 from kgroup.inspectors.live.admin import read_groups
-from kgroup.inspectors.simulation.whatif_run import leader_client, require_valid, simulate as run_simulation
-from kgroup.inspectors.live.snapshot import live_fixture, untrusted
+from kgroup.inspectors.simulation.whatif_run import leader_client, require_valid, simulate_flags
+from kgroup.inspectors.live.snapshot import fixture_document, live_fixture, untrusted
+from kgroup.inspectors.fixtures.plan_file import is_plan, plan_from_doc
+from kgroup.inspectors.simulation.gate import plan_flags
 
 
 @handle_errors
 def simulate(
     fixture: FixtureArg = None,
     group: GroupOpt = None,
-    assignor: Annotated[Optional[list[str]], typer.Option(
-        "--assignor", "-a", help="Assignor to run (repeat for side by side); a built-in or package.module:Class. "
-                                 "Default: the group's own.")] = None,
-    add_member: Annotated[Optional[list[str]], typer.Option(
-        "--add-member", help="A member joins: ID, or ID=topic1,topic2 (default: the first member's topics).")] = None,
-    remove_member: Annotated[Optional[list[str]], typer.Option(
-        "--remove-member", help="A member leaves (crash or shutdown).")] = None,
-    add_partitions: Annotated[Optional[list[str]], typer.Option(
-        "--add-partitions", help="TOPIC=N grows the topic to N partitions; TOPIC=+N adds N.")] = None,
-    subscribe: Annotated[Optional[list[str]], typer.Option(
-        "--subscribe", help="Change a member's subscription: ID=topic1,topic2.")] = None,
+    assignor: AssignorsOpt = None,
+    add_member: AddMemberOpt = None,
+    remove_member: RemoveMemberOpt = None,
+    add_partitions: AddPartitionsOpt = None,
+    subscribe: SubscribeOpt = None,
+    save_plan: Annotated[Optional[str], typer.Option(
+        "--save-plan", help="Also write the group and these what-if flags to FILE (kind: plan), which `check`, "
+        "`diff` and `simulate` read back.", metavar="FILE", show_default=False)] = None,
     timeline_out: Annotated[Optional[str], typer.Option(
         "--timeline-out", help="Scenarios: write the partition-ownership timeline to FILE (.svg or .html); "
         "with --protocol, one timeline per design in one .html page.",
@@ -48,9 +48,7 @@ def simulate(
         "--protocol", help="Scenarios: compare designs on the same events, e.g. classic-eager,classic-cooperative,"
         "consumer,zk-watcher,external.", metavar="LIST", show_default=False)] = None,
     client: ClientOpt = None,
-    instance: Annotated[Optional[list[str]], typer.Option(
-        "--instance", help="A member added with --add-member is static: ID=GROUP_INSTANCE_ID.",
-        metavar="ID=INSTANCE")] = None,
+    instance: InstanceOpt = None,
     bootstrap_server: BootstrapOpt = None,
     command_config: CommandConfigOpt = None,
     profile: ProfileOpt = None,
@@ -80,6 +78,7 @@ def simulate(
     With --bootstrap-server (or --profile, --command-config) the group is read live, as `kgroup
     snapshot` would save it, instead of from a fixture.
     """
+    flags = what_if_flags(assignor, add_member, remove_member, add_partitions, subscribe, client, instance)
     if bootstrap_server or command_config or profile:
         if fixture is not None:
             raise InputError("give a fixture or a live cluster (--bootstrap-server), not both", field="--bootstrap-server")
@@ -91,15 +90,17 @@ def simulate(
         if problem:
             raise InputError(f"no live what-if: {problem}; save the group with `kgroup snapshot`, complete "
                              "it and simulate the file", field="--group")
-        live = live_fixture(read, f"live:{admin.settings.bootstrap_servers}")
-        _what_if(live, group, assignor, add_member, remove_member, add_partitions, subscribe, client, instance, output,
+        source = f"live:{admin.settings.bootstrap_servers}"
+        document_data = fixture_document(read, source)
+        live = live_fixture(read, source)
+        _what_if(live, group, flags, output, lambda: _save_plan(save_plan, document_data, source, group, flags),
                  read.groups[0].client_reason)
         return
     doc = read_yaml(locate(fixture)) if fixture is not None else None
     if doc is not None and is_scenario(doc):
-        if assignor or add_member or remove_member or add_partitions or subscribe or group or instance:
-            raise InputError("what-if flags (--assignor, --add-member, ...) apply to fixtures; a scenario lists "
-                             "its own events", doc.source)
+        if flags.changes_anything or flags.assignors or group or save_plan:
+            raise InputError("what-if flags (--assignor, --add-member, --save-plan, ...) apply to fixtures; a "
+                             "scenario lists its own events", doc.source)
         if protocol is not None:
             if timeline_out is not None and not timeline_out.endswith((".html", ".htm")):
                 raise InputError(f"{timeline_out!r}: with --protocol the timelines (one per design) are written "
@@ -112,20 +113,43 @@ def simulate(
         raise InputError("--protocol compares designs on a scenario (kind: scenario), not a fixture", field="--protocol")
     if timeline_out is not None:
         raise InputError("--timeline-out needs a scenario (kind: scenario), not a fixture", field="--timeline-out")
-    loaded = fixture_from_doc(doc) if doc is not None else load(fixture)
-    _what_if(loaded, group, assignor, add_member, remove_member, add_partitions, subscribe, client, instance, output)
+    if doc is None:
+        doc = read_yaml(locate(None))
+    if is_plan(doc):
+        plan = plan_from_doc(doc)
+        if group is not None and group != plan.group_id:
+            raise InputError(f"the plan is for group {plan.group_id!r}, not {group!r}", doc.source)
+        flags = plan_flags(plan).then(flags)
+        loaded, group, raw = plan.fixture, plan.group_id, doc.data
+    else:
+        loaded, raw = fixture_from_doc(doc), doc.data
+    chosen = loaded.group(group).group_id
+    _what_if(loaded, chosen, flags, output, lambda: _save_plan(save_plan, raw, loaded.source, chosen, flags))
 
 
-def _what_if(loaded: Fixture, group: str | None, assignor: list[str] | None, add_member: list[str] | None,
-             remove_member: list[str] | None, add_partitions: list[str] | None, subscribe: list[str] | None,
-             client: str | None, instance: list[str] | None, output: OutputFormat,
-             live_reason: str | None = None) -> None:
-    chosen, why = leader_client(loaded, group, client)
-    if client is None and live_reason:
+def _save_plan(path: str | None, fixture_data, source: str, group_id: str, flags) -> None:  # type: ignore[no-untyped-def]
+    """The group as it is and the flags, not the result: `check` and `diff` replay them (plan_file.py)."""
+    if path is None:
+        return
+    import yaml
+
+    from kgroup.inspectors.files import write_atomically
+    from kgroup.inspectors.fixtures.plan_file import plan_document
+
+    values = {"assignor": flags.assignors, "add_member": flags.add_members, "remove_member": flags.remove_members,
+              "add_partitions": flags.add_partitions, "subscribe": flags.subscribe, "instance": flags.instances}
+    body = plan_document(source, fixture_data, group_id, values, flags.client)
+    write_atomically(path, yaml.safe_dump(body, sort_keys=False, allow_unicode=True, width=120), field="--save-plan")
+
+
+def _what_if(loaded: Fixture, group: str | None, flags, output: OutputFormat,  # type: ignore[no-untyped-def]
+             save, live_reason: str | None = None) -> None:
+    chosen, why = leader_client(loaded, group, flags.client)
+    if flags.client is None and live_reason:
         why = live_reason
-    sim = run_simulation(loaded, group, assignor or [], add_member or [], remove_member or [],
-                         add_partitions or [], subscribe or [], chosen, instance or [])
+    sim = simulate_flags(loaded, group, flags)
     require_valid(sim.runs)
+    save()  # only once the flags are known good: no plan file for a what-if that cannot run
     before, after = sim.before.group, sim.after.group
     doc = document("simulation", {
         "source": loaded.source,
@@ -154,7 +178,7 @@ def _what_if(loaded: Fixture, group: str | None, assignor: list[str] | None, add
 
     for line in loaded.warnings:
         warn(line)
-    if client is None and chosen != "java":
+    if flags.client is None and chosen != "java":
         warn(f"note: assignors run as {chosen}'s leader runs them ({why}); --client java to compare")
     emit(doc, output, table)
 

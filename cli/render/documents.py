@@ -6,7 +6,6 @@ from collections.abc import Iterable
 from dataclasses import asdict
 from typing import Any
 
-from kgroup.assignors.analysis.checks import CheckResult
 from kgroup.assignors.analysis.diff import AssignmentDiff
 from kgroup.assignors.analysis.evaluate import AssignorRun
 from kgroup.assignors.model import Assignment, TopicPartition
@@ -62,11 +61,6 @@ def run_body(run: AssignorRun) -> dict[str, Any]:
             for number, value in enumerate(run.rounds, start=1)]
         body["settled"] = run.settled
     return body
-
-
-def check_body(results: list[CheckResult]) -> dict[str, Any]:
-    return {"ok": all(r.ok for r in results),
-            "checks": [{"name": r.name, "ok": r.ok, "expected": r.expected, "actual": r.actual} for r in results]}
 
 
 def change_body(change: WhatIf) -> dict[str, Any]:

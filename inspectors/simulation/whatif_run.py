@@ -61,6 +61,31 @@ def parse_changes(add_members: list[str], remove_members: list[str], add_partiti
 
 
 @dataclass(frozen=True)
+class WhatIfFlags:
+    """The what-if flags `simulate` and `check` share, as given on the command line (or saved in a plan)."""
+
+    assignors: tuple[str, ...] = ()
+    add_members: tuple[str, ...] = ()
+    remove_members: tuple[str, ...] = ()
+    add_partitions: tuple[str, ...] = ()
+    subscribe: tuple[str, ...] = ()
+    client: str | None = None  # None: the client the group records, else java (leader_client)
+    instances: tuple[str, ...] = ()  # ID=GROUP_INSTANCE_ID for members added with add_members
+
+    @property
+    def changes_anything(self) -> bool:
+        return bool(self.add_members or self.remove_members or self.add_partitions or self.subscribe)
+
+    def then(self, more: WhatIfFlags) -> WhatIfFlags:
+        """These changes followed by `more` (a saved plan, then the flags given with it); `more`'s
+        assignors and client win when given."""
+        return WhatIfFlags(more.assignors or self.assignors, self.add_members + more.add_members,
+                           self.remove_members + more.remove_members, self.add_partitions + more.add_partitions,
+                           self.subscribe + more.subscribe, more.client or self.client,
+                           self.instances + more.instances)
+
+
+@dataclass(frozen=True)
 class Simulation:
     before: GroupState
     after: GroupState
@@ -79,8 +104,16 @@ def simulate(fixture: Fixture, group_id: str | None, assignors: list[str], add_m
         raise InputError(str(exc)) from None
     names = assignors or [before.group.assignors[0]]
     resolved = [(name, resolve(name, client)) for name in dict.fromkeys(names)]
-    runs = tuple(evaluate(before, after, name, assignor) for name, assignor in resolved)
+    # A user assignor is shown by its own `name` (Kafka's ConsumerPartitionAssignor.name()), as a built-in is.
+    runs = tuple(evaluate(before, after, assignor.name if ":" in name else name, assignor)
+                 for name, assignor in resolved)
     return Simulation(before, after, tuple(changes), runs)
+
+
+def simulate_flags(fixture: Fixture, group_id: str | None, flags: WhatIfFlags) -> Simulation:
+    return simulate(fixture, group_id, list(flags.assignors), list(flags.add_members), list(flags.remove_members),
+                    list(flags.add_partitions), list(flags.subscribe), leader_client(fixture, group_id, flags.client)[0],
+                    list(flags.instances))
 
 
 def check_current(fixture: Fixture, group_id: str | None) -> AssignorRun:

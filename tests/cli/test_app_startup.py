@@ -50,3 +50,25 @@ def test_version_prints_the_installed_version() -> None:
                             text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == f"kgroup {version('kgroup')}"
+
+
+def test_check_of_a_fixture_imports_no_assignor_and_no_simulator() -> None:
+    code = textwrap.dedent("""
+        import sys
+        sys.argv = ['kgroup', 'check', 'demo']
+        from kgroup.cli.app import main
+        try:
+            main()
+        except SystemExit as exit:
+            assert exit.code in (0, None), exit.code
+        print(sorted(m for m in sys.modules if m.startswith('kgroup')), file=sys.stderr)
+    """)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    loaded = eval(result.stderr.strip().splitlines()[-1])  # the list printed above
+    heavy = [m for m in loaded if m.startswith(("kgroup.assignors.client", "kgroup.assignors.server",
+                                                  "kgroup.assignors.coordinator", "kgroup.inspectors.live",
+                                                  "kgroup.inspectors.lag", "kgroup.inspectors.fixtures.scenario_file",
+                                                  "kgroup.inspectors.simulation.scenario_run"))]
+    assert heavy == []
+    assert "kgroup.inspectors.simulation.gate" in loaded  # it did run the check

@@ -47,7 +47,14 @@ NOIDA_LACKS = {
 }
 
 
+_HERE = Path(__file__).parent
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects: `pytest -m "not live"` runs without brokers
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if _HERE in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.live)
     for item in items:
         names = getattr(item, "fixturenames", ())
         lacks, which = (NOIDA_LACKS, "noida-db") if "describing_broker" in names else (TANSU_LACKS, "Tansu")

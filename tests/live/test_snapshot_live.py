@@ -58,7 +58,9 @@ def test_snapshot_and_live_what_if_of_a_group_with_a_real_member(
         member_id = consumer.memberid()
         out = tmp_path / "group.yaml"
         snap = run("snapshot", group, "-b", describing_broker, "-o", str(out))
-        what_if = run("simulate", "-b", describing_broker, "--group", group, "--add-member", "c2", "-o", "json")
+        plan = tmp_path / "plan.yaml"
+        what_if = run("simulate", "-b", describing_broker, "--group", group, "--add-member", "c2", "-o", "json",
+                      "--save-plan", str(plan))
     finally:
         consumer.close()
 
@@ -75,6 +77,10 @@ def test_snapshot_and_live_what_if_of_a_group_with_a_real_member(
     (result,) = json.loads(what_if.stdout)["results"]
     # Kafka's range: members sorted by id ("c2" < "reader-1-..."), each takes a contiguous half.
     assert result["assignment"] == {member_id: [f"{topic}-2", f"{topic}-3"], "c2": [f"{topic}-0", f"{topic}-1"]}
+    # The live what-if saved as a plan gates offline, after the consumer is gone: half the partitions move.
+    gate = run("check", str(plan), "--max-imbalance", "0", "--max-moves", "1")
+    assert gate.exit_code == 3, gate.output
+    assert f"{plan} {group} (range, planned): max-moves: expected <= 1, actual 2" in gate.stderr
 
 
 def test_a_live_what_if_needs_the_group(broker: str) -> None:

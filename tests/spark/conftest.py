@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from pathlib import Path
 from collections.abc import Iterator
 
 import pytest
@@ -16,7 +17,12 @@ from tests.spark.connect_server import loopback_connect_server
 PLAN = Plan()
 
 
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects: `pytest -m "not spark"` runs without Java
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.spark)
     if shutil.which("java") or os.environ.get("JAVA_HOME"):
         return
     for item in items:
