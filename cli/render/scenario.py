@@ -39,7 +39,7 @@ def print_outcome(console: Console, outcome: ScenarioOutcome) -> None:
     group = scenario.group
     protocols = sorted({c.protocol for c in sim.clients.values()})
     for line in scenario.rejected_settings:
-        console.print(line, markup=False, style="bold yellow")
+        console.print(line, markup=False, style="bold yellow", soft_wrap=True)
     console.print(f"Scenario {scenario.source}" + (f": {scenario.description}" if scenario.description else ""),
                   markup=False)
     console.print(f"Group {group.group_id} · classic ({'/'.join(protocols)}) · {len(group.members)} members at start"
@@ -206,7 +206,7 @@ def comparison_body(scenario: Any, runs: list[Any]) -> dict[str, Any]:
 def print_comparison(console: Console, scenario: Any, runs: list[Any]) -> None:
     """One row per design: the same events, what each design costs."""
     for line in scenario.rejected_settings:
-        console.print(line, markup=False, style="bold yellow")
+        console.print(line, markup=False, style="bold yellow", soft_wrap=True)
     console.print(f"{scenario.source}: {len(scenario.events)} event(s) over {_seconds(scenario.duration_ms)}",
                   markup=False)
     table = Table(box=None, pad_edge=False)

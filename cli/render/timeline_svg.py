@@ -59,7 +59,7 @@ def round_ticks(end_ms: int, most: int = 12) -> list[int]:
 
 def _tick_label(ms: int) -> str:
     seconds = ms / 1000
-    if seconds >= 120 and seconds % 60 == 0:
+    if seconds >= 60 and seconds % 60 == 0:
         return f"{seconds / 60:g}m"
     return f"{seconds:g}s"
 
@@ -106,7 +106,10 @@ def timeline_html(outcome: ScenarioOutcome) -> str:
 
 def comparison_html(scenario: object, runs: list[ProtocolRun]) -> str:
     """One timeline per design, on the same scenario, one under the other; a consumer keeps its colour."""
-    everyone = list(dict.fromkeys(owner for run in runs if run.timeline for owner in run.timeline.owners))
+    # The group's members in file order, then anyone who joined later: the order a single run's page uses too.
+    members = [m.member_id for m in scenario.group.members]  # type: ignore[attr-defined]
+    seen = {owner for run in runs if run.timeline for owner in run.timeline.owners}
+    everyone = members + sorted(seen - set(members))
     palette = colours(everyone)
     panels = []
     for run in runs:

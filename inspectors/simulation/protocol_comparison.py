@@ -89,7 +89,7 @@ def _summary(protocol: str, scenario: Scenario, rebalances: int, ledger_timeline
     owners = tuple(dict.fromkeys(s.owner for segs in ledger_timelines.values() for s in segs))
     skipped = tuple((scenario.events[i].at_ms, _event_text(scenario.events[i])) for i in not_modelled)
     timeline = Timeline(now, ledger_timelines, gaps, _bands(intervals, now), owners, skipped)
-    applies = [_applies(protocol, e) for e in scenario.events]
+    applies = [_applies(protocol, e) and i not in not_modelled for i, e in enumerate(scenario.events)]
     settle = time_to_stable([e.at_ms for e in scenario.events], ledger_timelines, created, intervals, now, applies)
     return ProtocolRun(protocol, rebalances, unconsumed, longest, _owned_twice(ledger_timelines), tuple(settle),
                        notes, _messages_at_risk(scenario, ledger_timelines, now, commit_ms), timeline, not_modelled)
