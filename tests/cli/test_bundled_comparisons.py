@@ -91,7 +91,7 @@ def test_the_timelines_page_has_one_picture_per_design(tmp_path: Path) -> None:
     result = run("simulate", "compare-crash", "--protocol", "consumer,zk-watcher", "--timeline-out", str(page))
     assert result.exit_code == 0, result.output
     html = page.read_text()
-    assert html.count("<svg") == 2 and "<h3>consumer</h3>" in html and "<h3>zk-watcher</h3>" in html
+    assert html.count("<svg") == 2 and "<h2>consumer</h2>" in html and "<h2>zk-watcher</h2>" in html
     assert "payments-3" in html  # one of the crashed member's partitions, drawn with its gap
     svg = tmp_path / "designs.svg"
     refused = run("simulate", "compare-crash", "--protocol", "consumer", "--timeline-out", str(svg))
