@@ -115,7 +115,7 @@ def _trigger(sim: ClassicSimulation, record: RebalanceRecord) -> str:
     subject = reason.split(" ")[0].removesuffix("'s")
     for member in (subject,) if subject in sim.clients else ():
         mine = [e for e in before if e.member == member]
-        last = mine[-1] if mine else None
+        last = next((e for e in reversed(mine) if e.kind != "member-removed"), None)
         if reason.endswith("session expired"):
             pause = next((e for e in reversed(mine) if e.kind == "gc-pause"), None)
             down = next((e for e in reversed(mine) if e.kind in ("crash", "close")), None)
