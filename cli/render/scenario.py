@@ -47,18 +47,15 @@ def print_outcome(console: Console, outcome: ScenarioOutcome) -> None:
     console.print()
     console.print(f"Rebalances: {len(sim.rebalances)}", style="bold")
     for r, why in zip(sim.rebalances, outcome.explanations):
-        took = f"{seconds(r.end - r.start)}" if r.end is not None else f"still open at the end, {seconds(sim.now - r.start)} so far"
+        took = (seconds(r.end - r.start) if r.end is not None
+                else f"still open at the end, {seconds(sim.now - r.start)} so far")
         end = seconds(r.end) if r.end is not None else "(open)"
         console.print(f"#{r.index}  {seconds(r.start)} -> {end} ({took})  generation {r.generation or '-'}  "
                       f"trigger: {why.trigger}  leader: {r.leader or '-'}  assignor: {r.assignor or '-'}"
                       + (f"  joined: {', '.join(r.joined)}" if r.joined else "")
                       + (f"  left: {', '.join(r.left)}" if r.left else ""), markup=False)
         for wait in why.waited:
-            came = (f"its JoinGroup came at {seconds(wait.joined_at)}" if wait.joined_at is not None
-                    else "it never rejoined" + (" (still waiting at the end)" if why.join_phase_end is None
-                                                else f"; the join phase ended without it at {seconds(why.join_phase_end)}"))
-            console.print(f"    waited {seconds((wait.joined_at if wait.joined_at is not None else (why.join_phase_end if why.join_phase_end is not None else sim.now)) - r.start)} "
-                          f"for {wait.member}, {wait.doing}; {came}", markup=False)
+            console.print(f"    {_wait_text(wait, why, r.start, sim.now)}", markup=False)
         for line in _moves(r):
             console.print(f"    {line}", markup=False)
     if scenario.events:
@@ -87,13 +84,26 @@ def print_outcome(console: Console, outcome: ScenarioOutcome) -> None:
     for ms, tp in worst:
         spans = [f"{seconds(g.start)}-{seconds(g.end) if g.end is not None else 'end'}"
                  for g in outcome.gaps[tp] if g.length(sim.now) > 0]
-        gaps.add_row(str(tp), f"{ms / 1000:.1f}", ", ".join(spans[:6]) + (f" (+{len(spans) - 6})" if len(spans) > 6 else ""))
+        more = f" (+{len(spans) - 6})" if len(spans) > 6 else ""
+        gaps.add_row(str(tp), f"{ms / 1000:.1f}", ", ".join(spans[:6]) + more)
     console.print(gaps)
     if outcome.findings:
         console.print()
         console.print("Warnings", style="bold yellow")
         for finding in outcome.findings:
             console.print(f"- [{finding.kind}] {finding.message}", markup=False)
+
+
+def _wait_text(wait: Any, why: Any, start: int, now: int) -> str:
+    """`waited 32.0s for c3, in a slow batch (...); its JoinGroup came at 140.0s`."""
+    if wait.joined_at is not None:
+        until, came = wait.joined_at, f"its JoinGroup came at {seconds(wait.joined_at)}"
+    elif why.join_phase_end is None:
+        until, came = now, "it never rejoined (still waited for at the end)"
+    else:
+        until = why.join_phase_end
+        came = f"it never rejoined; the join phase completed without it at {seconds(why.join_phase_end)}"
+    return f"waited {seconds(until - start)} for {wait.member}, {wait.doing}; {came}"
 
 
 def event_text(event: Any) -> str:

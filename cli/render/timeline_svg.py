@@ -57,11 +57,11 @@ def round_ticks(end_ms: int, most: int = 12) -> list[int]:
     return list(range(0, end_ms + 1, step_ms))
 
 
-def _tick_label(ms: int) -> str:
-    seconds = ms / 1000
-    if seconds >= 60 and seconds % 60 == 0:
-        return f"{seconds / 60:g}m"
-    return f"{seconds:g}s"
+def _tick_label(ms: int, step_ms: int) -> str:
+    """Minutes when every tick falls on a whole minute, else seconds: one unit along the axis."""
+    if step_ms % 60_000 == 0:
+        return f"{ms / 60_000:g}m"
+    return f"{ms / 1000:g}s"
 
 
 def plural(count: int, word: str) -> str:
@@ -90,9 +90,11 @@ def timeline_svg(outcome: ScenarioOutcome) -> str:
     title = (f"{outcome.scenario.group.group_id}: partition ownership over {end / 1000:g} s "
              f"({plural(len(sim.rebalances), 'rebalance')}, {outcome.total_unconsumed_ms / 1000:.1f} "
              "partition-seconds unconsumed)")
-    bands = [(r.start, r.end if r.end is not None else end,
-              f"#{r.index}" + ("" if r.end is not None else " (still open)"), f"rebalance #{r.index}: {why.trigger}" + ("" if r.end is not None else " (still open)"))
-             for r, why in zip(sim.rebalances, outcome.explanations)]
+    bands = []
+    for r, why in zip(sim.rebalances, outcome.explanations):
+        still = "" if r.end is not None else " (still open)"
+        bands.append((r.start, r.end if r.end is not None else end, f"#{r.index}{still}",
+                      f"rebalance #{r.index}: {why.trigger}{still}"))
     ranked = sorted(sim.created, key=lambda tp: (-outcome.unconsumed_ms(tp), tp))
     owners = list(sim.clients)
     return _picture(title, end, ranked, owners, colours(owners), sim.ledger.timelines(ranked[:MAX_ROWS]),
@@ -129,10 +131,11 @@ def comparison_html(scenario: object, runs: list[ProtocolRun]) -> str:
             heading += (f'<p class="not-modelled">Not modelled in this design: {escape(names)}. Its numbers '
                         "leave these events out (marked * in the text output).</p>")
         owners = [o for o in everyone if o in picture.owners]
-        panels.append(heading + _picture(title, end, ranked, owners, palette, picture.segments,
-                                         picture.gaps, bands,
-                                         _event_markers(scenario.events, run.not_modelled)))  # type: ignore[attr-defined]
-    return _page(page_title(scenario.source), scenario, panels, scenario.rejected_settings)  # type: ignore[attr-defined]
+        markers = _event_markers(scenario.events, run.not_modelled)  # type: ignore[attr-defined]
+        panels.append(heading + _picture(title, end, ranked, owners, palette, picture.segments, picture.gaps, bands,
+                                         markers))
+    return _page(page_title(scenario.source), scenario, panels,  # type: ignore[attr-defined]
+                 scenario.rejected_settings)  # type: ignore[attr-defined]
 
 
 def _page(title: str, scenario: object, panels: list[str], warnings: Sequence[str]) -> str:
@@ -210,9 +213,11 @@ def _picture(title: str, end: int, ranked: list[TopicPartition], owners: list[st
             out.append(f'<text x="{mx + 7:.1f}" y="{ly}" fill="{fill}">{escape(marker.label)}</text>')
     axis_y = top + plot_h + 8
     out.append(f'<line x1="{left}" y1="{axis_y}" x2="{left + width}" y2="{axis_y}" stroke="#444"/>')
-    for ms in round_ticks(end):
+    ticks = round_ticks(end)
+    step_ms = ticks[1] - ticks[0] if len(ticks) > 1 else 1000
+    for ms in ticks:
         out.append(f'<line x1="{x(ms):.1f}" y1="{axis_y}" x2="{x(ms):.1f}" y2="{axis_y + 5}" stroke="#444"/>'
-                   f'<text x="{x(ms):.1f}" y="{axis_y + 19}" text-anchor="middle">{_tick_label(ms)}</text>')
+                   f'<text x="{x(ms):.1f}" y="{axis_y + 19}" text-anchor="middle">{_tick_label(ms, step_ms)}</text>')
     legend_y = axis_y + 44
     for i, (name, fill) in enumerate(legend_items):
         lx = left + (i % per_line) * 160

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kgroup.assignors.coordinator.classic.client import COOPERATIVE
 from kgroup.assignors.coordinator.classic.group import COMPLETING, EMPTY, STABLE
 from kgroup.assignors.coordinator.classic.records import LogEntry, RebalanceRecord
 from kgroup.assignors.coordinator.classic.simulation import ClassicSimulation
@@ -110,7 +111,8 @@ def _trigger(sim: ClassicSimulation, record: RebalanceRecord) -> str:
                     f"(metadata.max.age.ms) saw a partition count change{what}")
         subscribed = next((e for e in reversed(before) if e.kind == "subscribe"), None)
         if subscribed is not None:
-            return f"the leader {subscribed.member} rejoins with a new subscription ({', '.join(subscribed.detail.get('topics', []))})"
+            topics = ", ".join(subscribed.detail.get("topics", []))
+            return f"the leader {subscribed.member} rejoins with a new subscription ({topics})"
         return reason
     subject = reason.split(" ")[0].removesuffix("'s")
     for member in (subject,) if subject in sim.clients else ():
@@ -120,7 +122,8 @@ def _trigger(sim: ClassicSimulation, record: RebalanceRecord) -> str:
             pause = next((e for e in reversed(mine) if e.kind == "gc-pause"), None)
             down = next((e for e in reversed(mine) if e.kind in ("crash", "close")), None)
             if pause is not None and pause.at_ms + int(pause.detail.get("duration_ms", 0)) >= record.start:
-                return f"{reason} during its {_seconds(int(pause.detail['duration_ms']))} GC pause from {_seconds(pause.at_ms)}"
+                length = _seconds(int(pause.detail["duration_ms"]))
+                return f"{reason} during its {length} GC pause from {_seconds(pause.at_ms)}"
             if down is not None:
                 return f"{reason}: it {'crashed' if down.kind == 'crash' else 'closed'} at {_seconds(down.at_ms)}"
         elif reason.endswith("left the group") and last is not None:
@@ -130,6 +133,12 @@ def _trigger(sim: ClassicSimulation, record: RebalanceRecord) -> str:
             if last.kind == "close":
                 return f"{reason}: it closed (KafkaConsumer.close)"
         elif reason.endswith("rejoins with new metadata"):
+            previous = next((r for r in sim.rebalances if r.end == record.start and r.index == record.index - 1),
+                            None)
+            if previous is not None and previous.revoked.get(member) and sim.clients[member].protocol == COOPERATIVE:
+                # ConsumerCoordinator.onJoinComplete: revoked partitions mean a follow-up rebalance at once
+                gone = ", ".join(str(tp) for tp in sorted(set(previous.revoked[member])))
+                return f"{reason}: the cooperative follow-up, after revoking {gone} in #{previous.index}"
             subscribed = next((e for e in reversed(mine) if e.kind == "subscribe"), None)
             if subscribed is not None:
                 return f"{reason}: a new subscription ({', '.join(subscribed.detail.get('topics', []))})"

@@ -125,8 +125,9 @@ class ClassicScenario:
     def _commit(self, event: Mapping[str, Any]) -> str:
         handle = str(event["member"])
         member_id = self.member_id(str(event["member_id"])) if "member_id" in event else self.member_id(handle)
-        return self.coordinator.commit(str(event.get("group_id", GROUP_ID)), member_id, int(event.get("generation", -1)),
-                                       instance_id=event.get("instance_id", self._declared(handle).get("instance_id")))
+        instance_id = event.get("instance_id", self._declared(handle).get("instance_id"))
+        return self.coordinator.commit(str(event.get("group_id", GROUP_ID)), member_id,
+                                       int(event.get("generation", -1)), instance_id=instance_id)
 
     def _force_prepare_rebalance(self, event: Mapping[str, Any]) -> None:
         """coordinator.md §9: the test hook `GroupMetadataManager.prepareRebalance`."""
