@@ -16,6 +16,13 @@ def output_folder(path: str, field: str | None = None) -> str:
     return folder
 
 
+def _umask() -> int:
+    """The process umask (read by setting it, so set it straight back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def write_atomically(path: str, text: str, field: str | None = None) -> None:
     """Write next to `path`, then rename over it: the file is either absent, the old one, or complete."""
     folder = output_folder(path, field)
@@ -23,11 +30,8 @@ def write_atomically(path: str, text: str, field: str | None = None) -> None:
         handle, temporary = tempfile.mkstemp(prefix=".kgroup-", dir=folder)
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
-        # mkstemp makes the file private (0600); the output gets the mode any new file would (a CI report,
-        # a plan to commit, a snapshot to share), from the umask.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)
+        # mkstemp makes the file 0600; a file the user asked for gets the mode open() would give it.
+        os.chmod(temporary, 0o666 & ~_umask())
         os.replace(temporary, path)
     except OSError as exc:
         raise InputError(f"{path!r}: cannot write it: {exc.strerror}", field=field) from None

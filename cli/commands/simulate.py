@@ -210,7 +210,7 @@ def _compare(doc, protocols: str, timeline_out: str | None,  # type: ignore[no-u
         from kgroup.cli.render.timeline_svg import comparison_html
         from kgroup.inspectors.files import write_atomically
 
-        write_atomically(timeline_out, comparison_html(scenario.source, runs), field="--timeline-out")
+        write_atomically(timeline_out, comparison_html(scenario, runs), field="--timeline-out")
     for line in scenario.warnings:
         warn(line)
     emit(document("protocol-comparison", comparison_body(scenario, runs)), output,

@@ -25,6 +25,7 @@ from kgroup.assignors.coordinator.consumption import Gap, Segment
 from kgroup.assignors.coordinator.designs.external_coordinator import ExternalCoordinatorGroup
 from kgroup.assignors.model import TopicPartition
 from kgroup.assignors.coordinator.designs.zk_watcher import ZkWatcherGroup
+from kgroup.assignors.coordinator.settling import Settle, time_to_stable
 from kgroup.inspectors.errors import InputError
 from kgroup.inspectors.fixtures.scenario_file import Scenario, ScenarioEvent
 from kgroup.inspectors.simulation.scenario_run import apply_event, run_scenario
@@ -41,6 +42,7 @@ class Timeline:
     gaps: Mapping[TopicPartition, list[Gap]]
     bands: tuple[tuple[int, int], ...]  # (start, end) of each rebalance, merged where they overlap
     owners: tuple[str, ...]
+    not_modelled: tuple[tuple[int, str], ...] = ()  # (instant, event) this design cannot express
 
 
 @dataclass(frozen=True)
@@ -50,10 +52,15 @@ class ProtocolRun:
     unconsumed_ms: int  # partition-milliseconds nobody consumed
     longest_outage_ms: int  # the longest single gap of one partition
     owned_twice: int  # partitions ever consumed by two consumers at the same time
-    time_to_stable_ms: tuple[int | None, ...]  # per event: until the group is settled again (None: never)
+    settle: tuple[Settle, ...]  # per event: TIME-TO-STABLE (docs/scenarios.md)
     notes: tuple[str, ...] = ()
     messages_at_risk: float | None = None  # None: the scenario gives no produce_rates
     timeline: Timeline | None = None
+    not_modelled: tuple[int, ...] = ()  # indexes of the scenario's events this design cannot express
+
+    @property
+    def time_to_stable_ms(self) -> tuple[int | None, ...]:
+        return tuple(s.ms for s in self.settle)
 
 
 def parse_protocols(text: str) -> list[str]:
@@ -74,27 +81,45 @@ _NO_OUTAGE = "outage: Kafka's group coordinator depends on neither ZooKeeper nor
 
 
 def _summary(protocol: str, scenario: Scenario, rebalances: int, ledger_timelines: Mapping[TopicPartition, list[Segment]],
-             gaps: Mapping[TopicPartition, list[Gap]], now: int, starts: list[int], settled: list[int],
-             commit_ms: int, notes: tuple[str, ...] = ()) -> ProtocolRun:
+             gaps: Mapping[TopicPartition, list[Gap]], now: int, intervals: list[tuple[int, int | None]],
+             created: Mapping[TopicPartition, int], commit_ms: int, notes: tuple[str, ...] = (),
+             not_modelled: tuple[int, ...] = ()) -> ProtocolRun:
     unconsumed = sum(g.length(now) for gs in gaps.values() for g in gs)
     longest = max((g.length(now) for gs in gaps.values() for g in gs), default=0)
     owners = tuple(dict.fromkeys(s.owner for segs in ledger_timelines.values() for s in segs))
-    timeline = Timeline(now, ledger_timelines, gaps, _bands(starts, settled, now), owners)
-    return ProtocolRun(protocol, rebalances, unconsumed, longest, _owned_twice(ledger_timelines),
-                       _settle_times(scenario.events, now, starts, settled), notes,
-                       _messages_at_risk(scenario, ledger_timelines, now, commit_ms), timeline)
+    skipped = tuple((scenario.events[i].at_ms, _event_text(scenario.events[i])) for i in not_modelled)
+    timeline = Timeline(now, ledger_timelines, gaps, _bands(intervals, now), owners, skipped)
+    applies = [_applies(protocol, e) and i not in not_modelled for i, e in enumerate(scenario.events)]
+    settle = time_to_stable([e.at_ms for e in scenario.events], ledger_timelines, created, intervals, now, applies)
+    return ProtocolRun(protocol, rebalances, unconsumed, longest, _owned_twice(ledger_timelines), tuple(settle),
+                       notes, _messages_at_risk(scenario, ledger_timelines, now, commit_ms), timeline, not_modelled)
 
 
-def _bands(starts: list[int], settled: list[int], now: int) -> tuple[tuple[int, int], ...]:
-    """Each rebalance from its start to the next settled instant, overlapping ones merged."""
+def _applies(protocol: str, event: ScenarioEvent) -> bool:
+    """Whether the design depends on what the event changes: outages touch only the older designs."""
+    if event.kind == "outage":
+        return protocol == "external" or (protocol == "zk-watcher" and event.subject == "zookeeper")
+    return True
+
+
+def _event_text(event: ScenarioEvent) -> str:
+    return f"{event.kind} {event.subject}"
+
+
+def _intervals(starts: list[int], settled: list[int]) -> list[tuple[int, int | None]]:
+    """Each rebalance from its start to the next settled instant (None: it never settled)."""
+    ordered = sorted(settled)
+    return [(start, next((t for t in ordered if t >= start), None)) for start in sorted(starts)]
+
+
+def _bands(intervals: list[tuple[int, int | None]], now: int) -> tuple[tuple[int, int], ...]:
+    """The rebalance intervals to shade, overlapping ones merged; an open one runs to the end."""
     bands: list[tuple[int, int]] = []
-    ordered_settled = sorted(settled)
-    for start in sorted(starts):
-        end = next((t for t in ordered_settled if t >= start), now)
+    for start, stop in sorted((s, now if e is None else e) for s, e in intervals):
         if bands and start <= bands[-1][1]:
-            bands[-1] = (bands[-1][0], max(bands[-1][1], end))
+            bands[-1] = (bands[-1][0], max(bands[-1][1], stop))
         else:
-            bands.append((start, end))
+            bands.append((start, stop))
     return tuple(bands)
 
 
@@ -129,22 +154,6 @@ def _overlap_ms(segments: list[Segment], now: int) -> int:
     return overlap
 
 
-def _settle_times(events: tuple[ScenarioEvent, ...], now: int, starts: list[int],
-                  settled: list[int]) -> tuple[int | None, ...]:
-    """Per event: 0 if no rebalance starts before the next event; else until the group next settles."""
-    instants = sorted(e.at_ms for e in events)
-    result = []
-    for event in events:
-        following = [t for t in instants if t > event.at_ms]
-        until = following[0] if following else now + 1
-        if not any(event.at_ms <= s < until for s in starts):
-            result.append(0)
-            continue
-        later = [s for s in settled if s >= event.at_ms]
-        result.append(later[0] - event.at_ms if later else None)
-    return tuple(result)
-
-
 def _owned_twice(timelines: Mapping[TopicPartition, list[Segment]]) -> int:
     count = 0
     for segments in timelines.values():
@@ -166,10 +175,9 @@ def _classic(scenario: Scenario, protocol: str) -> ProtocolRun:
                      group=replace(scenario.group, assignors=assignors))
     outcome = run_scenario(forced)
     sim = outcome.simulation
-    settled = [r.end for r in sim.rebalances if r.end is not None]
     notes = (_NO_OUTAGE,) if any(e.kind == "outage" for e in scenario.events) else ()
     return _summary(protocol, scenario, len(sim.rebalances), sim.ledger.timelines(), outcome.gaps, sim.now,
-                    [r.start for r in sim.rebalances], settled, _JAVA_COMMIT_MS, notes)
+                    [(r.start, r.end) for r in sim.rebalances], sim.created, _JAVA_COMMIT_MS, notes)
 
 
 def _consumer(scenario: Scenario, protocol: str) -> ProtocolRun:
@@ -191,7 +199,7 @@ def _consumer(scenario: Scenario, protocol: str) -> ProtocolRun:
     sim.run_until(scenario.duration_ms)
     notes = (_NO_OUTAGE,) if any(e.kind == "outage" for e in scenario.events) else ()
     return _summary(protocol, scenario, len(sim.bumps), sim.ledger.timelines(), sim.gaps(), sim.now,
-                    [b.at_ms for b in sim.bumps], sim.stable_at, _JAVA_COMMIT_MS, notes)
+                    _intervals([b.at_ms for b in sim.bumps], sim.stable_at), sim.created, _JAVA_COMMIT_MS, notes)
 
 
 def _older(scenario: Scenario, protocol: str) -> ProtocolRun:
@@ -219,9 +227,16 @@ def _older(scenario: Scenario, protocol: str) -> ProtocolRun:
             model.timers.schedule(("event", number), event.at_ms, lambda e=event, m=model: _older_event(m, zk, e))
         model.advance_to(scenario.duration_ms)
         runs.append(model)
-    skipped = sorted({e.kind for e in scenario.events if e.kind in ("gc-pause", "slow-poll", "add-partitions",
-                                                                    "subscribe")})
-    notes = (f"not modelled for this design: {', '.join(skipped)}",) if skipped else ()
+    skipped = tuple(i for i, e in enumerate(scenario.events) if e.kind in _NOT_EXPRESSIBLE)
+    notes: tuple[str, ...] = ()
+    if skipped:
+        kinds = sorted({scenario.events[i].kind for i in skipped})
+        notes += (f"cannot express: {', '.join(kinds)} (marked * in its cells): {_NOT_EXPRESSIBLE_WHY}",)
+    if any(e.kind == "slow-poll" for e in scenario.events):
+        notes += ("slow-poll: a 0.8 consumer's slow batch stalls its own fetcher (the queue fills); nothing "
+                  "watches it, so no rebalance follows" if zk else
+                  "slow-poll: the consumer keeps its partitions while it works; nothing watches its batches, so "
+                  "no rebalance follows",)
     if zk:
         failed = sum(m.failed_attempts for m in runs)
         notes += (f"herd: {sum(m.notifications for m in runs)} watch notifications, {_rebalances(runs, zk)} "
@@ -230,17 +245,18 @@ def _older(scenario: Scenario, protocol: str) -> ProtocolRun:
         notes += ("outage service-discovery: this design does not use service discovery",)
     gaps = {tp: g for model in runs for tp, g in model.gaps().items()}
     timelines = {tp: segs for model in runs for tp, segs in model.ledger.timelines().items()}
+    created = {tp: at for model in runs for tp, at in model.created.items()}
     now = scenario.duration_ms
-    starts = sorted(t for m in runs for t in (m.attempt_times if zk else m.move_times))
-    per_model = [_settle_times(scenario.events, now, m.attempt_times if zk else m.move_times,
-                               m.settled if zk else m.stable_at) for m in runs]
-    per_event = tuple(None if any(t is None for t in times) else max(times)  # settled once every topic is
-                      for times in zip(*per_model))
-    settled = sorted(t for m in runs for t in (m.settled if zk else m.stable_at))
-    rebalances = _rebalances(runs, zk)
-    run = _summary(protocol, scenario, rebalances, timelines, gaps, now, starts, settled, _ZK_CONSUMER_COMMIT_MS,
-                   notes)
-    return replace(run, time_to_stable_ms=per_event)
+    intervals = [iv for m in runs for iv in _intervals(m.attempt_times if zk else m.move_times,
+                                                         m.settled if zk else m.stable_at)]
+    return _summary(protocol, scenario, _rebalances(runs, zk), timelines, gaps, now, intervals, created,
+                    _ZK_CONSUMER_COMMIT_MS, notes, skipped)
+
+
+# A 0.8 consumer's subscription is fixed when it creates its message streams, and the external design assigns
+# every topic to every live consumer: neither has a way to change one consumer's subscription.
+_NOT_EXPRESSIBLE = ("subscribe",)
+_NOT_EXPRESSIBLE_WHY = "the design has no way to change one consumer's subscription"
 
 
 def _rebalances(runs: list[Any], zk: bool) -> int:
@@ -260,6 +276,11 @@ def _older_event(model: Any, zk: bool, event: ScenarioEvent) -> None:
             model.timers.schedule(("outage-ends", event.index), until, lambda: setattr(model, flag, True))
     elif kind == "join":
         model.start(name) if zk else model.register(name)
+    elif kind == "gc-pause":
+        model.gc_pause(name, int(event.fields["duration"]))
+    elif kind == "add-partitions":
+        if any(tp.topic == name for tp in model.partitions):
+            model.add_partitions([TopicPartition(name, p) for p in range(int(event.fields["total"]))])
     elif kind == "crash":
         model.crash(name)
         if not zk:

@@ -9,7 +9,9 @@ from kgroup.assignors.coordinator.classic.simulation import ClassicSimulation
 from kgroup.assignors.coordinator.consumer.simulation import ConsumerSimulation
 from kgroup.assignors.coordinator.consumption import Gap
 from kgroup.assignors.model import TopicPartition
+from kgroup.assignors.coordinator.classic.explain import Explanation, explain
 from kgroup.assignors.coordinator.classic.pathologies import Finding, findings
+from kgroup.assignors.coordinator.settling import Settle, time_to_stable
 from kgroup.inspectors.assignor_lookup import resolve
 from kgroup.inspectors.fixtures.scenario_file import Scenario, ScenarioEvent
 
@@ -20,6 +22,8 @@ class ScenarioOutcome:
     simulation: ClassicSimulation
     gaps: dict[TopicPartition, list[Gap]]
     findings: tuple[Finding, ...]
+    settle: tuple[Settle, ...] = ()  # per scenario event: TIME-TO-STABLE (docs/scenarios.md)
+    explanations: tuple[Explanation, ...] = ()  # per rebalance: its cause and whom it waited for
 
     def unconsumed_ms(self, tp: TopicPartition) -> int:
         return sum(g.length(self.simulation.now) for g in self.gaps.get(tp, ()))
@@ -48,7 +52,11 @@ def run_scenario(scenario: Scenario) -> ScenarioOutcome:
     for event in scenario.events:
         sim.at(event.at_ms, apply_event, sim, scenario, event)
     sim.run_until(scenario.duration_ms)
-    return ScenarioOutcome(scenario, sim, sim.gaps(), tuple(findings(sim)))
+    settle = time_to_stable([e.at_ms for e in scenario.events], sim.ledger.timelines(), sim.created,
+                            [(r.start, r.end) for r in sim.rebalances], sim.now,
+                            [e.kind != "outage" for e in scenario.events])
+    return ScenarioOutcome(scenario, sim, sim.gaps(), tuple(findings(sim)), tuple(settle),
+                           tuple(explain(sim, r) for r in sim.rebalances))
 
 
 def _common_protocol(clients: list[ClassicClient]) -> str:

@@ -41,7 +41,13 @@ def _applies(item: Mapping[str, Any], variant: str | None) -> bool:
     return item.get("variant") is None or item.get("variant") == variant
 
 
+# Keys every expectation may carry (coordinator.md §9), and the ones each harness compares.
+CHECKPOINT_KEYS = frozenset({"at_ms", "after", "before", "note", "variant"})
+
+
 class Checker:
+    KEYS = frozenset({"group", "responses", "timers"})
+
     def __init__(self, name: str, run: ClassicScenario) -> None:
         self.name = name
         self.run = run
@@ -54,7 +60,14 @@ class Checker:
         if kafka != ours:
             self.failures.append(f"{self.name} [{where}] {key}: kafka {kafka!r}, kgroup {ours!r}")
 
+    def unknown_keys(self, where: str, expect: Mapping[str, Any]) -> None:
+        """A key the spec defines but this harness does not read must fail, not pass unchecked."""
+        for key in expect:
+            if key not in CHECKPOINT_KEYS and key not in self.KEYS:
+                self.failures.append(f"{self.name} [{where}] {key}: not a key this harness knows")
+
     def check(self, where: str, expect: Mapping[str, Any]) -> None:
+        self.unknown_keys(where, expect)
         group = self.run.coordinator.groups.get(GROUP_ID)
         for key, want in (expect.get("group") or {}).items():
             self.check_group(where, key, want, group)

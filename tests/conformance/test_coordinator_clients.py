@@ -33,6 +33,7 @@ SCENARIOS = _load()
 
 class ClientChecker(Checker):
     run: ClientScenario
+    KEYS = Checker.KEYS | {"consumption", "unconsumed", "client_state", "exceptions"}
 
     def check(self, where: str, expect: Mapping[str, Any]) -> None:
         super().check(where, expect)

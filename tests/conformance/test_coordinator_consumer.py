@@ -16,10 +16,10 @@ import yaml
 
 from kgroup.assignors.coordinator.consumer.coordinator import HeartbeatResponse
 from kgroup.assignors.coordinator.consumer.reconcile import Reconciliation
-from kgroup.assignors.coordinator.consumer.scenario import GROUP_ID, ConsumerScenario, as_mapping
+from kgroup.assignors.coordinator.consumer.scenario import GROUP_ID, ConsumerScenario, as_mapping, refresh_deadline_of
 from kgroup.assignors.model import TopicPartition
 from tests.conformance.cases import data_file
-from tests.conformance.test_coordinator_classic import drive
+from tests.conformance.test_coordinator_classic import CHECKPOINT_KEYS, drive
 
 PROTOCOLS = ("consumer", "consumer-client")
 
@@ -56,7 +56,13 @@ class ConsumerChecker:
         if kafka != ours:
             self.failures.append(f"{self.name} [{where}] {key}: kafka {kafka!r}, kgroup {ours!r}")
 
+    KEYS = frozenset({"group", "members", "target", "responses", "timers", "result", "results", "consumption",
+                      "unconsumed"})
+
     def check(self, where: str, expect: Mapping[str, Any]) -> None:
+        for key in expect:
+            if key not in CHECKPOINT_KEYS and key not in self.KEYS:
+                self.failures.append(f"{self.name} [{where}] {key}: not a key this harness knows")
         group = self.run.group
         for key, want in (expect.get("group") or {}).items():
             ours = {"state": group.state if group else "Dead", "group_epoch": group.group_epoch if group else None,
@@ -89,6 +95,10 @@ class ConsumerChecker:
                 if want == "unchanged":
                     self.mismatch(where, f"results.{event_id}", "unchanged", "unchanged"
                                   if self.unchanged(str(event_id), got) else _progress(got))
+                elif isinstance(want, Mapping) and set(want) == {"error"}:
+                    # an error result given as an object: `{error: FENCED_MEMBER_EPOCH}`
+                    self.mismatch(where, f"results.{event_id}.error", want["error"],
+                                  got if isinstance(got, str) else _progress(got))
                 elif isinstance(got, Reconciliation):
                     ours = _progress(got)
                     for key, value in want.items():
@@ -130,6 +140,8 @@ class ConsumerChecker:
                 self.mismatch(where, label, value, got.error)
             elif key == "member_epoch":
                 self.mismatch(where, label, value, got.member_epoch)
+            elif key == "member_id":
+                self.mismatch(where, label, "" if value is None else str(value), got.member_id or "")
             elif key == "heartbeat_interval_ms":
                 self.mismatch(where, label, value, got.heartbeat_interval_ms)
             elif key == "assignment":
@@ -138,8 +150,16 @@ class ConsumerChecker:
             else:
                 self.failures.append(f"{self.name} [{where}] {label}: not a key this harness knows")
 
-    def check_timers(self, where: str, kind: str, want: Mapping[str, Any]) -> None:
+    def check_timers(self, where: str, kind: str, want: Any) -> None:
         coordinator = self.run.coordinator
+        if kind == "metadata_refresh_deadline":
+            group = self.run.group
+            ours = group.refresh_deadline if group is not None else None
+            wanted = refresh_deadline_of(want)
+            if not isinstance(want, (Mapping, list, tuple)):
+                ours = None if ours is None else (ours[0], 0)  # only the deadline was given
+            self.mismatch(where, "timers.metadata_refresh_deadline", wanted, ours)
+            return
         key_of = {"session": coordinator.session_key, "rebalance": coordinator.rebalance_key}.get(kind)
         if key_of is None:
             self.failures.append(f"{self.name} [{where}] timers.{kind}: not a key this harness knows")

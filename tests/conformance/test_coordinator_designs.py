@@ -13,7 +13,7 @@ from kgroup.assignors.coordinator.designs.external_coordinator import ExternalCo
 from kgroup.assignors.model import TopicPartition
 from kgroup.assignors.coordinator.designs.zk_watcher import AttemptResult, ZkConfig, ZkWatcherGroup
 from tests.conformance.cases import data_file
-from tests.conformance.test_coordinator_classic import drive
+from tests.conformance.test_coordinator_classic import CHECKPOINT_KEYS, drive
 
 PROTOCOLS = ("zk-watcher", "external-coordinator")
 
@@ -110,7 +110,12 @@ class DesignChecker:
         if kafka != ours:
             self.failures.append(f"{self.name} [{where}] {key}: expected {kafka!r}, kgroup {ours!r}")
 
+    KEYS = frozenset({"owners", "results", "coordinator", "assignments", "consuming", "unconsumed", "consumption"})
+
     def check(self, where: str, expect: Mapping[str, Any]) -> None:
+        for key in expect:
+            if key not in CHECKPOINT_KEYS and key not in self.KEYS:
+                self.failures.append(f"{self.name} [{where}] {key}: not a key this harness knows")
         model = self.run.model
         for tp, owner in (expect.get("owners") or {}).items():
             self.mismatch(where, f"owners.{tp}", owner, model.owners.get(_tp(tp)))  # type: ignore[union-attr]
@@ -132,6 +137,12 @@ class DesignChecker:
         for consumer, want in (expect.get("consuming") or {}).items():
             self.mismatch(where, f"consuming.{consumer}", sorted(want),
                           sorted(tp.partition for tp in model.consuming.get(str(consumer), ())))
+        if "consumption" in expect:
+            timelines = model.ledger.timelines()
+            for tp, want in expect["consumption"].items():
+                ours = [{"owner": s.owner, "from": s.start, "to": s.end} for s in timelines.get(_tp(tp), [])]
+                self.mismatch(where, f"consumption.{tp}", [{k: w[k] for k in ("owner", "from", "to")} for w in want],
+                              ours)
         if "unconsumed" in expect:
             gaps = model.gaps()
             for tp, want in expect["unconsumed"].items():

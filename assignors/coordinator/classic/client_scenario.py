@@ -155,6 +155,9 @@ class ClientScenario:
                 leaving.reset_generation()  # the heartbeat thread's maybeLeaveGroup
         return response
 
+    def _force_prepare_rebalance(self, event: Mapping[str, Any]) -> None:
+        self.coordinator.force_prepare_rebalance(GROUP_ID, str(event.get("reason", "forced by the scenario")))
+
     def _commit_sync(self, event: Mapping[str, Any]) -> str | None:
         return self.simulation.commit_sync(self.client(str(event["member"])))
 

@@ -315,6 +315,14 @@ class ClassicCoordinator:
         else:
             self._maybe_complete_join(group)
 
+    def force_prepare_rebalance(self, group_id: str, reason: str = "forced by the scenario") -> None:
+        """Kafka's test hook `GroupMetadataManager.prepareRebalance` (package-private, called by its tests):
+        a rebalance of a group that exists, whatever its state allows."""
+        group = self.groups.get(group_id)
+        if group is None:
+            raise KeyError(f"no group {group_id!r} to rebalance")
+        self._prepare_rebalance(group, reason)
+
     def _prepare_rebalance(self, group: ClassicGroup, reason: str) -> None:
         """Kafka: `prepareRebalance`."""
         if group.state == COMPLETING:

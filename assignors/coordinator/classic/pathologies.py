@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kgroup.assignors.coordinator.classic.group import PREPARING
 from kgroup.assignors.coordinator.classic.simulation import ClassicSimulation
 
 
@@ -52,27 +51,24 @@ def _poll_timeouts(sim: ClassicSimulation) -> list[Finding]:
 def _stuck_joins(sim: ClassicSimulation) -> list[Finding]:
     """GMM `completeClassicGroupJoin`: the join timer removes dynamic laggards only; static ones are waited for."""
     timeout = max((c.config.max_poll_interval_ms for c in sim.clients.values()), default=0)
-    entries = [e for e in sim.log if e.kind == "group-state"]
-    stuck: list[tuple[int, int, tuple[str, ...]]] = []
-    for entry, following in zip(entries, entries[1:] + [None]):
-        if entry.detail.get("state") != PREPARING:
-            continue
-        end = following.at_ms if following is not None else sim.now
-        static_down = tuple(h for h, c in sim.clients.items()
-                            if c.is_static and _down_during(sim, h, entry.at_ms, end))
-        if static_down and end - entry.at_ms >= timeout:
-            if stuck and stuck[-1][1] == entry.at_ms:
-                stuck[-1] = (stuck[-1][0], end, stuck[-1][2])
-            else:
-                stuck.append((entry.at_ms, end, static_down))
     result = []
-    for start, end, members in stuck:
-        names = ", ".join(members)
-        rounds = round((end - start) / timeout) if timeout else 1
+    for record in sim.rebalances:
+        end = record.end if record.end is not None else sim.now
+        static_down = tuple(h for h, c in sim.clients.items()
+                            if c.is_static and _down_during(sim, h, record.start, end))
+        if not static_down or end - record.start < timeout:
+            continue
+        names = ", ".join(static_down)
+        held = (f"has been held in rebalance #{record.index} since {record.start / 1000:g} s and is still open at "
+                f"the end of the run ({(end - record.start) / 1000:g} s so far"
+                if record.end is None else
+                f"was held in rebalance #{record.index} for {(end - record.start) / 1000:g} s from "
+                f"{record.start / 1000:g} s (")
+        rounds = (end - record.start) // timeout if timeout else 1
         result.append(Finding(
-            "stuck-in-preparing", start, members,
-            f"the group was held in rebalance for {(end - start) / 1000:g} s from {start / 1000:g} s "
-            f"({rounds} join timeout(s) of {timeout / 1000:g} s), waiting for static member(s) {names} that did "
+            "stuck-in-preparing", record.start, static_down,
+            f"the group {held}, {rounds} join timeout{'s' if rounds != 1 else ''} of {timeout / 1000:g} s), "
+            f"waiting for static member{'s' if len(static_down) > 1 else ''} {names} that did "
             "not rejoin: the join timer removes only dynamic members, and each completed join re-arms the static "
             "member's session timer. A new member whose join outlasts the 5-minute new-member timeout is dropped "
             "and rejoins, starting the wait again. Remove the member by its group.instance.id (Admin "
@@ -98,9 +94,18 @@ def _expired_sessions(sim: ClassicSimulation) -> list[Finding]:
     for entry in sim.log:
         if entry.kind == "member-removed" and entry.member is not None and entry.detail.get("paused"):
             session = sim.clients[entry.member].config.session_timeout_ms
+            removal = next((r for r in sim.rebalances if r.start <= entry.at_ms
+                            and (r.end is None or r.end >= entry.at_ms)), None)
+            rejoin = next((r for r in sim.rebalances if r.start > entry.at_ms and entry.member in r.joined), None)
+            caused = [r.index for r in (removal, rejoin) if r is not None]
+            if len(set(caused)) == 2:
+                cost = f"the group rebalanced twice: #{caused[0]} for the removal, #{caused[1]} when it rejoined"
+            elif caused:
+                cost = f"the group rebalanced once (#{caused[0]})"
+            else:
+                cost = "it had not rejoined by the end of the run"
             result.append(Finding(
                 "session-expired", entry.at_ms, (entry.member,),
                 f"{entry.member} was removed at {entry.at_ms / 1000:g} s during a GC pause: a pause longer than "
-                f"session.timeout.ms ({session / 1000:g} s) looks like a crash to the coordinator, and the group "
-                "rebalances twice (the removal, then the rejoin)"))
+                f"session.timeout.ms ({session / 1000:g} s) looks like a crash to the coordinator; {cost}"))
     return result

@@ -122,6 +122,18 @@ class ClassicScenario:
         return self.coordinator.heartbeat(str(event.get("group_id", GROUP_ID)), member_id,
                                           int(event.get("generation", -1)), instance_id=instance_id)
 
+    def _commit(self, event: Mapping[str, Any]) -> str:
+        handle = str(event["member"])
+        member_id = self.member_id(str(event["member_id"])) if "member_id" in event else self.member_id(handle)
+        instance_id = event.get("instance_id", self._declared(handle).get("instance_id"))
+        return self.coordinator.commit(str(event.get("group_id", GROUP_ID)), member_id,
+                                       int(event.get("generation", -1)), instance_id=instance_id)
+
+    def _force_prepare_rebalance(self, event: Mapping[str, Any]) -> None:
+        """coordinator.md §9: the test hook `GroupMetadataManager.prepareRebalance`."""
+        self.coordinator.force_prepare_rebalance(str(event.get("group_id", GROUP_ID)),
+                                                 str(event.get("reason", "forced by the scenario")))
+
     def _leave(self, event: Mapping[str, Any]) -> LeaveResponse:
         entries = [(self.member_id(str(m.get("member_id") or "")) if m.get("member_id") else "", m.get("instance_id"))
                    for m in event.get("members") or ()]

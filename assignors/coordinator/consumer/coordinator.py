@@ -31,6 +31,8 @@ class ConsumerConfig:
     """Broker settings (coordinator.md §2)."""
 
     session_timeout_ms: int = 45_000  # group.consumer.session.timeout.ms
+    # GroupMetadataManager.Builder's metadataRefreshIntervalMs default (Integer.MAX_VALUE): effectively never
+    metadata_refresh_interval_ms: int = 2**31 - 1
     heartbeat_interval_ms: int = 5_000  # group.consumer.heartbeat.interval.ms
     max_size: int = 2_147_483_647  # group.consumer.max.size
     assignors: tuple[str, ...] = ("uniform", "range")  # group.consumer.assignors; the first is the default
@@ -102,12 +104,19 @@ class ConsumerGroup:
     static: dict[str, str] = field(default_factory=dict)  # instance id -> member id
     owners: dict[TopicPartition, str] = field(default_factory=dict)  # who holds each partition (its epoch)
     subscription_metadata: dict[str, int] = field(default_factory=dict)  # subscribed topic -> partitions
-    metadata_expired: bool = True  # a loaded group refreshes on its first heartbeat (onLoaded)
+    # Kafka: `ModernGroup.metadataRefreshDeadline`, (deadline ms, group epoch). (0, 0) is expired at once: a
+    # loaded group refreshes on its first heartbeat, as after `requestMetadataRefresh`.
+    refresh_deadline: tuple[int, int] = (0, 0)
 
     # The members not reconciled to `_checked_epoch`, kept current by put/remove while that is the
     # assignment epoch, so deriving the state after each heartbeat does not scan every member.
     _unreconciled: set[str] = field(default_factory=set, repr=False)
     _checked_epoch: int | None = field(default=None, repr=False)
+
+    def metadata_expired(self, now: int) -> bool:
+        """Kafka: `ModernGroup.hasMetadataExpired`: the deadline passed, or a write failed after it was set."""
+        deadline_ms, epoch = self.refresh_deadline
+        return now >= deadline_ms or self.group_epoch < epoch
 
     @property
     def state(self) -> str:
@@ -212,7 +221,7 @@ class ConsumerCoordinator:
         if group is None:
             if request.member_epoch != 0:
                 return HeartbeatResponse("GROUP_ID_NOT_FOUND")
-            group = self.groups[group_id] = ConsumerGroup(group_id, metadata_expired=False)
+            group = self.groups[group_id] = ConsumerGroup(group_id)
         if len(group.members) >= self.config.max_size and (not request.member_id
                                                            or request.member_id not in group.members):
             return HeartbeatResponse("GROUP_MAX_SIZE_REACHED")
@@ -226,14 +235,17 @@ class ConsumerCoordinator:
                 and updated.subscribed_topics != member.subscribed_topics) or member.member_id not in group.members
         if updated is not member or bump:
             group.put(updated)
-        if bump or group.metadata_expired:
+        refresh = bump or group.metadata_expired(self.now)
+        if refresh:
             metadata = group.subscribed(self.topics)
             if metadata != group.subscription_metadata:
                 group.subscription_metadata = metadata
                 bump = True
-            group.metadata_expired = False
         if bump:
             group.group_epoch += 1
+        if refresh:
+            # GroupMetadataManager.consumerGroupHeartbeat: setMetadataRefreshDeadline(now + interval, groupEpoch)
+            group.refresh_deadline = (self.now + self.config.metadata_refresh_interval_ms, group.group_epoch)
         if group.group_epoch > group.assignment_epoch:
             self._new_target(group)
         before = updated.progress.assigned
@@ -406,7 +418,7 @@ class ConsumerCoordinator:
             self.topics.pop(topic, None)
         for group in self.groups.values():
             if any(topic in m.subscribed_topics for m in group.members.values()):
-                group.metadata_expired = True
+                group.refresh_deadline = (0, 0)  # ModernGroup.requestMetadataRefresh
 
     def advance_to(self, instant: int) -> None:
         """Fire every timer due at or before `instant` at its own deadline, then stand at `instant`."""

@@ -41,6 +41,18 @@ def as_mapping(parts: Iterable[TopicPartition]) -> dict[str, list[int]]:
     return result
 
 
+def refresh_deadline_of(raw: Any) -> tuple[int, int]:
+    """`metadata_refresh_deadline` as coordinator.md §6.1 gives it: `{deadline_ms, epoch}`, `[ms, epoch]` or ms."""
+    if isinstance(raw, Mapping):
+        unknown = set(raw) - {"deadline_ms", "epoch"}
+        if unknown:
+            raise ValueError(f"metadata_refresh_deadline: unknown key(s) {sorted(unknown)}")
+        return int(raw.get("deadline_ms", 0)), int(raw.get("epoch", 0))
+    if isinstance(raw, (list, tuple)):
+        return int(raw[0]), int(raw[1])
+    return int(raw), 0
+
+
 def config_of(settings: Mapping[str, Any]) -> ConsumerConfig:
     return ConsumerConfig(
         session_timeout_ms=int(settings.get("group_consumer_session_timeout_ms", 45_000)),
@@ -156,6 +168,9 @@ class ConsumerScenario:
             if self.with_clients:
                 self._client(str(member_id)).held = progress.assigned
         group.target = {str(m): partitions(t) for m, t in (initial.get("target") or {}).items()}
+        deadline = initial.get("metadata_refresh_deadline")
+        if deadline is not None:
+            group.refresh_deadline = refresh_deadline_of(deadline)
         metadata = initial.get("subscription_metadata")
         group.subscription_metadata = {str(t): int(n) for t, n in metadata.items()} if metadata is not None \
             else group.subscribed(self.coordinator.topics)

@@ -250,7 +250,8 @@ class ConsumerSimulation:
     def process(self, client: ConsumerClient, processing: int, batches: int = 1) -> None:
         """The application's last poll() is now; the next comes after `batches` batches of `processing` ms."""
         duration = processing * batches
-        self.ledger.stop(client.handle, self.now)
+        if duration > client.config.max_poll_interval_ms:
+            self.ledger.stop(client.handle, self.now)  # work the poll timeout throws away (docs/scenarios.md)
         client.last_poll = self.now
         client.polling_from = self.now + duration
         if duration > client.config.max_poll_interval_ms:  # the poll timer only matters while poll() is not called
@@ -264,8 +265,8 @@ class ConsumerSimulation:
             return
         client.last_poll = self.now
         self.coordinator.timers.cancel(("poll-timer", client.handle))
-        self.ledger.stop(client.handle, self.now)
-        self.ledger.start(client.handle, sorted(client.held), self.now)
+        if not self.ledger.consuming(client.handle):  # a batch within the poll interval never stopped it
+            self.ledger.start(client.handle, sorted(client.held), self.now)
         if client.pending is not None:
             self._maybe_reconcile(client)
 

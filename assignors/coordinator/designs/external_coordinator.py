@@ -24,6 +24,9 @@ INITIAL, STARTING, STABLE, CLOSING = "Initial", "Starting", "Stable", "Closing"
 @dataclass(frozen=True)
 class ExternalConfig:
     check_interval_ms: int = 1_000  # coordinator_check_interval_ms
+    # [kgroup rule] how long service discovery's health check tolerates a silent process before isolating it;
+    # a crash is taken as isolated at once (coordinator.md §7.2), a GC pause only once it outlasts this.
+    health_timeout_ms: int = 10_000
 
 
 def sticky_balanced(partitions: Iterable[TopicPartition], live: Iterable[str],
@@ -71,6 +74,8 @@ class ExternalCoordinatorGroup:
         self.now = 0
         self.double_consumption: list[tuple[int, str]] = []  # isolated but alive consumers, and when
         self.stable_at: list[int] = []
+        self.created: dict[TopicPartition, int] = {tp: 0 for tp in self.partitions}
+        self.paused: set[str] = set()
         self.move_times: list[int] = []  # each Stable -> Closing/Starting
         self.timers.schedule("check", config.check_interval_ms, self._check)
 
@@ -100,6 +105,35 @@ class ExternalCoordinatorGroup:
         if consumer in self.alive:
             self.double_consumption.append((self.now, consumer))
 
+    def gc_pause(self, consumer: str, duration: int) -> None:
+        """The process stops: it consumes nothing and answers no health check. Past the health timeout service
+        discovery isolates it; on waking it re-reads its assignment (the watch fired meanwhile) and passes its
+        health check again, so it is registered anew [kgroup rule]."""
+        if consumer not in self.alive:
+            return
+        self.paused.add(consumer)
+        self.ledger.stop(consumer, self.now)
+        if duration > self.config.health_timeout_ms:
+            self.timers.schedule(("isolate", consumer), self.now + self.config.health_timeout_ms,
+                                 lambda: self.registered.discard(consumer))
+        self.timers.schedule(("wake", consumer), self.now + duration, lambda: self._wake(consumer))
+
+    def _wake(self, consumer: str) -> None:
+        self.paused.discard(consumer)
+        if consumer not in self.alive:
+            return
+        self.consuming[consumer] = set()  # the pause closed its segments; it starts again from what is written
+        self.registered.add(consumer)
+        self._follow(consumer)
+
+    def add_partitions(self, partitions: Iterable[TopicPartition]) -> None:
+        """New partitions appear unassigned; the coordinator's next Stable check finds them."""
+        new = [tp for tp in partitions if tp not in self.created]
+        for tp in new:
+            self.created[tp] = self.now
+            self.assignments[tp] = None
+        self.partitions = tuple(sorted(self.partitions + tuple(new)))
+
     # -- consumers ----------------------------------------------------------------------------------------
 
     def _follow(self, consumer: str) -> None:
@@ -110,6 +144,8 @@ class ExternalCoordinatorGroup:
         self._set_consuming(consumer, mine)
 
     def _set_consuming(self, consumer: str, partitions: set[TopicPartition]) -> None:
+        if consumer in self.paused:
+            return  # it reads ZooKeeper when it wakes
         before = self.consuming.get(consumer, set())
         self.ledger.stop(consumer, self.now, before - partitions)
         self.ledger.start(consumer, sorted(partitions - before), self.now)
@@ -189,4 +225,4 @@ class ExternalCoordinatorGroup:
         run_due(self.timers, instant, self)
 
     def gaps(self) -> dict[TopicPartition, list[Gap]]:
-        return self.ledger.gaps({tp: 0 for tp in self.partitions})
+        return self.ledger.gaps(self.created)

@@ -74,6 +74,9 @@ class ZkWatcherGroup:
         self.settled: list[int] = []  # instants an attempt left every live consumer on its share, all owned
         self.attempt_times: list[int] = []
         self.zk_up = True
+        self.created: dict[TopicPartition, int] = {tp: 0 for tp in self.partitions}
+        self.paused_until: dict[str, int] = {}  # a GC pause: nothing in the consumer's JVM runs before then
+        self._expired_while_paused: set[str] = set()
         self._waiting: dict[str, int] = {}  # consumer -> the attempt it will make once ZooKeeper is back
         self._expiring: list[str] = []  # sessions that ended while ZooKeeper was down
         self._registering: list[str] = []  # consumers started while ZooKeeper was down
@@ -113,6 +116,48 @@ class ZkWatcherGroup:
         self.alive.discard(consumer)
         self._consume(consumer, ())
         self._session_expired(consumer)
+
+    def gc_pause(self, consumer: str, duration: int) -> None:
+        """Every thread stops, the ZooKeeper client's pings too. Past zookeeper.session.timeout.ms the ensemble
+        expires the session: the ephemeral /ids and /owners nodes vanish and the others' watches fire (the
+        herd). On waking, `ZKSessionExpireListener.handleNewSession` re-registers and rebalances."""
+        if consumer not in self.alive:
+            return
+        wake = self.now + duration
+        self.paused_until[consumer] = wake
+        self.ledger.stop(consumer, self.now)
+        if duration > self.config.zk_session_timeout_ms:
+            self.timers.schedule(("zk-session", consumer), self.now + self.config.zk_session_timeout_ms,
+                                 lambda: self._expire_paused(consumer))
+        self.timers.schedule(("wake", consumer), wake, lambda: self._wake(consumer))
+
+    def _expire_paused(self, consumer: str) -> None:
+        if self.zk_up:
+            self._expired_while_paused.add(consumer)
+        self._session_expired(consumer)
+
+    def _wake(self, consumer: str) -> None:
+        self.paused_until.pop(consumer, None)
+        if consumer not in self.alive:
+            return
+        if consumer in self._expired_while_paused:
+            self._expired_while_paused.discard(consumer)
+            self.consuming[consumer] = ()  # handleNewSession: fetchers stop before the new registration
+            self.start(consumer)
+            return
+        self.ledger.start(consumer, self.consuming.get(consumer, ()), self.now)
+
+    def add_partitions(self, partitions: Iterable[TopicPartition]) -> None:
+        """New partitions of a subscribed topic: the data watch on /brokers/topics/[topic] fires in every
+        consumer (`ZKTopicPartitionChangeListener.handleDataChange`), each rebalances: the herd again."""
+        new = [tp for tp in partitions if tp not in self.created]
+        if not new:
+            return
+        for tp in new:
+            self.created[tp] = self.now
+        self.partitions = tuple(sorted(self.partitions + tuple(new)))
+        if self.autonomous:
+            self._watch_fires(exclude="")
 
     def zookeeper_down(self) -> None:
         """The ensemble is unreachable. ZkClient retries every operation until it reconnects
@@ -158,6 +203,9 @@ class ZkWatcherGroup:
     def _attempt_when_reachable(self, consumer: str, attempt: int) -> None:
         if consumer not in self.alive:
             return
+        if consumer in self.paused_until:  # the watcher thread is paused with the rest of the JVM
+            self._schedule_attempt(consumer, self.paused_until[consumer], attempt)
+            return
         if self.zk_up:
             self.attempt(consumer, attempt)
         else:
@@ -194,7 +242,10 @@ class ZkWatcherGroup:
             if self.autonomous:
                 self._schedule_attempt(consumer, retry_at, attempt + 1)
             return AttemptResult(share, (), failed_on, retry_at)
-        self.gave_up.append((self.now, consumer))  # logged from the watcher thread; idle until the next watch
+        # `syncedRebalance` sleeps rebalance.backoff.ms after every failed attempt, the last one included, and
+        # only then throws ConsumerRebalanceFailedException (logged from the watcher thread; C stays idle
+        # until the next watch event).
+        self.gave_up.append((self.now + self.config.rebalance_backoff_ms, consumer))
         return AttemptResult(share, (), failed_on, None, "ConsumerRebalanceFailedException")
 
     def _settled(self) -> bool:
@@ -205,11 +256,11 @@ class ZkWatcherGroup:
     def _consume(self, consumer: str, partitions: tuple[TopicPartition, ...]) -> None:
         self.ledger.stop(consumer, self.now)
         self.consuming[consumer] = partitions
-        if consumer in self.alive:
+        if consumer in self.alive and consumer not in self.paused_until:
             self.ledger.start(consumer, partitions, self.now)
 
     def advance_to(self, instant: int) -> None:
         run_due(self.timers, instant, self)
 
     def gaps(self) -> dict[TopicPartition, list[Gap]]:
-        return self.ledger.gaps({tp: 0 for tp in self.partitions})
+        return self.ledger.gaps(self.created)

@@ -1,0 +1,105 @@
+"""What `kgroup simulate` says about a scenario: settings Kafka rejects, why a rebalance took long, what a
+static restart did, and TIME-TO-STABLE as docs/scenarios.md defines it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.cli.helpers import run, run_json
+
+REJECTED = """\
+schema: kgroup/v1
+kind: scenario
+allow_rejected_settings: true
+cluster: {topics: [{name: t, partitions: 2}]}
+groups:
+  - group_id: g
+    protocol: classic
+    assignors: [range]
+    members: [{member_id: a, topics: [t]}, {member_id: b, topics: [t]}]
+clients:
+  default: {session.timeout.ms: 4s, heartbeat.interval.ms: 1s}
+events:
+  - crash b at 30s
+"""
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "yaml"])
+def test_a_rejected_setting_kept_on_purpose_leads_every_output_format(tmp_path: Path, fmt: str) -> None:
+    path = tmp_path / "short-session.yaml"
+    path.write_text(REJECTED)
+    result = run("simulate", str(path), "-o", fmt)
+    assert result.exit_code == 0, result.output
+    if fmt == "table":
+        first = result.stdout.splitlines()[0]
+    else:
+        body = json.loads(result.stdout) if fmt == "json" else yaml.safe_load(result.stdout)
+        assert list(body)[:3] == ["schema", "kind", "warnings"]
+        first = body["warnings"][0]
+    assert first.startswith("warning:") and "clients.default.session.timeout.ms" in first
+    assert "INVALID_SESSION_TIMEOUT" in first and "a, b never join" in first
+
+
+def test_a_rejected_setting_warns_first_in_a_comparison_too(tmp_path: Path) -> None:
+    path = tmp_path / "short-session.yaml"
+    path.write_text(REJECTED)
+    result = run("simulate", str(path), "--protocol", "classic-eager,zk-watcher")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0].startswith("warning:")
+
+
+SLOW = """\
+schema: kgroup/v1
+kind: scenario
+cluster: {topics: [{name: orders, partitions: 8}]}
+groups:
+  - group_id: orders-app
+    protocol: classic
+    assignors: [range]
+    members: [{member_id: c1, topics: [orders]}, {member_id: c2, topics: [orders]},
+              {member_id: c3, topics: [orders]}, {member_id: c4, topics: [orders]}]
+    generation: 1
+    assignment: {c1: {orders: [0, 1]}, c2: {orders: [2, 3]}, c3: {orders: [4, 5]}, c4: {orders: [6, 7]}}
+clients:
+  default: {max.poll.interval.ms: 2m}
+  c1: {group.instance.id: app-c1}
+events:
+  - slow-poll c3 at 60s processing 80s
+  - crash c4 at 65s
+  - restart c1 at 5m static down 2s
+"""
+
+
+def test_a_long_rebalance_names_the_member_it_waited_for_and_a_static_restart_is_reported(tmp_path: Path) -> None:
+    path = tmp_path / "slow.yaml"
+    path.write_text(SLOW)
+    body = run_json("simulate", str(path))
+    (rebalance,) = body["rebalances"]
+    # c4's session (45 s) expires about 108 s in; c3 is in an 80 s batch from 60 s and can only rejoin when
+    # it returns, at 140 s: that is whom the join phase waited for.
+    assert rebalance["cause"].startswith("c4's session expired: it crashed at 65 s")
+    (waited,) = rebalance["waited_for"]
+    assert waited["member"] == "c3" and waited["joined_at_ms"] == 140_000 and "slow batch" in waited["doing"]
+    settle = {e["kind"]: e for e in body["time_to_stable"]}
+    # A batch inside max.poll.interval.ms moves nothing; the static restart is 2 s without c1's partitions.
+    assert (settle["slow-poll"]["ms"], settle["slow-poll"]["interrupted"]) == (0, False)
+    assert settle["restart"]["ms"] >= 2_000 and not settle["restart"]["interrupted"]
+    text = run("simulate", str(path)).stdout
+    assert "waited" in text and "for c3, in a slow batch" in text
+    assert "no rebalance: a static member back at 302.0s" in text
+
+
+def test_an_open_rebalance_is_reported_as_still_open() -> None:
+    text = run("simulate", "scenario-static-stuck").stdout
+    assert "still open at the end" in text and "held in rebalance for 900 s" not in text
+
+
+def test_session_expiry_counts_the_rebalances_that_happened() -> None:
+    body = run_json("simulate", "scenario-gc-pause")
+    (finding,) = [f for f in body["findings"] if f["kind"] == "session-expired"]
+    assert "rebalanced twice: #1 for the removal, #2 when it rejoined" in finding["message"]
+    assert [r["index"] for r in body["rebalances"]] == [1, 2]

@@ -1,0 +1,157 @@
+"""The --timeline-out pages as people see them: rendered in headless Chromium (Debian `chromium`), and read
+back from the SVG for what a reader relies on (one colour per consumer, events on the axis, round ticks).
+
+The browser is required: without it the test fails and says how to install it (.ci/run installs it)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import struct
+import subprocess
+import zlib
+from pathlib import Path
+
+import pytest
+
+from kgroup.cli.render.timeline_svg import colours, round_ticks
+from tests.cli.helpers import FIXTURES, run
+
+ALL = "classic-eager,classic-cooperative,consumer,zk-watcher,external"
+PAUSES = """\
+schema: kgroup/v1
+kind: scenario
+description: pauses and slow batches
+cluster: {topics: [{name: orders, partitions: 8}, {name: audit, partitions: 2}]}
+groups:
+  - group_id: orders-app
+    protocol: classic
+    assignors: [range]
+    members: [{member_id: c1, topics: [orders, audit]}, {member_id: c2, topics: [orders, audit]},
+              {member_id: c3, topics: [orders, audit]}]
+    generation: 1
+    assignment: {c1: {orders: [0, 1, 2], audit: [0]}, c2: {orders: [3, 4, 5], audit: [1]}, c3: {orders: [6, 7]}}
+events:
+  - slow-poll c3 at 30s processing 400s
+  - gc-pause c1 at 1m for 50s
+  - subscribe c2 at 3m topics orders
+  - add-partitions orders +2 at 4m
+"""
+
+
+def _browser() -> str:
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None:
+        pytest.fail("headless Chromium is needed to look at the pictures: apt-get install -y chromium "
+                    "(.ci/run installs it)")
+    return found
+
+
+def _screenshot(page: Path, out: Path) -> Path:
+    subprocess.run([_browser(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                    "--window-size=1600,1400", f"--screenshot={out}", page.as_uri()],
+                   capture_output=True, timeout=120, check=False)
+    assert out.exists(), f"Chromium wrote no screenshot of {page}"
+    return out
+
+
+def _pixels(png: Path) -> tuple[int, int, set[tuple[int, int, int]]]:
+    """Width, height and the distinct colours of an 8-bit RGB(A) PNG (what Chromium writes)."""
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, width = 8, b"", 0
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        chunk = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            width, height, depth, colour_type = struct.unpack(">IIBB", chunk[:10])
+            assert depth == 8 and colour_type in (2, 6)
+            step = 3 if colour_type == 2 else 4
+        elif kind == b"IDAT":
+            idat += chunk
+        pos += 12 + length
+    raw = zlib.decompress(idat)
+    stride = width * step
+    previous = bytearray(stride)
+    seen: set[tuple[int, int, int]] = set()
+    for row in range(height):
+        kind, line = raw[row * (stride + 1)], bytearray(raw[row * (stride + 1) + 1:(row + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - step] if i >= step else 0
+            b, c = previous[i], previous[i - step] if i >= step else 0
+            if kind == 1:
+                line[i] = (line[i] + a) & 255
+            elif kind == 2:
+                line[i] = (line[i] + b) & 255
+            elif kind == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif kind == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        if row % 4 == 0:
+            seen.update(tuple(line[i:i + 3]) for i in range(0, stride, step * 2))  # type: ignore[misc]
+        previous = line
+    return width, height, seen
+
+
+def _rgb(hex_colour: str) -> tuple[int, int, int]:
+    return int(hex_colour[1:3], 16), int(hex_colour[3:5], 16), int(hex_colour[5:7], 16)
+
+
+def test_each_page_renders_in_a_real_browser(tmp_path: Path) -> None:
+    scenario = tmp_path / "pauses.yaml"
+    scenario.write_text(PAUSES)
+    pages = {"single.html": ("simulate", str(scenario)), "single.svg": ("simulate", str(scenario)),
+             "compare.html": ("simulate", str(scenario), "--protocol", ALL)}
+    for name, args in pages.items():
+        result = run(*args, "--timeline-out", str(tmp_path / name))
+        assert result.exit_code == 0, result.output
+        width, height, seen = _pixels(_screenshot(tmp_path / name, tmp_path / f"{name}.png"))
+        assert (width, height) == (1600, 1400)
+        # The consumers' colours and the red of unconsumed time are on screen, not just in the file.
+        for colour in ("#4e79a7", "#f28e2b", "#59a14f", "#e15759"):
+            assert _rgb(colour) in seen, (name, colour)
+        assert len(seen) > 20, name
+
+
+def test_a_comparison_page_keeps_one_colour_per_consumer_and_marks_what_a_design_cannot_express(
+        tmp_path: Path) -> None:
+    scenario = tmp_path / "pauses.yaml"
+    scenario.write_text(PAUSES)
+    out = tmp_path / "compare.html"
+    assert run("simulate", str(scenario), "--protocol", ALL, "--timeline-out", str(out)).exit_code == 0
+    page = out.read_text()
+    fills: dict[str, set[str]] = {}
+    for fill, owner in re.findall(r'fill="([^"]+)"><title>(c\d) ', page):
+        fills.setdefault(owner, set()).add(fill)
+    assert set(fills) == {"c1", "c2", "c3"} and all(len(f) == 1 for f in fills.values()), fills
+    assert len({next(iter(f)) for f in fills.values()}) == 3
+    # subscribe: neither older design can change one consumer's subscription; each panel says so.
+    assert page.count("Not modelled in this design: subscribe c2") == 2
+    assert page.count("not modelled: subscribe c2 topics orders at 180s") == 2
+    for event in ("slow-poll c3 processing 400s at 30s", "gc-pause c1 for 50s at 60s",
+                  "add-partitions orders to 10 at 240s"):
+        assert page.count(f">{event}</text>") == 5, event
+    assert "<title>kgroup timeline: pauses.yaml</title>" in page and str(tmp_path) not in page.split("<body>")[0]
+    assert "unconsumed</text>" in page and not re.search(r"\b1 rebalances", page)
+
+
+def test_ticks_fall_on_round_times_and_many_consumers_get_distinct_colours() -> None:
+    assert round_ticks(1_200_000) == list(range(0, 1_200_001, 120_000))
+    assert round_ticks(330_000) == list(range(0, 330_001, 30_000))
+    assert round_ticks(7_000)[:3] == [0, 1_000, 2_000]
+    many = colours([f"c{i}" for i in range(40)])
+    assert len(set(many.values())) == 40
+
+
+def test_pictures_are_written_with_the_users_umask(tmp_path: Path) -> None:
+    out = tmp_path / "storm.html"
+    old = os.umask(0o022)
+    try:
+        assert run("simulate", "scenario-storm", "--timeline-out", str(out)).exit_code == 0
+    finally:
+        os.umask(old)
+    assert out.stat().st_mode & 0o777 == 0o644
+    assert str(FIXTURES) not in out.read_text().split("<body>")[0]
