@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from kgroup.assignors.base import Assignor, AssignorInfo
+from kgroup.assignors.client.librdkafka.cooperative_sticky import LibrdkafkaCooperativeStickyAssignor
+from kgroup.assignors.client.librdkafka.range import LibrdkafkaRangeAssignor
+from kgroup.assignors.client.librdkafka.roundrobin import LibrdkafkaRoundRobinAssignor
+from kgroup.assignors.client.librdkafka.unsupported import NotInLibrdkafka
 from kgroup.assignors.client.legacy_scala import LegacyRangeAssignor, LegacyRoundRobinAssignor
 from kgroup.assignors.client.range import RangeAssignor
 from kgroup.assignors.client.roundrobin import RoundRobinAssignor
@@ -73,13 +77,15 @@ BUILTINS: dict[str, tuple[Assignor, AssignorInfo]] = {
 }
 
 # The consumer client whose assignor runs on the group leader. "java" is Kafka's own (the default);
-# "librdkafka" (confluent-kafka, kcat, most non-JVM clients) differs in the sticky family: its sticky
-# assignor predates Java's constrained path (see sticky.sticky_assign). Its range and roundrobin gave
-# Java's assignments in every live test (dynamic members).
+# "librdkafka" (confluent-kafka 2.16.1 = librdkafka 2.16.0, kcat, most non-JVM clients) is its own code:
+# another member order for range and roundrobin, its own cooperative-sticky, and no eager sticky
+# (docs/librdkafka-assignors.md). Server-side and legacy assignors do not depend on the client.
 CLIENTS = ("java", "librdkafka")
 _LIBRDKAFKA: dict[str, Assignor] = {
-    "sticky": StickyAssignor(librdkafka=True),
-    "cooperative-sticky": CooperativeStickyAssignor(librdkafka=True),
+    "range": LibrdkafkaRangeAssignor(),
+    "roundrobin": LibrdkafkaRoundRobinAssignor(),
+    "sticky": NotInLibrdkafka("sticky"),
+    "cooperative-sticky": LibrdkafkaCooperativeStickyAssignor(),
 }
 
 
