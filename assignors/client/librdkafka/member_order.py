@@ -3,7 +3,7 @@
 The order sorted from is part of the input: the JoinGroup response order the leader parses
 (librdkafka: rdkafka_cgrp.c `rd_kafka_cgrp_handle_JoinGroup`). kgroup passes `Group.members` in the order
 the fixture lists them; for a live group that is the DescribeGroups order, the broker's member order,
-which is the order the coordinator also writes into the leader's JoinGroup response.
+taken as the order of the leader's JoinGroup response.
 """
 
 from __future__ import annotations
