@@ -2,7 +2,8 @@
 
 A port of an old Java `AbstractStickyAssignor` general path, used for every input: no constrained path,
 no user data (owned partitions and generation come from the subscription). Every map is an `RdMap`
-(newest first), every sort glibc's merge sort; where the order is a map's, it is written so.
+(newest first); where the order is a map's, it is written so. Every sort here has a consistent
+comparator, for which glibc's merge sort is stable, so Python's stable sort gives the same order.
 """
 
 from __future__ import annotations
@@ -10,9 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kgroup.assignors.model import Cluster, Member, TopicPartition
-from kgroup.assignors.client.librdkafka.byte_order import byte_cmp, partition_key
+from kgroup.assignors.client.librdkafka.byte_order import byte_key, partition_key
 from kgroup.assignors.client.librdkafka.errors import LibrdkafkaCrash
-from kgroup.assignors.client.librdkafka.glibc_sort import glibc_qsort
 from kgroup.assignors.client.librdkafka.partition_movements import PartitionMovements, PartitionRef, deref
 from kgroup.assignors.client.librdkafka.rd_containers import MapEntry, RdMap, remove_first
 from kgroup.assignors.client.librdkafka.subscriptions import eligible_topics, uses_rack_awareness
@@ -21,9 +21,10 @@ Parts = list[TopicPartition]
 Entry = MapEntry[str, Parts]
 
 
-def _by_count_then_member(a: Entry, b: Entry) -> int:
-    """librdkafka: `sort_by_map_elem_val_toppar_list_cnt`: fewest partitions first, then member id."""
-    return (len(a.value) - len(b.value)) or byte_cmp(a.key, b.key)
+def _by_count_then_member(entries: list[Entry], keys: dict[str, bytes]) -> None:
+    """librdkafka: `rd_list_sort(..., sort_by_map_elem_val_toppar_list_cnt)`: fewest partitions first, then
+    member id (a total order: member ids are unique). `keys`: each member id's byte key."""
+    entries.sort(key=lambda entry: (len(entry.value), keys[entry.key]))
 
 
 class _State:
@@ -31,6 +32,7 @@ class _State:
 
     def __init__(self, cluster: Cluster, members: Sequence[Member]) -> None:
         self.members = {m.member_id: m for m in members}
+        self.keys = {member_id: byte_key(member_id) for member_id in self.members}
         eligible = eligible_topics(cluster, members)
         # librdkafka: `rd_kafka_rack_info_new`: rack data only when the whole group is rack-aware.
         self.rack_aware = uses_rack_awareness(eligible)
@@ -46,6 +48,7 @@ class _State:
         self.previous: RdMap[TopicPartition, tuple[str, int]] = RdMap()  # prevAssignment
         self.potential_partitions: RdMap[str, Parts] = RdMap()  # consumer2AllPotentialPartitions
         self.potential_consumers: RdMap[TopicPartition, list[str]] = RdMap()  # partition2AllPotentialConsumers
+        self.can_take: dict[str, set[TopicPartition]] = {}  # consumer2AllPotentialPartitions, for lookups
         self.owner: RdMap[TopicPartition, str] = RdMap()  # currentPartitionConsumer
         self.movements = PartitionMovements()
         self.sorted_subscriptions: list[Entry] = []  # sortedCurrentSubscriptions
@@ -58,7 +61,7 @@ class _State:
         return len(parts)
 
     def resort(self) -> None:
-        self.sorted_subscriptions = glibc_qsort(self.sorted_subscriptions, _by_count_then_member)
+        _by_count_then_member(self.sorted_subscriptions, self.keys)
 
     def racks_mismatch(self, member_id: str, tp: TopicPartition) -> bool:
         """librdkafka: `rd_kafka_racks_mismatch`: a racked member mismatches a partition without rack data."""
@@ -88,7 +91,7 @@ def _prepopulate(state: _State) -> None:
             listed.append((member.member_id, generation))
             state.owner.set(tp, member.member_id)
     for tp, listed in claims.items():
-        by_generation = glibc_qsort(listed, lambda a, b: a[1] - b[1])
+        by_generation = sorted(listed, key=lambda claim: claim[1])  # rd_list_sort by generation: stable
         if any(x[1] == y[1] for x, y in zip(by_generation, by_generation[1:])):
             state.owner.delete(tp)
             continue
@@ -113,6 +116,7 @@ def _populate_potential_maps(state: _State) -> None:
                     consumers = []
                     state.potential_consumers.set(tp, consumers)
                 consumers.append(member.member_id)
+    state.can_take = {member_id: set(parts) for member_id, parts in state.potential_partitions.items()}
 
 
 def _subscriptions_identical(state: _State) -> bool:
@@ -123,7 +127,7 @@ def _subscriptions_identical(state: _State) -> bool:
         return False
     partition_lists = [parts for _, parts in state.potential_partitions.items()]
     for previous, current in zip(partition_lists, partition_lists[1:]):
-        if len(current) != len(previous) or any(tp not in previous for tp in current):
+        if len(current) != len(previous) or not set(previous).issuperset(current):
             return False
     return True
 
@@ -148,7 +152,7 @@ def _sort_partitions(state: _State) -> Parts:
         existing = [tp for tp in parts if state.potential_consumers.get(tp) is not None]
         if existing:
             consumers.append(remaining.set(member_id, existing))
-    consumers = glibc_qsort(consumers, _by_count_then_member)
+    _by_count_then_member(consumers, state.keys)
     while consumers:
         left = consumers[-1].value
         with_previous = [tp for tp in left if state.previous.get(tp) is not None]
@@ -160,7 +164,7 @@ def _sort_partitions(state: _State) -> Parts:
         else:
             consumers.pop()
             continue
-        consumers = glibc_qsort(consumers, _by_count_then_member)
+        _by_count_then_member(consumers, state.keys)
     nothing_added = not ordered
     for tp in state.potential_consumers:
         if tp not in ordered:
@@ -202,8 +206,7 @@ def _maybe_assign(state: _State, unassigned: Parts, remove_assigned: bool, check
         placed = False
         if state.potential_consumers.get(tp):
             for entry in list(state.sorted_subscriptions):
-                potential = state.potential_partitions.get(entry.key)
-                if potential is None or tp not in potential:
+                if tp not in state.can_take.get(entry.key, ()):
                     continue
                 if check_racks and state.racks_mismatch(entry.key, tp):
                     continue
@@ -252,8 +255,7 @@ def _reassign_to(state: _State, tp: TopicPartition, new: str) -> None:
 def _reassign(state: _State, tp: TopicPartition) -> None:
     """librdkafka: `reassignPartition`: to the first member (fewest partitions) that can take it."""
     for entry in list(state.sorted_subscriptions):
-        potential = state.potential_partitions.get(entry.key)
-        if potential is not None and tp in potential:
+        if tp in state.can_take.get(entry.key, ()):
             _reassign_to(state, tp, entry.key)
             return
     raise LibrdkafkaCrash("rd_assert fails: reassignPartition() found no new consumer")
@@ -391,6 +393,7 @@ def sticky_assignment(cluster: Cluster, members: Sequence[Member]) -> dict[str, 
     sorted_partitions = _sort_partitions(state)
     unassigned = list(sorted_partitions)
     revocation_required = _drop_invalid_owned(state, unassigned)
-    state.sorted_subscriptions = glibc_qsort(state.current.entries(), _by_count_then_member)
+    state.sorted_subscriptions = state.current.entries()
+    state.resort()
     _balance(state, sorted_partitions, unassigned, revocation_required)
     return {m.member_id: list(state.current.get(m.member_id) or []) for m in members}
