@@ -17,7 +17,8 @@ GroupOpt = Annotated[Optional[str], typer.Option("--group", "-g", help="The grou
 OutputOpt = Annotated[OutputFormat, typer.Option("--output", "-o", help="Output format.", case_sensitive=False)]
 ClientOpt = Annotated[str, typer.Option(
     "--client", help="The consumer client on the group leader, whose assignor runs: java (Kafka's, default) or "
-                     "librdkafka (confluent-kafka and other non-JVM clients; differs in sticky and cooperative-sticky).")]
+                     "librdkafka (confluent-kafka and other non-JVM clients: librdkafka 2.16's own range, "
+                     "roundrobin and cooperative-sticky on glibc; it has no sticky).")]
 
 
 def load(argument: str | None) -> Fixture:
