@@ -41,8 +41,8 @@ _COOPERATIVE_HISTORY = (("2.4", "CooperativeStickyAssignor (KIP-429)"),) + _STIC
 class _Lazy:
     """An assignor named by its module and class, created on first use and kept."""
 
-    def __init__(self, module: str, name: str, **options: Any) -> None:
-        self.module, self.name, self.options = module, name, options
+    def __init__(self, module: str, class_name: str, **options: Any) -> None:
+        self.module, self.name, self.options = module, class_name, options
         self._instance: Assignor | None = None
 
     def get(self) -> Assignor:
@@ -88,13 +88,15 @@ BUILTINS: dict[str, tuple[_Lazy, AssignorInfo]] = {
 }
 
 # The consumer client whose assignor runs on the group leader. "java" is Kafka's own (the default);
-# "librdkafka" (confluent-kafka, kcat, most non-JVM clients) differs in the sticky family: its sticky
-# assignor predates Java's constrained path (see sticky.sticky_assign). Its range and roundrobin gave
-# Java's assignments in every live test (dynamic members).
+# "librdkafka" (confluent-kafka 2.16.1 = librdkafka 2.16.0, kcat, most non-JVM clients) is its own code:
+# another member order for range and roundrobin, its own cooperative-sticky, and no eager sticky
+# (docs/librdkafka-assignors.md). Server-side and legacy assignors do not depend on the client.
 CLIENTS = ("java", "librdkafka")
 _LIBRDKAFKA: dict[str, _Lazy] = {
-    "sticky": _Lazy("client.sticky.assignors", "StickyAssignor", librdkafka=True),
-    "cooperative-sticky": _Lazy("client.sticky.assignors", "CooperativeStickyAssignor", librdkafka=True),
+    "range": _Lazy("client.librdkafka.range", "LibrdkafkaRangeAssignor"),
+    "roundrobin": _Lazy("client.librdkafka.roundrobin", "LibrdkafkaRoundRobinAssignor"),
+    "sticky": _Lazy("client.librdkafka.unsupported", "NotInLibrdkafka", name="sticky"),
+    "cooperative-sticky": _Lazy("client.librdkafka.cooperative_sticky", "LibrdkafkaCooperativeStickyAssignor"),
 }
 
 

@@ -18,7 +18,8 @@ GroupOpt = Annotated[Optional[str], typer.Option("--group", "-g", help="The grou
 OutputOpt = Annotated[OutputFormat, typer.Option("--output", "-o", help="Output format.", case_sensitive=False)]
 ClientOpt = Annotated[Optional[str], typer.Option(
     "--client", help="The consumer client on the group leader, whose assignor runs: java (Kafka's) or librdkafka "
-                     "(confluent-kafka and other non-JVM clients). Default: the client the group records (a live "
+                     "(confluent-kafka and other non-JVM clients: librdkafka 2.16's own range, roundrobin and "
+                     "cooperative-sticky on glibc; it has no sticky). Default: the client the group records (a live "
                      "group: read from its members' subscriptions), else java.", metavar="CLIENT",
     show_default=False)]
 

@@ -23,6 +23,8 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         return
     if "test_matches_kafka[" in report.nodeid:
         key = report.nodeid.split("[", 1)[1].split(":")[1]
+    elif "test_matches_librdkafka[" in report.nodeid:
+        key = "librdkafka " + report.nodeid.split("[", 1)[1].split(":")[1]
     elif "test_classic_coordinator_matches_kafka[" in report.nodeid:
         key = "coordinator classic"
     elif "test_classic_clients_match_kafka[" in report.nodeid:
@@ -45,6 +47,6 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         return
     terminalreporter.section(f"conformance ({data_dir()})")
     for assignor, (passed, total) in sorted(_conformance.items()):
-        terminalreporter.write_line(f"{assignor:20} {passed}/{total} passed")
+        terminalreporter.write_line(f"{assignor:30} {passed}/{total} passed")
     for assignor, count in sorted(not_implemented_summary().items()):
-        terminalreporter.write_line(f"{assignor:20} not implemented ({count} cases not run)")
+        terminalreporter.write_line(f"{assignor:30} not implemented ({count} cases not run)")

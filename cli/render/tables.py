@@ -61,7 +61,7 @@ def assignment_table(title: str, value: Assignment, change: AssignmentDiff | Non
 
 def summary_line(run: AssignorRun) -> str:
     if run.error is not None:
-        return f"Kafka's assignor would fail: {run.error}"
+        return f"The assignor would fail: {run.error}"
     assert run.balance and run.stickiness and run.diff
     b = run.balance.overall
     topic_spread = max((s.spread for _, s in run.balance.per_topic), default=0)

@@ -96,6 +96,33 @@ def jsonl_cases() -> list[Case]:
     return cases
 
 
+def librdkafka_cases() -> list[Case]:
+    """kgroup's own set, produced by the real librdkafka assignor code (data/README.md says how).
+
+    Members in JoinGroup-response order, topics in Metadata-response order: both are inputs there.
+    Generation -1 (no owned partitions yet) is kgroup's None.
+    """
+    path = data_file("librdkafka-cases.jsonl") or VENDORED / "librdkafka-cases.jsonl"
+    cases = []
+    with path.open() as handle:
+        for line in handle:
+            if not line.strip():
+                continue
+            raw = json.loads(line)
+            inp = raw["input"]
+            topics = tuple(Topic(t["name"], t["partitions"], _racks(t.get("racks"))) for t in inp["topics"])
+            members = [Member(m["member_id"], tuple(m["subscription"]), m.get("group_instance_id"), m.get("rack"),
+                              owned=tuple(TopicPartition(t, p) for t, p in m.get("owned") or []),
+                              generation=None if m.get("generation", -1) == -1 else m["generation"])
+                       for m in inp["members"]]
+            expected = raw["expected"]
+            sync = expected.get("assignment")
+            cases.append(Case(raw["id"], raw["assignor"], Cluster(topics), members,
+                              {k: {f"{t}-{p}" for t, p in v} for k, v in sync.items()} if sync is not None else None,
+                              expected.get("crash") or expected.get("error"), False, raw))
+    return cases
+
+
 def coordinator_vectors() -> list[dict[str, Any]]:
     path = data_file("find-coordinator.yaml")
     return yaml.safe_load(path.read_text())["vectors"] if path else []

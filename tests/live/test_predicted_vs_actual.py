@@ -62,7 +62,7 @@ def test_prediction_matches_real_consumers_after_each_join_and_leave(
             action, name = change
             group.join(name) if action == "join" else group.leave(name)
             held = group.settle(callbacks)
-            # confluent-kafka's leader runs librdkafka's assignor: the one difference is in the sticky family.
+            # confluent-kafka's leader runs librdkafka's own assignors (kgroup's --client librdkafka port).
             predicted = _predict(tmp_path / f"step{step}.yaml", topic, group,
                                  {n: h for n, h in before.items() if n in group.members}, strategy, "librdkafka")
             assert held == predicted, f"after {action} {name}: real {held}, kgroup predicted {predicted}"

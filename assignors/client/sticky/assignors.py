@@ -35,19 +35,13 @@ class StickyResult:
     transferring: dict[TopicPartition, str] | None
 
 
-def sticky_assign(cluster: Cluster, members: Sequence[Member], librdkafka: bool = False) -> StickyResult:
-    """Kafka: `AbstractStickyAssignor.assignPartitions`.
-
-    `librdkafka` models confluent-kafka's leader (`rdkafka_sticky_assignor.c`, a port of Java's assignor
-    from before KAFKA-9987): it has no constrained path, so identical subscriptions also take the general
-    one, and it lists unowned partitions in its own map order. A model checked against real librdkafka
-    consumers (one topic, joins and leaves), not a full port.
-    """
+def sticky_assign(cluster: Cluster, members: Sequence[Member]) -> StickyResult:
+    """Kafka: `AbstractStickyAssignor.assignPartitions`."""
     given = read_input(cluster, members)
-    if given.all_equal and not librdkafka:
+    if given.all_equal:
         builder = ConstrainedBuilder(given)
         return StickyResult(builder.build(), builder.transferring)
-    return StickyResult(GeneralBuilder(given, librdkafka).build(), None)
+    return StickyResult(GeneralBuilder(given).build(), None)
 
 
 class StickyAssignor:
@@ -55,12 +49,9 @@ class StickyAssignor:
 
     name = "sticky"
 
-    def __init__(self, librdkafka: bool = False) -> None:
-        self.librdkafka = librdkafka  # the model of librdkafka's assignor (see sticky_assign)
-
     def assign(self, cluster: Cluster, members: Sequence[Member]) -> Assignment:
         with gc_paused():
-            return Assignment.of(sticky_assign(cluster, members, self.librdkafka).assignment)
+            return Assignment.of(sticky_assign(cluster, members).assignment)
 
 
 MAX_FOLLOW_UPS = 10
@@ -111,9 +102,6 @@ class CooperativeStickyAssignor:
 
     name = "cooperative-sticky"
 
-    def __init__(self, librdkafka: bool = False) -> None:
-        self.librdkafka = librdkafka  # the model of librdkafka's assignor (see sticky_assign)
-
     def assign(self, cluster: Cluster, members: Sequence[Member]) -> Assignment:
         with gc_paused():
             first, _ = self.assign_round(cluster, members)
@@ -122,7 +110,7 @@ class CooperativeStickyAssignor:
     def assign_round(self, cluster: Cluster,
                      members: Sequence[Member]) -> tuple[Assignment, dict[TopicPartition, str]]:
         """One rebalance: the sticky result minus the partitions whose owner must revoke them first."""
-        result = sticky_assign(cluster, members, self.librdkafka)
+        result = sticky_assign(cluster, members)
         transferring = result.transferring
         if transferring is None:
             transferring = _transferring(members, result.assignment)

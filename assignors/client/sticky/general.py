@@ -107,9 +107,8 @@ class _PartitionMovements:
 class GeneralBuilder:
     """Kafka: `GeneralAssignmentBuilder.build`."""
 
-    def __init__(self, given: StickyInput, librdkafka: bool = False) -> None:
+    def __init__(self, given: StickyInput) -> None:
         self.given = given
-        self.librdkafka = librdkafka
         self.racks = given.racks
         self.per_topic = given.partitions_per_topic
         self.total = sum(self.per_topic.values())
@@ -139,11 +138,6 @@ class GeneralBuilder:
         if assigned:
             kept = set(assigned)
             unassigned = [tp for tp in self.sorted_all if tp not in kept]
-            if self.librdkafka and self.given.all_equal:
-                # librdkafka `sortPartitions`: with identical subscriptions the partitions nobody owns are
-                # appended in its rd_map's iteration order, which is the reverse of insertion (topic, then
-                # partition, ascending).
-                unassigned.reverse()
         self.subs.rebuild(list(self.current))
         self._balance(prev, unassigned)
         return self.current

@@ -1,0 +1,39 @@
+"""librdkafka's `roundrobin` (rdkafka_roundrobin_assignor.c `rd_kafka_roundrobin_assignor_assign_cb`).
+
+Topics in byte order, partitions ascending, each dealt to the next member (all members, in librdkafka's
+member order) that subscribes to the topic, by one cursor that carries over between topics: Java's rule,
+on a different member order. Not rack-aware.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kgroup.assignors.base import gc_paused
+from kgroup.assignors.model import Assignment, Cluster, Member, TopicPartition
+from kgroup.assignors.client.librdkafka.byte_order import byte_key
+from kgroup.assignors.client.librdkafka.member_order import sorted_members
+from kgroup.assignors.client.librdkafka.subscriptions import eligible_topics
+
+
+class LibrdkafkaRoundRobinAssignor:
+    """librdkafka: rdkafka_roundrobin_assignor.c `rd_kafka_roundrobin_assignor_assign_cb`."""
+
+    name = "roundrobin"
+
+    def assign(self, cluster: Cluster, members: Sequence[Member]) -> Assignment:
+        with gc_paused():
+            # `qsort(eligible_topics, rd_kafka_assignor_topic_cmp)`: names by strcmp, a total order.
+            topics = sorted((topic for topic, _ in eligible_topics(cluster, members)), key=lambda t: byte_key(t.name))
+            # `qsort(members, ...)` sorts the whole JoinGroup array, members with no eligible topic too.
+            ordered = sorted_members(members)
+            out: dict[str, list[TopicPartition]] = {m.member_id: [] for m in members}
+            cursor = -1
+            for topic in topics:
+                for p in range(topic.partitions):
+                    while True:
+                        cursor = (cursor + 1) % len(ordered)
+                        if topic.name in ordered[cursor].topics:
+                            break
+                    out[ordered[cursor].member_id].append(TopicPartition(topic.name, p))
+            return Assignment.of(out)
