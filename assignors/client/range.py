@@ -83,10 +83,10 @@ class _TopicState:
 
     def _record(self, consumer: str, partitions: list[int], rule: str) -> None:
         held = self.num_assigned[consumer]
-        for p in partitions:
+        for i, p in enumerate(partitions):
             self.trace.record(TopicPartition(self.topic, p), consumer, rule, partitions=self.partitions,  # type: ignore[union-attr]
                               members=self.consumers, quota=self.quota, extra_left=self.extra_left,
-                              held_before=held, rack=self.rack_of[consumer],
+                              held_before=held + i, rack=self.rack_of[consumer],
                               replica_racks=sorted(self.partition_racks[p]) if self.partition_racks else [],
                               rack_aware=self.needs_rack_aware)
 

@@ -19,7 +19,11 @@ from kgroup.inspectors.fixtures.scenario_file import is_scenario, scenario_from_
 from kgroup.inspectors.simulation.scenario_run import run_scenario
 from kgroup.inspectors.fixtures.yaml_doc import read_yaml
 from kgroup.cli.output import OutputFormat, document, emit, warn
-from kgroup.cli.render.tables import comparison_table, describe_change, print_run
+from kgroup.cli.render.tables import comparison_table, describe_change, print_run, summary_line
+from kgroup.cli.render.explain import explanation_body, print_explanations
+from kgroup.assignors.analysis.evaluate import AssignorRun
+from kgroup.assignors.analysis.explain import Explanation, explain as explain_run
+from kgroup.assignors.model import Assignment, Cluster, TopicPartition
 from kgroup.inspectors.live.admin import read_groups
 from kgroup.inspectors.simulation.whatif_run import require_valid, simulate as run_simulation
 from kgroup.inspectors.live.snapshot import as_fixture
@@ -47,6 +51,9 @@ def simulate(
     protocol: Annotated[Optional[str], typer.Option(
         "--protocol", help="Scenarios: compare designs on the same events, e.g. classic-eager,classic-cooperative,"
         "consumer,zk-watcher,external.", metavar="LIST", show_default=False)] = None,
+    explain: Annotated[bool, typer.Option(
+        "--explain", help="For each partition that moved, the rule that decided its owner and the inputs it read "
+        "(`kgroup explain` names partitions).")] = False,
     client: ClientOpt = "java",
     bootstrap_server: BootstrapOpt = None,
     command_config: CommandConfigOpt = None,
@@ -84,11 +91,12 @@ def simulate(
             raise InputError("a live what-if needs the group: --group G", field="--group")
         admin = connect(bootstrap_server, command_config, profile, timeout)
         live = as_fixture(read_groups(admin, [group]), f"live:{admin.settings.bootstrap_servers}")
-        _what_if(live, group, assignor, add_member, remove_member, add_partitions, subscribe, client, output)
+        _what_if(live, group, assignor, add_member, remove_member, add_partitions, subscribe, client, output,
+                 explain or None)
         return
     doc = read_yaml(locate(fixture)) if fixture is not None else None
     if doc is not None and is_scenario(doc):
-        if assignor or add_member or remove_member or add_partitions or subscribe or group:
+        if assignor or add_member or remove_member or add_partitions or subscribe or group or explain:
             raise InputError("what-if flags (--assignor, --add-member, ...) apply to fixtures; a scenario lists "
                              "its own events", doc.source)
         if protocol is not None:
@@ -104,17 +112,23 @@ def simulate(
     if timeline_out is not None:
         raise InputError("--timeline-out needs a scenario (kind: scenario), not a fixture", field="--timeline-out")
     loaded = fixture_from_doc(doc) if doc is not None else load(fixture)
-    _what_if(loaded, group, assignor, add_member, remove_member, add_partitions, subscribe, client, output)
+    _what_if(loaded, group, assignor, add_member, remove_member, add_partitions, subscribe, client, output,
+             explain or None)
 
 
 def _what_if(loaded: Fixture, group: str | None, assignor: list[str] | None, add_member: list[str] | None,
              remove_member: list[str] | None, add_partitions: list[str] | None, subscribe: list[str] | None,
-             client: str, output: OutputFormat) -> None:
+             client: str, output: OutputFormat, explain: bool | list[str] | None = None,
+             kind: str = "simulation") -> None:
+    """`explain`: None for no explanations, True for every partition that moved, or the partitions named."""
     sim = run_simulation(loaded, group, assignor or [], add_member or [], remove_member or [],
-                         add_partitions or [], subscribe or [], client)
+                         add_partitions or [], subscribe or [], client, explain=explain is not None)
     require_valid(sim.runs)
     before, after = sim.before.group, sim.after.group
-    doc = document("simulation", {
+    chosen = None if explain is None or explain is True else chosen_partitions(explain, sim.after.cluster)
+    explained = {run.assignor: explanations_of(run, before.assignment, chosen) for run in sim.runs} \
+        if explain is not None else {}
+    doc = document(kind, {
         "source": loaded.source,
         "group_id": before.group_id,
         "protocol": before.protocol,
@@ -122,7 +136,10 @@ def _what_if(loaded: Fixture, group: str | None, assignor: list[str] | None, add
         "members_before": [m.member_id for m in before.members],
         "members_after": [m.member_id for m in after.members],
         "current": documents.assignment(before.assignment),
-        "results": [documents.run_body(run) for run in sim.runs],
+        "results": [{**documents.run_body(run),
+                     **({"explanations": [explanation_body(item) for item in explained[run.assignor]]}
+                        if run.assignor in explained else {})}
+                    for run in sim.runs],
     })
 
     def table(console):  # type: ignore[no-untyped-def]
@@ -132,14 +149,50 @@ def _what_if(loaded: Fixture, group: str | None, assignor: list[str] | None, add
             console.print("What if: " + "; ".join(describe_change(c) for c in sim.changes), markup=False)
         console.print()
         for run in sim.runs:
-            print_run(console, run, f"{run.assignor}")
-        if len(sim.runs) > 1:
+            if kind == "simulation":
+                print_run(console, run, f"{run.assignor}")
+            else:
+                console.print(f"{run.assignor}: " + summary_line(run), markup=False, highlight=False, style="bold",
+                              soft_wrap=True)
+            if run.assignor in explained:
+                if kind == "simulation":
+                    console.print(f"Why ({run.assignor}):", style="bold")
+                print_explanations(console, explained[run.assignor], run.assignor, traced(run))
+        if len(sim.runs) > 1 and kind == "simulation":
             console.print(comparison_table(sim.runs))
 
     for line in loaded.warnings:
         warn(line)
     emit(doc, output, table)
 
+
+
+def chosen_partitions(texts: list[str], cluster: Cluster) -> list[TopicPartition]:
+    """TOPIC-PARTITION arguments (also comma-separated), each checked against the cluster after the what-if."""
+    chosen: list[TopicPartition] = []
+    for text in (t.strip() for arg in texts for t in arg.split(",")):
+        if not text:
+            continue
+        try:
+            tp = TopicPartition.parse(text)
+        except ValueError as exc:
+            raise InputError(str(exc), field="TOPIC-PARTITION") from None
+        if not cluster.exists(tp):
+            raise InputError(f"{text!r}: no such partition in the cluster (after the what-if changes)",
+                             field="TOPIC-PARTITION")
+        chosen.append(tp)
+    return list(dict.fromkeys(chosen))
+
+
+def traced(run: AssignorRun) -> bool:
+    """Whether the assignor recorded its decisions (built-ins do; user and legacy assignors do not)."""
+    return run.trace is not None and bool(run.trace.context or run.trace.steps)
+
+
+def explanations_of(run: AssignorRun, current: Assignment, chosen: list[TopicPartition] | None) -> list[Explanation]:
+    if run.trace is None or run.assignment is None or not traced(run):
+        return []
+    return explain_run(run.trace, current, run.assignment, chosen)
 
 
 def _replay(doc, timeline_out: str | None, output: OutputFormat) -> None:  # type: ignore[no-untyped-def]

@@ -57,7 +57,8 @@ class Simulation:
 
 def simulate(fixture: Fixture, group_id: str | None, assignors: list[str], add_members: list[str],
              remove_members: list[str], add_partitions: list[str], subscribe: list[str],
-             client: str = "java") -> Simulation:
+             client: str = "java", explain: bool = False) -> Simulation:
+    """With `explain`, each assignor runs under a trace (see `kgroup.assignors.trace`)."""
     before = GroupState(fixture.cluster, fixture.group(group_id))
     changes = parse_changes(add_members, remove_members, add_partitions, subscribe, before)
     try:
@@ -66,7 +67,7 @@ def simulate(fixture: Fixture, group_id: str | None, assignors: list[str], add_m
         raise InputError(str(exc)) from None
     names = assignors or [before.group.assignors[0]]
     resolved = [(name, resolve(name, client)) for name in dict.fromkeys(names)]
-    runs = tuple(evaluate(before, after, name, assignor) for name, assignor in resolved)
+    runs = tuple(evaluate(before, after, name, assignor, explain) for name, assignor in resolved)
     return Simulation(before, after, tuple(changes), runs)
 
 

@@ -56,8 +56,10 @@ def _check_step(step: Step, trace: Trace, case: Case) -> None:
         assert facts["extra_queue"] or step.owner in facts["short"]
     elif step.rule == rules.FILL_QUOTA:
         assert step.owner in [member for member, _ in facts["short"]]
-    elif step.rule in (rules.RANGE_RACK, rules.RANGE_COPARTITIONED):
-        assert facts["rack"] is None or facts["rack"] in facts["replica_racks"]
+    elif step.rule in (rules.RANGE_RACK, rules.RANGE_COPARTITIONED, rules.RANGE_AFTER_RACKS):
+        if step.rule != rules.RANGE_AFTER_RACKS:
+            assert facts["rack"] is None or facts["rack"] in facts["replica_racks"]
+        assert facts["held_before"] < facts["quota"] + (1 if facts["extra_left"] > 0 else 0)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[f"{c.assignor}:{c.id}" for c in CASES])

@@ -1,0 +1,81 @@
+"""`kgroup explain`: why each partition goes where it goes, in the assignor's own recorded steps."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from kgroup.cli.commands.simulate import _what_if
+from kgroup.cli.errors import handle_errors
+from kgroup.cli.options import (
+    BootstrapOpt, ClientOpt, CommandConfigOpt, FixtureArg, GroupOpt, OutputOpt, ProfileOpt, TimeoutOpt, connect, load,
+)
+from kgroup.cli.output import OutputFormat
+from kgroup.inspectors.errors import InputError
+from kgroup.inspectors.fixtures.bundled import locate
+from kgroup.inspectors.fixtures.group_file import fixture_from_doc
+from kgroup.inspectors.fixtures.scenario_file import is_scenario
+from kgroup.inspectors.fixtures.yaml_doc import read_yaml
+from kgroup.inspectors.live.admin import read_groups
+from kgroup.inspectors.live.snapshot import as_fixture
+
+
+@handle_errors
+def explain(
+    fixture: FixtureArg = None,
+    partitions: Annotated[Optional[list[str]], typer.Argument(
+        help="TOPIC-PARTITION to explain (several, or comma-separated). Default: every partition that moves.",
+        metavar="[TOPIC-PARTITION]...", show_default=False)] = None,
+    group: GroupOpt = None,
+    assignor: Annotated[Optional[list[str]], typer.Option(
+        "--assignor", "-a", help="Assignor to run (repeat for side by side). Default: the group's own.")] = None,
+    add_member: Annotated[Optional[list[str]], typer.Option(
+        "--add-member", help="A member joins: ID, or ID=topic1,topic2 (default: the first member's topics).")] = None,
+    remove_member: Annotated[Optional[list[str]], typer.Option(
+        "--remove-member", help="A member leaves (crash or shutdown).")] = None,
+    add_partitions: Annotated[Optional[list[str]], typer.Option(
+        "--add-partitions", help="TOPIC=N grows the topic to N partitions; TOPIC=+N adds N.")] = None,
+    subscribe: Annotated[Optional[list[str]], typer.Option(
+        "--subscribe", help="Change a member's subscription: ID=topic1,topic2.")] = None,
+    client: ClientOpt = "java",
+    bootstrap_server: BootstrapOpt = None,
+    command_config: CommandConfigOpt = None,
+    profile: ProfileOpt = None,
+    timeout: TimeoutOpt = 10.0,
+    output: OutputOpt = OutputFormat.table,
+) -> None:
+    """Explain why each partition goes to its owner: the assignor's rule and the inputs it read.
+
+    Takes the same what-if flags as `kgroup simulate`; the assignor records each decision while it
+    runs (member sort order and quotas for range, the cursor for roundrobin, kept/revoked/balancing
+    moves for the sticky assignors and uniform), so the answer is the assignment's own reasoning.
+
+    Examples:
+
+      kgroup explain demo --add-member c4
+
+      kgroup explain demo orders-3 --add-member c4 -a cooperative-sticky
+
+      kgroup explain kip848-uniform -o json
+
+      kgroup explain -b localhost:9092 --group orders-service orders-3 --add-member c4
+    """
+    chosen = list(partitions or [])
+    if bootstrap_server or command_config or profile:
+        if group is None:
+            raise InputError("a live explanation needs the group: --group G", field="--group")
+        if fixture is not None:  # with a live cluster, every positional argument is a partition
+            chosen.insert(0, fixture)
+        admin = connect(bootstrap_server, command_config, profile, timeout)
+        live = as_fixture(read_groups(admin, [group]), f"live:{admin.settings.bootstrap_servers}")
+        _what_if(live, group, assignor, add_member, remove_member, add_partitions, subscribe, client, output,
+                 chosen or True, kind="explanation")
+        return
+    doc = read_yaml(locate(fixture)) if fixture is not None else None
+    if doc is not None and is_scenario(doc):
+        raise InputError("explain works on a group fixture (kind: group); a scenario's rebalances are shown by "
+                         "`kgroup simulate`", doc.source)
+    loaded = fixture_from_doc(doc) if doc is not None else load(fixture)
+    _what_if(loaded, group, assignor, add_member, remove_member, add_partitions, subscribe, client, output,
+             chosen or True, kind="explanation")
