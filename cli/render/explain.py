@@ -27,6 +27,13 @@ def _loads(loads: dict[str, int]) -> str:
     return ", ".join(f"{m}={n}" for m, n in loads.items())
 
 
+def _up_to(quota: int, extra_left: int) -> str:
+    """A range quota while extras are left: the first members past the quota take one more each."""
+    if not extra_left:
+        return f"up to {quota}"
+    return f"up to {quota} ({quota + 1} while {extra_left} extra partition{'s' if extra_left != 1 else ''} left)"
+
+
 def _racks(racks: list[str] | None) -> str:
     return "{" + ", ".join(racks or []) + "}"
 
@@ -43,7 +50,7 @@ def sentence(step: Step, context: dict[str, Any]) -> str:
             who = "members (every member takes a share: identical subscriptions)"
         else:
             who = "subscribed members"
-        share = (f"so the first {r} get {q + 1} and the rest {q}" if r else f"so each gets {q}")
+        share = (f"so the first {r} get{'s' if r == 1 else ''} {q + 1} and the rest {q}" if r else f"so each gets {q}")
         first, last = f["first"], f["last"]
         held = f"{tp.topic}-{first}" if first == last else f"{tp.topic}-{first}..{last}"
         return (f"range: {tp.topic} has {n} partitions and {k} {who} in sort order {_members(f['members'], context)} "
@@ -55,8 +62,7 @@ def sentence(step: Step, context: dict[str, Any]) -> str:
                else "each member in sort order takes the lowest untaken partitions with a replica on its rack")
         rack = f["rack"] or "(none: matches any rack)"
         return (f"rack-aware range, rack pass: {owner} is on rack {rack} and {tp} has replicas on "
-                f"{_racks(f['replica_racks'])}; {how}, up to its quota of {f['quota']}"
-                f"{' (+1 while extras last)' if f['extra_left'] else ''}; members in sort order "
+                f"{_racks(f['replica_racks'])}; {how}, {_up_to(f['quota'], f['extra_left'])}; members in sort order "
                 f"{_members(f['members'], context)}; {owner} held {f['held_before']} of {tp.topic} before")
     if rule == rules.RANGE_AFTER_RACKS:
         if f["rack_aware"]:
@@ -66,8 +72,8 @@ def sentence(step: Step, context: dict[str, Any]) -> str:
             lead = (f"range: racks do not help on {tp.topic} (no member rack holds a replica, or every partition "
                     "has replicas on the same racks), so plain range")
         return (f"{lead}: members in sort order {_members(f['members'], context)} take the lowest partitions left, "
-                f"each up to {f['quota']}{' +1 while extras last' if f['extra_left'] else ''} "
-                f"({f['partitions']} partitions); {owner} held {f['held_before']} of {tp.topic}")
+                f"each {_up_to(f['quota'], f['extra_left'])} ({f['partitions']} partitions in {tp.topic}); "
+                f"{owner} held {f['held_before']} of {tp.topic}")
     if rule == rules.ROUNDROBIN:
         order = context.get("member_order", [])
         cursor = f["cursor"]
@@ -111,8 +117,9 @@ def sentence(step: Step, context: dict[str, Any]) -> str:
                 f"(replicas on {_racks(f['replica_racks'])})")
     if rule in (rules.QUOTA_ROUND_ROBIN, rules.RACK_ROUND_ROBIN):
         released = f"; {f['released_by']} had released it" if f.get("released_by") else ""
-        quota = (f"{context.get('partitions')} partitions over {context.get('members')} members: each gets "
-                 f"{context.get('min_quota')}, {context.get('members_over')} may get {context.get('max_quota')}")
+        quota = f"{context.get('partitions')} partitions over {context.get('members')} members: each gets {context.get('min_quota')}"
+        if context.get("members_over"):
+            quota += f", {context['members_over']} of them {context.get('max_quota')}"
         if rule == rules.RACK_ROUND_ROBIN:
             return (f"sticky, rack round robin ({quota}): {owner}, on rack {f['rack']} where {tp} has a replica "
                     f"({_racks(f['replica_racks'])}), was the next member below its quota; it held "
