@@ -6,19 +6,36 @@ from typing import Annotated, Optional
 
 import typer
 
-from kgroup.cli.commands.simulate import _what_if
+from kgroup.cli.commands.simulate import _what_if, chosen_partitions
 from kgroup.cli.errors import handle_errors
 from kgroup.cli.options import (
     BootstrapOpt, ClientOpt, CommandConfigOpt, FixtureArg, GroupOpt, OutputOpt, ProfileOpt, TimeoutOpt, connect, load,
 )
-from kgroup.cli.output import OutputFormat
+from kgroup.cli.output import OutputFormat, document, emit, warn
 from kgroup.inspectors.errors import InputError
 from kgroup.inspectors.fixtures.bundled import locate
 from kgroup.inspectors.fixtures.group_file import fixture_from_doc
-from kgroup.inspectors.fixtures.scenario_file import is_scenario
+from kgroup.inspectors.fixtures.scenario_file import is_scenario, scenario_from_doc
 from kgroup.inspectors.fixtures.yaml_doc import read_yaml
 from kgroup.inspectors.live.admin import read_groups
 from kgroup.inspectors.live.snapshot import as_fixture
+
+
+def _scenario(doc, chosen: list[str], output: OutputFormat) -> None:  # type: ignore[no-untyped-def]
+    """The rebalances that moved each partition, their triggers, and why it went unconsumed."""
+    from kgroup.cli.render.explain import print_stories, story_body
+    from kgroup.inspectors.simulation.scenario_explain import stories
+    from kgroup.inspectors.simulation.scenario_run import run_scenario
+
+    scenario = scenario_from_doc(doc)
+    outcome = run_scenario(scenario)
+    partitions = chosen_partitions(chosen, scenario.cluster) if chosen else None
+    told = stories(outcome, partitions)
+    for line in scenario.warnings:
+        warn(line)
+    emit(document("scenario-explanation", {"source": scenario.source, "group_id": scenario.group.group_id,
+                                           "partitions": [story_body(s) for s in told]}), output,
+         lambda console: print_stories(console, told))
 
 
 @handle_errors
@@ -59,6 +76,11 @@ def explain(
 
       kgroup explain kip848-uniform -o json
 
+      kgroup explain scenario-gc-pause payments-2
+
+    Given a scenario (`kind: scenario`), it tells each partition's story instead: the rebalances that
+    moved it and their triggers, and each stretch it went unconsumed, why it began and what ended it.
+
       kgroup explain -b localhost:9092 --group orders-service orders-3 --add-member c4
     """
     chosen = list(partitions or [])
@@ -74,8 +96,11 @@ def explain(
         return
     doc = read_yaml(locate(fixture)) if fixture is not None else None
     if doc is not None and is_scenario(doc):
-        raise InputError("explain works on a group fixture (kind: group); a scenario's rebalances are shown by "
-                         "`kgroup simulate`", doc.source)
+        if assignor or add_member or remove_member or add_partitions or subscribe or group:
+            raise InputError("what-if flags (--assignor, --add-member, ...) apply to fixtures; a scenario lists "
+                             "its own events", doc.source)
+        _scenario(doc, chosen, output)
+        return
     loaded = fixture_from_doc(doc) if doc is not None else load(fixture)
     _what_if(loaded, group, assignor, add_member, remove_member, add_partitions, subscribe, client, output,
              chosen or True, kind="explanation")

@@ -178,8 +178,7 @@ def chosen_partitions(texts: list[str], cluster: Cluster) -> list[TopicPartition
         except ValueError as exc:
             raise InputError(str(exc), field="TOPIC-PARTITION") from None
         if not cluster.exists(tp):
-            raise InputError(f"{text!r}: no such partition in the cluster (after the what-if changes)",
-                             field="TOPIC-PARTITION")
+            raise InputError(f"{text!r}: no such partition in the cluster", field="TOPIC-PARTITION")
         chosen.append(tp)
     return list(dict.fromkeys(chosen))
 

@@ -193,3 +193,82 @@ def print_explanations(console: Console, items: list[Explanation], assignor: str
             console.print(f"  - {prefix}{sentence(step, item.context.get(step.round, {}))}",
                           markup=False, highlight=False, soft_wrap=True)
     console.print()
+
+
+# -- scenarios: the rebalances that moved a partition, and why it went unconsumed -----------------------
+
+def _s(ms: int | None) -> str:
+    return "the end" if ms is None else f"{ms / 1000:.1f}s"
+
+
+def _stop(entry: dict[str, Any]) -> str:
+    """One log entry of the member that stopped consuming, in words."""
+    kind = entry["event"]
+    if kind == "gc-pause":
+        return f"a GC pause of {entry['duration_ms'] / 1000:.1f}s began"
+    if kind == "slow-poll":
+        return f"a slow poll began (processing {entry['processing_ms'] / 1000:.1f}s)"
+    if kind == "poll-timeout":
+        return f"it exceeded max.poll.interval.ms ({entry['max_poll_interval_ms'] / 1000:.1f}s)"
+    words = {"crash": "it crashed", "close": "it closed (left the group)", "fatal": "it failed",
+             "commit-failed": "its commit failed", "member-removed": "the coordinator removed it from the group",
+             "partitions-revoked": "it revoked the partition for a rebalance",
+             "partitions-lost": "it lost the partition (no longer in the group)"}
+    return words.get(kind, kind)
+
+
+def story_lines(story: Any) -> list[str]:
+    """A scenario partition's rebalances and unconsumed stretches (inspectors.simulation.scenario_explain)."""
+    lines = []
+    for move in story.moves:
+        how = "lost by" if move.lost else "from"
+        if move.end_ms is None:
+            lines.append(f"rebalance #{move.rebalance} (from {_s(move.start_ms)}, never finished; trigger: "
+                         f"{move.trigger}) took it {how} {_owner(move.source)}, and nobody got it")
+            continue
+        lines.append(f"rebalance #{move.rebalance} ({_s(move.start_ms)} → {_s(move.end_ms)}; trigger: {move.trigger}; "
+                     f"assignor {move.assignor}, generation {move.generation}) moved it {how} "
+                     f"{_owner(move.source)} to {_owner(move.target)}")
+    for stretch in story.stretches:
+        why = "; ".join(_stop(e) for e in stretch.began) or "consumption stopped"
+        if stretch.during is not None:
+            why += f", during rebalance #{stretch.during} (trigger: {stretch.during_trigger})"
+        who = f"{stretch.owner} stopped consuming it" if stretch.owner else "nobody had consumed it yet"
+        if stretch.end_ms is None:
+            end = None
+        elif stretch.ended_by is not None:
+            end = f"rebalance #{stretch.ended_by} ended and {stretch.resumed_by} started consuming it"
+        else:
+            end = f"{stretch.resumed_by} resumed"
+        meanwhile = ""
+        if stretch.meanwhile is not None:
+            reason = f" ({_stop(stretch.meanwhile_why)} earlier)" if stretch.meanwhile_why else ""
+            meanwhile = f"; meanwhile {stretch.meanwhile} owned it but did not consume it{reason}"
+        lines.append(f"unconsumed {_s(stretch.start_ms)} → {_s(stretch.end_ms)} ({stretch.length_ms / 1000:.1f}s): "
+                     f"{who} at {_s(stretch.start_ms)} ({why}){meanwhile}; "
+                     + (f"until {end}" if end else "still unconsumed when the scenario ended"))
+    return lines
+
+
+def story_body(story: Any) -> dict[str, Any]:
+    return {
+        "partition": str(story.tp), "before": story.first_owner, "after": story.final_owner,
+        "rebalances": [{"rebalance": m.rebalance, "start_ms": m.start_ms, "end_ms": m.end_ms, "trigger": m.trigger,
+                        "assignor": m.assignor, "generation": m.generation, "from": m.source, "to": m.target,
+                        "lost": m.lost} for m in story.moves],
+        "unconsumed": [{"start_ms": s.start_ms, "end_ms": s.end_ms, "ms": s.length_ms, "stopped": s.owner,
+                        "because": s.began, "during_rebalance": s.during, "owned_meanwhile_by": s.meanwhile, "ended_by_rebalance": s.ended_by,
+                        "resumed_by": s.resumed_by}
+                       for s in story.stretches],
+        "why": story_lines(story),
+    }
+
+
+def print_stories(console: Console, stories: list[Any]) -> None:
+    if not stories:
+        console.print("no partition changed owner or went unconsumed", markup=False)
+    for story in stories:
+        console.print(f"{story.tp}: {_owner(story.first_owner)} → {_owner(story.final_owner)}", markup=False,
+                      highlight=False, style="bold", soft_wrap=True)
+        for line in story_lines(story) or ["never moved, never unconsumed"]:
+            console.print(f"  - {line}", markup=False, highlight=False, soft_wrap=True)

@@ -70,12 +70,39 @@ def test_table_output_is_one_line_per_step_when_piped() -> None:
     assert lines[header + 1].endswith(f"→ the 2nd member, {M0}, which takes orders-2..3")
 
 
-def test_bad_partitions_and_scenarios_are_input_errors() -> None:
+def test_bad_partitions_are_input_errors() -> None:
     for args, words in [(("demo", "orders-9"), "no such partition"), (("demo", "orders"), "TOPIC-PARTITION"),
-                        (("scenario-storm",), "group fixture")]:
+                        (("scenario-storm", "invoices-99"), "no such partition")]:
         result = run("explain", *args)
         assert result.exit_code == 2, result.output
         (line,) = result.stderr.strip().splitlines()
         assert words in line
     result = run("simulate", "scenario-storm", "--explain")
     assert result.exit_code == 2
+
+
+def test_scenario_story_names_the_trigger_and_the_pause() -> None:
+    # scenario-gc-pause: p2 owns payments-2 and -3 and pauses 60 s at 3 min; its session is 45 s, so the
+    # coordinator removes it before the pause ends (a rebalance triggered by the expired session), and
+    # p2 joins again once the pause is over. p1's 20 s pause at 1 min goes unnoticed: no rebalance.
+    doc = run_json("explain", "scenario-gc-pause", "payments-2", "payments-0")
+    assert doc["kind"] == "scenario-explanation"
+    by_tp = {p["partition"]: p for p in doc["partitions"]}
+    story = by_tp["payments-2"]
+    first, last = story["rebalances"][0], story["rebalances"][-1]
+    assert "session expired" in first["trigger"] and first["from"] == "p2" and first["to"] != "p2"
+    assert "p2 joins" in last["trigger"] and last["to"] == "p2"
+    (stretch,) = story["unconsumed"]
+    assert stretch["start_ms"] == 180_000 and stretch["stopped"] == "p2"
+    assert [e["event"] for e in stretch["because"]] == ["gc-pause"]
+    assert stretch["ended_by_rebalance"] == first["rebalance"] and stretch["end_ms"] == first["end_ms"]
+    # The session runs out 45 s after p2's last heartbeat, which came at most 3 s before the pause.
+    assert 180_000 - 3_000 + 45_000 < first["start_ms"] <= 180_000 + 45_000
+    quiet = by_tp["payments-0"]
+    assert quiet["rebalances"] == []
+    assert [(s["start_ms"], s["end_ms"], s["resumed_by"]) for s in quiet["unconsumed"]] == [(60_000, 80_000, "p1")]
+
+
+def test_scenario_rejects_what_if_flags() -> None:
+    result = run("explain", "scenario-gc-pause", "--add-member", "c9")
+    assert result.exit_code == 2 and "scenario" in result.stderr
