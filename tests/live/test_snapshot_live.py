@@ -59,6 +59,8 @@ def test_snapshot_and_live_what_if_of_a_group_with_a_real_member(
         out = tmp_path / "group.yaml"
         snap = run("snapshot", group, "-b", describing_broker, "-o", str(out))
         what_if = run("simulate", "-b", describing_broker, "--group", group, "--add-member", "c2", "-o", "json")
+        why = run("explain", "-b", describing_broker, "--group", group, f"{topic}-1", "--add-member", "c2",
+                  "-o", "json")
     finally:
         consumer.close()
 
@@ -74,6 +76,14 @@ def test_snapshot_and_live_what_if_of_a_group_with_a_real_member(
     (result,) = json.loads(what_if.stdout)["results"]
     # Kafka's range: members sorted by id ("c2" < "reader-1-..."), each takes a contiguous half.
     assert result["assignment"] == {member_id: [f"{topic}-2", f"{topic}-3"], "c2": [f"{topic}-0", f"{topic}-1"]}
+
+    # The live explanation runs the same path: 4 = 2x2 + 0, and partition 1 is in c2's run.
+    assert why.exit_code == 0, why.output
+    (item,) = json.loads(why.stdout)["results"][0]["explanations"]
+    assert (item["partition"], item["before"], item["after"]) == (f"{topic}-1", member_id, "c2")
+    (step,) = item["steps"]
+    assert step["rule"] == "range" and step["inputs"]["members"] == ["c2", member_id]
+    assert (step["inputs"]["quota"], step["inputs"]["extra"]) == (2, 0)
 
 
 def test_a_live_what_if_needs_the_group(broker: str) -> None:
