@@ -43,7 +43,7 @@ def explain(
     fixture: FixtureArg = None,
     partitions: Annotated[Optional[list[str]], typer.Argument(
         help="TOPIC-PARTITION to explain (several, or comma-separated). Default: every partition that moves.",
-        metavar="[TOPIC-PARTITION]...", show_default=False)] = None,
+        metavar="TOPIC-PARTITION", show_default=False)] = None,
     group: GroupOpt = None,
     assignor: Annotated[Optional[list[str]], typer.Option(
         "--assignor", "-a", help="Assignor to run (repeat for side by side). Default: the group's own.")] = None,
@@ -76,12 +76,12 @@ def explain(
 
       kgroup explain kip848-uniform -o json
 
+      kgroup explain -b localhost:9092 --group orders-service orders-3 --add-member c4
+
       kgroup explain scenario-gc-pause payments-2
 
     Given a scenario (`kind: scenario`), it tells each partition's story instead: the rebalances that
     moved it and their triggers, and each stretch it went unconsumed, why it began and what ended it.
-
-      kgroup explain -b localhost:9092 --group orders-service orders-3 --add-member c4
     """
     chosen = list(partitions or [])
     if bootstrap_server or command_config or profile:
