@@ -137,7 +137,8 @@ def _what_if(loaded: Fixture, group: str | None, assignor: list[str] | None, add
         "members_after": [m.member_id for m in after.members],
         "current": documents.assignment(before.assignment),
         "results": [{**documents.run_body(run),
-                     **({"explanations": [explanation_body(item) for item in explained[run.assignor]]}
+                     **({"explanations": None if explained[run.assignor] is None
+                         else [explanation_body(item) for item in explained[run.assignor]]}
                         if run.assignor in explained else {})}
                     for run in sim.runs],
     })
@@ -157,7 +158,7 @@ def _what_if(loaded: Fixture, group: str | None, assignor: list[str] | None, add
             if run.assignor in explained:
                 if kind == "simulation":
                     console.print(f"Why ({run.assignor}):", style="bold")
-                print_explanations(console, explained[run.assignor], run.assignor, traced(run))
+                print_explanations(console, explained[run.assignor] or [], run.assignor, traced(run))
         if len(sim.runs) > 1 and kind == "simulation":
             console.print(comparison_table(sim.runs))
 
@@ -188,9 +189,11 @@ def traced(run: AssignorRun) -> bool:
     return run.trace is not None and bool(run.trace.context or run.trace.steps)
 
 
-def explanations_of(run: AssignorRun, current: Assignment, chosen: list[TopicPartition] | None) -> list[Explanation]:
+def explanations_of(run: AssignorRun, current: Assignment,
+                    chosen: list[TopicPartition] | None) -> list[Explanation] | None:
+    """None when the assignor recorded nothing (JSON: `explanations: null`), or failed."""
     if run.trace is None or run.assignment is None or not traced(run):
-        return []
+        return None
     return explain_run(run.trace, current, run.assignment, chosen)
 
 

@@ -106,3 +106,9 @@ def test_scenario_story_names_the_trigger_and_the_pause() -> None:
 def test_scenario_rejects_what_if_flags() -> None:
     result = run("explain", "scenario-gc-pause", "--add-member", "c9")
     assert result.exit_code == 2 and "scenario" in result.stderr
+
+
+def test_an_assignor_that_records_nothing_says_so() -> None:
+    doc = run_json("explain", "seed-legacy", "-a", "legacy-range")
+    assert doc["results"][0]["explanations"] is None
+    assert "records no explanation" in run("explain", "seed-legacy", "-a", "legacy-range").stdout
