@@ -109,9 +109,11 @@ def _homogeneous(group: ServerGroup) -> dict[str, list[int]] | None:
     for index, quota in unfilled:
         for topic_id, p in unassigned[taken_count:taken_count + quota]:
             owners[topic_id][p] = index
-            if trace is not None:
+        if trace is not None:
+            short = [[group.member_ids[i], q] for i, q in unfilled]
+            for topic_id, p in unassigned[taken_count:taken_count + quota]:
                 trace.record(TopicPartition(group.name[topic_id], p), group.member_ids[index], FILL_QUOTA,
-                             short=[[group.member_ids[i], q] for i, q in unfilled], remaining=quota)
+                             short=short, remaining=quota)
         taken_count += min(quota, len(unassigned) - taken_count)
     if taken_count < len(unassigned):
         raise AssignorError("PartitionAssignorException", "Partitions were left unassigned")

@@ -147,6 +147,7 @@ class HeterogeneousBuilder:
 
         """
         uuid = self.group.uuid
+        trace = self.trace
         holders_of: dict[frozenset[str], dict[str, list[int]]] = {}
         for index, member_id in enumerate(self.member_ids):
             mine = self.subscribed[index]
@@ -160,8 +161,8 @@ class HeterogeneousBuilder:
                     if owners is not None:
                         owners[partition] = index
                         kept += 1
-                        if self.trace is not None:
-                            self.trace.record(TopicPartition(topic, partition), member_id, KEPT, member=member_id)
+                        if trace is not None:
+                            trace.record(TopicPartition(topic, partition), member_id, KEPT, member=member_id)
             except IndexError:
                 raise AssignorError("ArrayIndexOutOfBoundsException",
                                     f"{member_id} holds a partition beyond its topic's partition count") from None

@@ -163,6 +163,7 @@ class ConstrainedBuilder:
         of members that may take one more; that queue is served once no member is under the minimum.
         """
         under_min, at_min = self.under_min, self.at_min
+        trace = self.trace
         position = 0  # the iterator: under_min[position] is its next element
         for tp in unassigned:
             if position < len(under_min):
@@ -178,8 +179,8 @@ class ConstrainedBuilder:
                 consumer = under_min[0]
                 position = 1
                 from_iterator = True
-            if self.trace is not None:
-                self.trace.record(tp, consumer, QUOTA_ROUND_ROBIN, held_before=len(self.assignment[consumer]),
+            if trace is not None:
+                trace.record(tp, consumer, QUOTA_ROUND_ROBIN, held_before=len(self.assignment[consumer]),
                                   short=list(under_min), extra_queue=not from_iterator,
                                   released_by=self.maybe_revoked.get(tp))
             count = self._assign_new(tp, consumer)
