@@ -106,11 +106,11 @@ def _homogeneous(group: ServerGroup) -> dict[str, list[int]] | None:
             unfilled.append((index, quota))
 
     taken_count = 0  # assignRemainingPartitions
+    short = [[group.member_ids[i], q] for i, q in unfilled] if trace is not None else None
     for index, quota in unfilled:
         for topic_id, p in unassigned[taken_count:taken_count + quota]:
             owners[topic_id][p] = index
         if trace is not None:
-            short = [[group.member_ids[i], q] for i, q in unfilled]
             for topic_id, p in unassigned[taken_count:taken_count + quota]:
                 trace.record(TopicPartition(group.name[topic_id], p), group.member_ids[index], FILL_QUOTA,
                              short=short, remaining=quota)

@@ -164,6 +164,7 @@ class ConstrainedBuilder:
         """
         under_min, at_min = self.under_min, self.at_min
         trace = self.trace
+        short: list[str] = []  # for the trace: the under-min list as it stands, copied only when it shrinks
         position = 0  # the iterator: under_min[position] is its next element
         for tp in unassigned:
             if position < len(under_min):
@@ -180,9 +181,10 @@ class ConstrainedBuilder:
                 position = 1
                 from_iterator = True
             if trace is not None:
+                if len(short) != len(under_min):
+                    short = list(under_min)
                 trace.record(tp, consumer, QUOTA_ROUND_ROBIN, held_before=len(self.assignment[consumer]),
-                                  short=list(under_min), extra_queue=not from_iterator,
-                                  released_by=self.maybe_revoked.get(tp))
+                             short=short, extra_queue=not from_iterator, released_by=self.maybe_revoked.get(tp))
             count = self._assign_new(tp, consumer)
             if count == self.min_quota:
                 if from_iterator:
