@@ -14,6 +14,7 @@ from typing import Protocol, runtime_checkable
 
 from kgroup.assignors.java.semantics import java_string_key
 from kgroup.assignors.model import Assignment, Cluster, Member, TopicPartition
+from kgroup.assignors.trace import RANGE, Trace, active
 
 
 class AssignorError(Exception):
@@ -116,7 +117,10 @@ def contiguous_ranges(topics: dict[str, int], ordered: list[Member], positions: 
     # identically, so each such run is dealt out in one pass.
     runs = [list(run) for _, run in groupby(sorted(topics, key=java_string_key),
                                             key=lambda topic: (id(positions[topic]), topics[topic]))]
-    if len(runs) == 1:  # one subscription and one topic size, a large group's usual shape
+    trace = active()
+    if trace is not None:  # the dealing below, one topic at a time, recording who takes what
+        runs = [[topic] for run in runs for topic in run]
+    elif len(runs) == 1:  # one subscription and one topic size, a large group's usual shape
         owners: dict[str, tuple[TopicPartition, ...]] = {m.member_id: () for m in members}
         for position, partitions in _dealt_whole(runs[0], topics, positions[runs[0][0]]):
             owners[ordered[position].member_id] = partitions
@@ -130,7 +134,20 @@ def contiguous_ranges(topics: dict[str, int], ordered: list[Member], positions: 
         if targets is None:
             targets = targets_of[id(subscribers)] = [lists[i] for i in subscribers]
         _deal([topic_partitions(topic, topics[topic]) for topic in names], targets)
+        if trace is not None:
+            _record_deal(trace, names[0], topics[names[0]], [ordered[i].member_id for i in subscribers], targets)
     return Assignment.presorted(out)
+
+
+def _record_deal(trace: Trace, topic: str, count: int, subscribers: list[str],
+                 targets: list[list[TopicPartition]]) -> None:
+    """What `_deal` just did to one topic, partition by partition, with the arithmetic it used."""
+    q, r = divmod(count, len(subscribers))
+    for position, (member, target) in enumerate(zip(subscribers, targets)):
+        mine = [tp for tp in target if tp.topic == topic]
+        for tp in mine:
+            trace.record(tp, member, RANGE, partitions=count, members=subscribers, quota=q, extra=r,
+                         position=position, first=mine[0].partition, last=mine[-1].partition)
 
 
 def _dealt_whole(names: list[str], topics: dict[str, int], subscribers: list[int]) \

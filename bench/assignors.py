@@ -10,7 +10,10 @@ generation 1 and c0000 reports nothing (the test's second call). Steady rounds a
 assignors that read the current assignment (sticky, cooperative-sticky, uniform).
 Each (implementation, assignor, shape) runs in its own process, so peak memory (ru_maxrss) is its own.
 
-Usage: python bench/assignors.py [--shapes a,b] [--repeat N] [--assignors name,...]
+Usage: python bench/assignors.py [--shapes a,b] [--repeat N] [--assignors name,...] [--explain]
+
+--explain runs kgroup's assignors with explanations recorded (`kgroup explain`), to show what they cost
+when asked; without it nothing is recorded, which is the speed every other command gets.
 
 Java figures: Kafka's own code in a warm JVM on this machine (shared/spec/oracle.md), median ms.
 Targets: shape b within 1.5x of Java for the sticky family and uniform, range <= 1.0 s, roundrobin
@@ -22,6 +25,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -151,10 +155,17 @@ def measure_one(impl: str, assignor: str, shape: str, repeat: int) -> dict:
         else:
             cluster, members = build_kafka_python(shape)
             chosen, steady_of = _kafka_python_assignor(assignor), steady_kafka_python
-        report["first"], first = _best(lambda: chosen.assign(cluster, members), repeat)
+        assign = chosen.assign
+        if impl == "kgroup" and os.environ.get("KGROUP_BENCH_EXPLAIN"):
+            from kgroup.assignors.trace import tracing
+
+            def assign(cluster, members):  # type: ignore[no-untyped-def]
+                with tracing():
+                    return chosen.assign(cluster, members)
+        report["first"], first = _best(lambda: assign(cluster, members), repeat)
         if assignor in STATEFUL:
             steady = steady_of(members, first)
-            report["steady"], _ = _best(lambda: chosen.assign(cluster, steady), repeat)
+            report["steady"], _ = _best(lambda: assign(cluster, steady), repeat)
     except Exception as exc:  # kafka-python fails on some inputs; report it, don't hide it
         report["error"] = f"{type(exc).__name__}: {exc}"[:120]
     report["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -186,8 +197,11 @@ def main() -> None:
     parser.add_argument("--shapes", default="a,b")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--assignors", default=",".join(ASSIGNORS))
+    parser.add_argument("--explain", action="store_true", help="record explanations (kgroup only)")
     parser.add_argument("--one", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.explain:
+        os.environ["KGROUP_BENCH_EXPLAIN"] = "1"  # the child processes inherit it
     if args.one:
         impl, assignor, shape, repeat = args.one
         print(json.dumps(measure_one(impl, assignor, shape, int(repeat))))

@@ -31,6 +31,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
                  "Save live groups as a kgroup/v1 fixture: topics, racks, members, assignment and offsets."),
     "simulate": ("kgroup.cli.commands.simulate", "simulate",
                  "Predict the assignment after what-if changes and show what moves; or replay a scenario."),
+    "explain": ("kgroup.cli.commands.explain", "explain",
+                "Explain why each partition goes to its owner: the assignor's rule and the inputs it read."),
     "assign": ("kgroup.cli.commands.assign", "assign",
                "Compute the assignment an assignor gives the group's members."),
     "diff": ("kgroup.cli.commands.diff", "diff",

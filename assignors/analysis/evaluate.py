@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from kgroup.assignors.base import Assignor, AssignorError
 from kgroup.assignors.analysis.diff import AssignmentDiff, Balance, Stickiness, balance, diff, stickiness
 from kgroup.assignors.model import Assignment, GroupState, Member, TopicPartition
+from kgroup.assignors.trace import Trace, tracing
 from kgroup.assignors.validity import Violation, check_validity
 
 
@@ -45,10 +46,24 @@ class AssignorRun:
     rounds: tuple[Rebalance, ...] = ()
     withheld: tuple[Handover, ...] = ()
     settled: bool = True
+    # With `explain`: every decision the assignor recorded while it ran (kgroup.assignors.trace).
+    trace: Trace | None = None
 
 
-def evaluate(before: GroupState, after: GroupState, name: str, assignor: Assignor) -> AssignorRun:
-    """Assign `after`'s members and compare with `before`'s current assignment."""
+def evaluate(before: GroupState, after: GroupState, name: str, assignor: Assignor,
+             explain: bool = False) -> AssignorRun:
+    """Assign `after`'s members and compare with `before`'s current assignment.
+
+    With `explain`, the assignor runs under a trace and the run keeps what it recorded.
+    """
+    if not explain:
+        return _evaluate(before, after, name, assignor, None)
+    with tracing() as trace:
+        return _evaluate(before, after, name, assignor, trace)
+
+
+def _evaluate(before: GroupState, after: GroupState, name: str, assignor: Assignor,
+              trace: Trace | None) -> AssignorRun:
     members = after.group.members
     rounds: list[Rebalance] = []
     withheld: list[Handover] = []
@@ -87,6 +102,7 @@ def evaluate(before: GroupState, after: GroupState, name: str, assignor: Assigno
         rounds=tuple(rounds),
         withheld=tuple(withheld),
         settled=settled,
+        trace=trace,
     )
 
 

@@ -17,6 +17,7 @@ from itertools import groupby
 from kgroup.assignors.base import contiguous_ranges, gc_paused, subscribed_topics, subscriber_positions
 from kgroup.assignors.model import Assignment, Cluster, Member, Topic, TopicPartition
 from kgroup.assignors.member_order import member_sort_key
+from kgroup.assignors.trace import RANGE_AFTER_RACKS, RANGE_COPARTITIONED, RANGE_RACK, Trace, active
 
 
 def uses_rack_awareness(consumer_racks: set[str], racks_per_partition: Sequence[frozenset[str]]) -> bool:
@@ -56,6 +57,7 @@ class _TopicState:
         self.group_key = tuple((c, self.rack_of[c]) for c in self.consumers)
         self._candidates: dict[str | None, list[int]] = {}
         self._pointer: dict[str | None, int] = {}
+        self.trace: Trace | None = None
 
     def racks_match(self, consumer: str, partition: int) -> bool:
         """A member without a rack matches every partition."""
@@ -66,8 +68,11 @@ class _TopicState:
         limit = self.quota + (1 if self.extra_left > 0 else 0)
         return max(0, limit - self.num_assigned[consumer])
 
-    def on_assigned(self, consumer: str, partitions: list[int], out: dict[str, list[TopicPartition]]) -> None:
+    def on_assigned(self, consumer: str, partitions: list[int], out: dict[str, list[TopicPartition]],
+                    rule: str = RANGE_AFTER_RACKS) -> None:
         topic = self.topic
+        if self.trace is not None:
+            self._record(consumer, partitions, rule)
         out[consumer].extend([TopicPartition(topic, p) for p in partitions])
         for p in partitions:
             self.taken[p] = 1
@@ -75,6 +80,15 @@ class _TopicState:
         self.num_assigned[consumer] += len(partitions)
         if self.num_assigned[consumer] > self.quota:
             self.extra_left -= 1
+
+    def _record(self, consumer: str, partitions: list[int], rule: str) -> None:
+        held = self.num_assigned[consumer]
+        for i, p in enumerate(partitions):
+            self.trace.record(TopicPartition(self.topic, p), consumer, rule, partitions=self.partitions,  # type: ignore[union-attr]
+                              members=self.consumers, quota=self.quota, extra_left=self.extra_left,
+                              held_before=held + i, rack=self.rack_of[consumer],
+                              replica_racks=sorted(self.partition_racks[p]) if self.partition_racks else [],
+                              rack_aware=self.needs_rack_aware)
 
     def lowest_untaken(self, rack: str | None, limit: int) -> list[int]:
         """The `limit` lowest untaken partitions with a replica on `rack` (any partition for None)."""
@@ -101,7 +115,7 @@ def _assign_ranges(state: _TopicState, rack_aware: bool, out: dict[str, list[Top
         rack = state.rack_of[consumer] if rack_aware else None
         chosen = state.lowest_untaken(rack, state.max_assignable(consumer))
         if chosen:
-            state.on_assigned(consumer, chosen, out)
+            state.on_assigned(consumer, chosen, out, RANGE_RACK if rack_aware else RANGE_AFTER_RACKS)
 
 
 def _assign_copartitioned(states: list[_TopicState], out: dict[str, list[TopicPartition]]) -> None:
@@ -113,7 +127,7 @@ def _assign_copartitioned(states: list[_TopicState], out: dict[str, list[TopicPa
         if match is None:
             continue
         for state in states:
-            state.on_assigned(match, [p], out)
+            state.on_assigned(match, [p], out, RANGE_COPARTITIONED)
         if all(state.max_assignable(match) == 0 for state in states):
             remaining.remove(match)
             if not remaining:
@@ -145,6 +159,10 @@ class RangeAssignor:
             topics = subscribed_topics(cluster, members)
             ordered = sorted(members, key=member_sort_key)
             positions = subscriber_positions(ordered, topics)
+            trace = active()
+            if trace is not None:
+                trace.note(assignor=self.name)
+                trace.note_member_order(ordered)
             if not any(m.rack for m in members):  # no rack anywhere: the closed form, without per-topic checks
                 return contiguous_ranges(topics, ordered, positions, members)
             subscribers = {topic: [ordered[i] for i in positions[topic]] for topic in topics}
@@ -155,6 +173,10 @@ class RangeAssignor:
             if not any(state.needs_rack_aware for state in racked.values()):
                 return contiguous_ranges(topics, ordered, positions, members)
             states = [racked.get(topic) or _state(topic, n, subscribers[topic], known) for topic, n in topics.items()]
+            if trace is not None:
+                trace.note(path="rack-aware")
+                for state in states:
+                    state.trace = trace
             out: dict[str, list[TopicPartition]] = {m.member_id: [] for m in members}
             _assign_with_rack_matching(states, out)
             for state in states:

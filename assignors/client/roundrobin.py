@@ -16,6 +16,7 @@ from kgroup.assignors.base import gc_paused, subscribed_topics, subscriber_posit
 from kgroup.assignors.java.semantics import java_string_key
 from kgroup.assignors.model import Assignment, Cluster, Member, TopicPartition
 from kgroup.assignors.member_order import member_sort_key
+from kgroup.assignors.trace import ROUNDROBIN, active
 
 
 class RoundRobinAssignor:
@@ -30,6 +31,10 @@ class RoundRobinAssignor:
             positions = subscriber_positions(ordered, topics)
             lists: list[list[TopicPartition]] = [[] for _ in ordered]
             cursor = 0
+            trace = active()
+            if trace is not None:
+                trace.note(assignor=self.name)
+                trace.note_member_order(ordered)
             for topic in sorted(topics, key=java_string_key):
                 subscribers, n = positions[topic], topics[topic]
                 # The cursor skips non-subscribers, so the topic's subscribers take turns starting with
@@ -44,6 +49,15 @@ class RoundRobinAssignor:
                 else:
                     for j, index in enumerate(rotation):
                         lists[index] += parts[j::s]
+                if trace is not None:
+                    # Partition i found the cursor just past the previous partition's owner.
+                    at = cursor
+                    names = [ordered[k].member_id for k in subscribers]
+                    for i, tp in enumerate(parts):
+                        owner = rotation[i % s]
+                        trace.record(tp, ordered[owner].member_id, ROUNDROBIN, cursor=at, position=owner,
+                                     subscribers=names)
+                        at = (owner + 1) % len(ordered)
                 cursor = (rotation[(n - 1) % s] + 1) % len(ordered)
             # Topics were visited in Java order and partitions ascending: every list is already sorted.
             by_id = {m.member_id: lists[i] for i, m in enumerate(ordered)}

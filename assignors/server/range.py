@@ -16,6 +16,7 @@ from kgroup.assignors.base import contiguous_ranges, gc_paused, subscribed_topic
 from kgroup.assignors.model import Assignment, Cluster, Member
 from kgroup.assignors.member_order import member_sort_key
 from kgroup.assignors.server.group_spec import HOMOGENEOUS, subscription_type
+from kgroup.assignors.trace import active
 
 class ServerRangeAssignor:
     """Kafka: `coordinator.group.assignor.RangeAssignor.assign` (4.0)."""
@@ -30,6 +31,10 @@ class ServerRangeAssignor:
             ordered = sorted(members, key=member_sort_key)
             known = cluster.by_name()
             kind = forced_type or subscription_type(members)
+            trace = active()
+            if trace is not None:
+                trace.note(assignor=self.name, subscriptions=kind.lower())
+                trace.note_member_order(ordered)
             if kind == HOMOGENEOUS:
                 # Every member takes a share of the first sorted member's topics.
                 topics = {t: known[t].partitions for t in dict.fromkeys(ordered[0].topics) if t in known}

@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kgroup.assignors.base import AssignorError, gc_paused
-from kgroup.assignors.model import Assignment, Cluster, Member
+from kgroup.assignors.model import Assignment, Cluster, Member, TopicPartition
+from kgroup.assignors.trace import FILL_QUOTA, KEPT, OVER_QUOTA, active
 from kgroup.assignors.server.group_spec import HASH, HOMOGENEOUS, ServerGroup, subscription_type
 from kgroup.assignors.server.uniform_heterogeneous import HeterogeneousBuilder
 
@@ -34,7 +35,12 @@ class UniformAssignor:
             return Assignment.of({})
         with gc_paused():
             group = ServerGroup(cluster, members, member_order, owned_order)
-            if (forced_type or subscription_type(members)) == HOMOGENEOUS:
+            kind = forced_type or subscription_type(members)
+            trace = active()
+            if trace is not None:
+                # The coordinator's member order: Java HashMap order of the member ids (TargetAssignmentBuilder).
+                trace.note(assignor=self.name, subscriptions=kind.lower(), member_order=list(group.member_ids))
+            if kind == HOMOGENEOUS:
                 owners = _homogeneous(group)
             else:
                 owners = HeterogeneousBuilder(group).build()
@@ -72,11 +78,17 @@ def _homogeneous(group: ServerGroup) -> dict[str, list[int]] | None:
 
     owners = {t: [-1] * group.num_partitions(t) for t in topics}
     unfilled: list[tuple[int, int]] = []
+    trace = active()
+    if trace is not None:
+        trace.note(path="homogeneous", partitions=total, members=len(group.member_ids), min_quota=min_quota,
+                   members_over=extra)
     for index in range(len(group.member_ids)):  # maybeRevokePartitions
         quota = min_quota
         if extra > 0:
             quota += 1
             extra -= 1
+        if trace is not None:
+            _record_revocations(trace, group, index, targets[index], wanted, quota)
         grouped = targets[index]
         held = sum(len(parts) for t, parts in grouped.items() if t in wanted)
         # The map and set order only decide what is revoked, so it is computed only when something is.
@@ -94,10 +106,34 @@ def _homogeneous(group: ServerGroup) -> dict[str, list[int]] | None:
             unfilled.append((index, quota))
 
     taken_count = 0  # assignRemainingPartitions
+    short = [[group.member_ids[i], q] for i, q in unfilled] if trace is not None else None
     for index, quota in unfilled:
         for topic_id, p in unassigned[taken_count:taken_count + quota]:
             owners[topic_id][p] = index
+        if trace is not None:
+            for topic_id, p in unassigned[taken_count:taken_count + quota]:
+                trace.record(TopicPartition(group.name[topic_id], p), group.member_ids[index], FILL_QUOTA,
+                             short=short, remaining=quota)
         taken_count += min(quota, len(unassigned) - taken_count)
     if taken_count < len(unassigned):
         raise AssignorError("PartitionAssignorException", "Partitions were left unassigned")
     return owners
+
+
+def _record_revocations(trace, group: ServerGroup, index: int, grouped: dict[str, list[int]],  # type: ignore[no-untyped-def]
+                        wanted: set[str], quota: int) -> None:
+    """What `maybeRevokePartitions` keeps of one member's current target, and what it revokes."""
+    member = group.member_ids[index]
+    held = sum(len(parts) for t, parts in grouped.items() if t in wanted)
+    left = quota
+    for topic_id, parts in (grouped.items() if held <= quota else group.in_record_order(grouped)):
+        if topic_id not in wanted:
+            continue
+        for i, p in enumerate(parts):
+            tp = TopicPartition(group.name[topic_id], p)
+            if i < left:
+                trace.record(tp, member, KEPT, member=member, held=held, quota=quota)
+            else:
+                trace.record(tp, None, OVER_QUOTA, member=member, held=held, quota=quota,
+                             order="the current target's record order")
+        left -= min(left, len(parts))

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from kgroup.assignors.base import AssignorError
 from kgroup.assignors.java.hash_order import Uuid
+from kgroup.assignors.model import TopicPartition
 from kgroup.assignors.server.group_spec import ServerGroup
+from kgroup.assignors.trace import BALANCE_MOVE, KEPT, LEAST_LOADED, active
 
 MAX_ITERATION_COUNT = 16  # UniformHeterogeneousAssignmentBuilder.MAX_ITERATION_COUNT
 
@@ -118,6 +120,11 @@ class HeterogeneousBuilder:
             for t, runs in per_topic_runs.items()}
         self.owners = {t: [-1] * group.num_partitions(t) for t in self.subscribers}
         self.uuid_keys = {t: Uuid(t).sort_key() for t in self.subscribers}
+        self.trace = active()
+        self.moves = 0
+        self.pass_number = 0
+        if self.trace is not None:
+            self.trace.note(path="heterogeneous")
 
     def build(self) -> dict[str, list[int]] | None:
         """Topic id -> owner index per partition; None when nobody subscribes to an existing topic."""
@@ -140,6 +147,7 @@ class HeterogeneousBuilder:
 
         """
         uuid = self.group.uuid
+        trace = self.trace
         holders_of: dict[frozenset[str], dict[str, list[int]]] = {}
         for index, member_id in enumerate(self.member_ids):
             mine = self.subscribed[index]
@@ -153,6 +161,8 @@ class HeterogeneousBuilder:
                     if owners is not None:
                         owners[partition] = index
                         kept += 1
+                        if trace is not None:
+                            trace.record(TopicPartition(topic, partition), member_id, KEPT, member=member_id)
             except IndexError:
                 raise AssignorError("ArrayIndexOutOfBoundsException",
                                     f"{member_id} holds a partition beyond its topic's partition count") from None
@@ -174,8 +184,14 @@ class HeterogeneousBuilder:
                     end += 1
                 receivers += ranked[:min(end, len(parts) - len(receivers))]
             owners = self.owners[topic_id]
+            loads = {self.member_ids[i]: sizes[i] for i in ranked} if self.trace is not None else None
             for p, member in zip(parts, receivers):
                 owners[p] = member
+                if loads is not None:
+                    self.trace.record(TopicPartition(self.group.name[topic_id], p), self.member_ids[member],  # type: ignore[union-attr]
+                                      LEAST_LOADED, held_before=sizes[member], loads=dict(loads),
+                                      tie_break="the coordinator's member order")
+                    loads[self.member_ids[member]] += 1
                 sizes[member] += 1
 
     def _balance(self) -> None:
@@ -185,7 +201,8 @@ class HeterogeneousBuilder:
             return
         balancer = _Balancer(self.sizes)
         last_moved = -1
-        for _ in range(MAX_ITERATION_COUNT):
+        for iteration in range(MAX_ITERATION_COUNT):
+            self.pass_number = iteration + 1
             for index, topic_id in enumerate(topics):
                 if index == last_moved:
                     return
@@ -222,6 +239,12 @@ class HeterogeneousBuilder:
             if balancer.is_balanced():
                 break
             owners[partition] = receiver
+            if self.trace is not None:
+                self.moves += 1
+                self.trace.record(TopicPartition(self.group.name[topic_id], partition), self.member_ids[receiver],
+                                  BALANCE_MOVE, move=self.moves, balancing_pass=self.pass_number,
+                                  source=self.member_ids[donor], source_held=sizes[donor],
+                                  target_held=sizes[receiver], why="from the topic's most loaded subscriber to its least loaded")
             sizes[donor] -= 1
             sizes[receiver] += 1
             moved += 1

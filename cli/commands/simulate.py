@@ -20,7 +20,11 @@ from kgroup.inspectors.fixtures.scenario_file import is_scenario, scenario_from_
 from kgroup.inspectors.simulation.scenario_run import run_scenario
 from kgroup.inspectors.fixtures.yaml_doc import read_yaml
 from kgroup.cli.output import OutputFormat, document, emit, warn
-from kgroup.cli.render.tables import comparison_table, describe_change, print_run
+from kgroup.cli.render.tables import comparison_table, describe_change, print_run, summary_line
+from kgroup.cli.render.explain import explanation_body, print_explanations
+from kgroup.assignors.analysis.evaluate import AssignorRun
+from kgroup.assignors.analysis.explain import Explanation, explain as explain_run
+from kgroup.assignors.model import Assignment, Cluster, TopicPartition
 from kgroup.inspectors.live.admin import read_groups
 from kgroup.inspectors.simulation.whatif_run import leader_client, require_valid, simulate_flags
 from kgroup.inspectors.live.snapshot import fixture_document, live_fixture, untrusted
@@ -49,6 +53,9 @@ def simulate(
         "consumer,zk-watcher,external.", metavar="LIST", show_default=False)] = None,
     client: ClientOpt = None,
     instance: InstanceOpt = None,
+    explain: Annotated[bool, typer.Option(
+        "--explain", help="For each partition that moved, the rule that decided its owner and the inputs it read "
+        "(`kgroup explain` names partitions).")] = False,
     bootstrap_server: BootstrapOpt = None,
     command_config: CommandConfigOpt = None,
     profile: ProfileOpt = None,
@@ -84,21 +91,14 @@ def simulate(
             raise InputError("give a fixture or a live cluster (--bootstrap-server), not both", field="--bootstrap-server")
         if group is None:
             raise InputError("a live what-if needs the group: --group G", field="--group")
-        admin = connect(bootstrap_server, command_config, profile, timeout)
-        read = read_groups(admin, [group], subscriptions=True)
-        problem = untrusted(read.groups[0])
-        if problem:
-            raise InputError(f"no live what-if: {problem}; save the group with `kgroup snapshot`, complete "
-                             "it and simulate the file", field="--group")
-        source = f"live:{admin.settings.bootstrap_servers}"
-        document_data = fixture_document(read, source)
-        live = live_fixture(read, source)
+        live, document_data, source, reason = read_live(connect(bootstrap_server, command_config, profile, timeout),
+                                                        group)
         _what_if(live, group, flags, output, lambda: _save_plan(save_plan, document_data, source, group, flags),
-                 read.groups[0].client_reason)
+                 reason, explain or None)
         return
     doc = read_yaml(locate(fixture)) if fixture is not None else None
     if doc is not None and is_scenario(doc):
-        if flags.changes_anything or flags.assignors or group or save_plan:
+        if flags.changes_anything or flags.assignors or group or save_plan or explain:
             raise InputError("what-if flags (--assignor, --add-member, --save-plan, ...) apply to fixtures; a "
                              "scenario lists its own events", doc.source)
         if protocol is not None:
@@ -124,7 +124,20 @@ def simulate(
     else:
         loaded, raw = fixture_from_doc(doc), doc.data
     chosen = loaded.group(group).group_id
-    _what_if(loaded, chosen, flags, output, lambda: _save_plan(save_plan, raw, loaded.source, chosen, flags))
+    _what_if(loaded, chosen, flags, output, lambda: _save_plan(save_plan, raw, loaded.source, chosen, flags),
+             explain=explain or None)
+
+
+def read_live(admin, group: str):  # type: ignore[no-untyped-def]
+    """A live group as `kgroup snapshot` would save it: the fixture, its document, its source, and why its
+    leader's client is what it is. Refused (exit 2) when the broker's answer cannot be trusted."""
+    read = read_groups(admin, [group], subscriptions=True)
+    problem = untrusted(read.groups[0])
+    if problem:
+        raise InputError(f"no live what-if: {problem}; save the group with `kgroup snapshot`, complete it and "
+                         "simulate the file", field="--group")
+    source = f"live:{admin.settings.bootstrap_servers}"
+    return live_fixture(read, source), fixture_document(read, source), source, read.groups[0].client_reason
 
 
 def _save_plan(path: str | None, fixture_data, source: str, group_id: str, flags) -> None:  # type: ignore[no-untyped-def]
@@ -143,26 +156,35 @@ def _save_plan(path: str | None, fixture_data, source: str, group_id: str, flags
 
 
 def _what_if(loaded: Fixture, group: str | None, flags, output: OutputFormat,  # type: ignore[no-untyped-def]
-             save, live_reason: str | None = None) -> None:
-    chosen, why = leader_client(loaded, group, flags.client)
+             save=lambda: None, live_reason: str | None = None, explain: bool | list[str] | None = None,
+             kind: str = "simulation") -> None:
+    """`explain`: None for no explanations, True for every partition that moved, or the partitions named."""
+    client, why = leader_client(loaded, group, flags.client)
     if flags.client is None and live_reason:
         why = live_reason
-    sim = simulate_flags(loaded, group, flags)
+    sim = simulate_flags(loaded, group, flags, explain=explain is not None)
     require_valid(sim.runs)
     save()  # only once the flags are known good: no plan file for a what-if that cannot run
     before, after = sim.before.group, sim.after.group
-    doc = document("simulation", {
+    chosen = None if explain is None or explain is True else chosen_partitions(explain, sim.after.cluster)
+    explained = {run.assignor: explanations_of(run, before.assignment, chosen) for run in sim.runs} \
+        if explain is not None else {}
+    doc = document(kind, {
         "source": loaded.source,
         "group_id": before.group_id,
         "protocol": before.protocol,
         "changes": [documents.change_body(c) for c in sim.changes],
         "members_before": [m.member_id for m in before.members],
         "members_after": [m.member_id for m in after.members],
-        "client": chosen,
+        "client": client,
         "client_from": why,
         "warnings": list(loaded.warnings),
         "current": documents.assignment(before.assignment),
-        "results": [documents.run_body(run) for run in sim.runs],
+        "results": [{**documents.run_body(run),
+                     **({"explanations": None if explained[run.assignor] is None
+                         else [explanation_body(item) for item in explained[run.assignor]]}
+                        if run.assignor in explained else {})}
+                    for run in sim.runs],
     })
 
     def table(console):  # type: ignore[no-untyped-def]
@@ -172,16 +194,53 @@ def _what_if(loaded: Fixture, group: str | None, flags, output: OutputFormat,  #
             console.print("What if: " + "; ".join(describe_change(c) for c in sim.changes), markup=False)
         console.print()
         for run in sim.runs:
-            print_run(console, run, f"{run.assignor}")
-        if len(sim.runs) > 1:
+            if kind == "simulation":
+                print_run(console, run, f"{run.assignor}")
+            else:
+                console.print(f"{run.assignor}: " + summary_line(run), markup=False, highlight=False, style="bold",
+                              soft_wrap=True)
+            if run.assignor in explained:
+                if kind == "simulation":
+                    console.print(f"Why ({run.assignor}):", style="bold")
+                print_explanations(console, explained[run.assignor] or [], run.assignor, traced(run))
+        if len(sim.runs) > 1 and kind == "simulation":
             console.print(comparison_table(sim.runs))
 
     for line in loaded.warnings:
         warn(line)
-    if flags.client is None and chosen != "java":
-        warn(f"note: assignors run as {chosen}'s leader runs them ({why}); --client java to compare")
+    if flags.client is None and client != "java":
+        warn(f"note: assignors run as {client}'s leader runs them ({why}); --client java to compare")
     emit(doc, output, table)
 
+
+
+def chosen_partitions(texts: list[str], cluster: Cluster) -> list[TopicPartition]:
+    """TOPIC-PARTITION arguments (also comma-separated), each checked against the cluster after the what-if."""
+    chosen: list[TopicPartition] = []
+    for text in (t.strip() for arg in texts for t in arg.split(",")):
+        if not text:
+            continue
+        try:
+            tp = TopicPartition.parse(text)
+        except ValueError as exc:
+            raise InputError(str(exc), field="TOPIC-PARTITION") from None
+        if not cluster.exists(tp):
+            raise InputError(f"{text!r}: no such partition in the cluster", field="TOPIC-PARTITION")
+        chosen.append(tp)
+    return list(dict.fromkeys(chosen))
+
+
+def traced(run: AssignorRun) -> bool:
+    """Whether the assignor recorded its decisions (built-ins do; user and legacy assignors do not)."""
+    return run.trace is not None and bool(run.trace.context or run.trace.steps)
+
+
+def explanations_of(run: AssignorRun, current: Assignment,
+                    chosen: list[TopicPartition] | None) -> list[Explanation] | None:
+    """None when the assignor recorded nothing (JSON: `explanations: null`), or failed."""
+    if run.trace is None or run.assignment is None or not traced(run):
+        return None
+    return explain_run(run.trace, current, run.assignment, chosen)
 
 
 def _replay(doc, timeline_out: str | None, output: OutputFormat) -> None:  # type: ignore[no-untyped-def]

@@ -95,7 +95,8 @@ class Simulation:
 
 def simulate(fixture: Fixture, group_id: str | None, assignors: list[str], add_members: list[str],
              remove_members: list[str], add_partitions: list[str], subscribe: list[str],
-             client: str = "java", instances: list[str] | None = None) -> Simulation:
+             client: str = "java", instances: list[str] | None = None, explain: bool = False) -> Simulation:
+    """With `explain`, each assignor runs under a trace (see `kgroup.assignors.trace`)."""
     before = GroupState(fixture.cluster, fixture.group(group_id))
     changes = parse_changes(add_members, remove_members, add_partitions, subscribe, before, instances)
     try:
@@ -105,15 +106,15 @@ def simulate(fixture: Fixture, group_id: str | None, assignors: list[str], add_m
     names = assignors or [before.group.assignors[0]]
     resolved = [(name, resolve(name, client)) for name in dict.fromkeys(names)]
     # A user assignor is shown by its own `name` (Kafka's ConsumerPartitionAssignor.name()), as a built-in is.
-    runs = tuple(evaluate(before, after, assignor.name if ":" in name else name, assignor)
+    runs = tuple(evaluate(before, after, assignor.name if ":" in name else name, assignor, explain)
                  for name, assignor in resolved)
     return Simulation(before, after, tuple(changes), runs)
 
 
-def simulate_flags(fixture: Fixture, group_id: str | None, flags: WhatIfFlags) -> Simulation:
+def simulate_flags(fixture: Fixture, group_id: str | None, flags: WhatIfFlags, explain: bool = False) -> Simulation:
     return simulate(fixture, group_id, list(flags.assignors), list(flags.add_members), list(flags.remove_members),
                     list(flags.add_partitions), list(flags.subscribe), leader_client(fixture, group_id, flags.client)[0],
-                    list(flags.instances))
+                    list(flags.instances), explain)
 
 
 def check_current(fixture: Fixture, group_id: str | None) -> AssignorRun:

@@ -61,6 +61,8 @@ def test_snapshot_and_live_what_if_of_a_group_with_a_real_member(
         plan = tmp_path / "plan.yaml"
         what_if = run("simulate", "-b", describing_broker, "--group", group, "--add-member", "c2", "-o", "json",
                       "--save-plan", str(plan))
+        why = run("explain", "-b", describing_broker, "--group", group, f"{topic}-1", "--add-member", "c2",
+                  "-o", "json")
     finally:
         consumer.close()
 
@@ -81,6 +83,14 @@ def test_snapshot_and_live_what_if_of_a_group_with_a_real_member(
     gate = run("check", str(plan), "--max-imbalance", "0", "--max-moves", "1")
     assert gate.exit_code == 3, gate.output
     assert f"{plan} {group} (range, planned): max-moves: expected <= 1, actual 2" in gate.stderr
+
+    # The live explanation runs the same path: 4 = 2x2 + 0, and partition 1 is in c2's run.
+    assert why.exit_code == 0, why.output
+    (item,) = json.loads(why.stdout)["results"][0]["explanations"]
+    assert (item["partition"], item["before"], item["after"]) == (f"{topic}-1", member_id, "c2")
+    (step,) = item["steps"]
+    assert step["rule"] == "range" and step["inputs"]["members"] == ["c2", member_id]
+    assert (step["inputs"]["quota"], step["inputs"]["extra"]) == (2, 0)
 
 
 def test_a_live_what_if_needs_the_group(broker: str) -> None:

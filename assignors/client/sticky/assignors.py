@@ -22,6 +22,7 @@ from kgroup.assignors.model import Assignment, Cluster, Member, TopicPartition
 from kgroup.assignors.client.sticky.constrained import ConstrainedBuilder
 from kgroup.assignors.client.sticky.general import GeneralBuilder
 from kgroup.assignors.client.sticky.inputs import read_input
+from kgroup.assignors.trace import WITHHELD, active
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,10 @@ class StickyResult:
 
 def sticky_assign(cluster: Cluster, members: Sequence[Member]) -> StickyResult:
     """Kafka: `AbstractStickyAssignor.assignPartitions`."""
+    trace = active()
+    if trace is not None:
+        trace.note(client="java")
+        trace.note_member_order([m for m in members])
     given = read_input(cluster, members)
     if given.all_equal:
         builder = ConstrainedBuilder(given)
@@ -51,6 +56,9 @@ class StickyAssignor:
 
     def assign(self, cluster: Cluster, members: Sequence[Member]) -> Assignment:
         with gc_paused():
+            trace = active()
+            if trace is not None:
+                trace.note(assignor=self.name)
             return Assignment.of(sticky_assign(cluster, members).assignment)
 
 
@@ -110,11 +118,18 @@ class CooperativeStickyAssignor:
     def assign_round(self, cluster: Cluster,
                      members: Sequence[Member]) -> tuple[Assignment, dict[TopicPartition, str]]:
         """One rebalance: the sticky result minus the partitions whose owner must revoke them first."""
+        trace = active()
+        if trace is not None:
+            trace.note(assignor=self.name)
         result = sticky_assign(cluster, members)
         transferring = result.transferring
         if transferring is None:
             transferring = _transferring(members, result.assignment)
         assignment = result.assignment
+        if trace is not None and transferring:
+            owner = {tp: m.member_id for m in members for tp in m.owned}
+            for tp, member in transferring.items():
+                trace.record(tp, None, WITHHELD, source=owner.get(tp), target=member)
         for tp, member in transferring.items():
             assignment[member].remove(tp)
         return Assignment.of(assignment), transferring
@@ -131,7 +146,11 @@ class CooperativeStickyAssignor:
                 generation = max((m.generation for m in members if m.generation is not None), default=0) + 1
             assignment, withheld = self.assign_round(cluster, members)
             rounds = [CooperativeRound(assignment, withheld, None)]
+            trace = active()
             while withheld and len(rounds) <= MAX_FOLLOW_UPS:
+                if trace is not None:
+                    trace.next_round()
+                    trace.note(generation=generation)
                 members = [replace(m, owned=assignment.partitions_of(m.member_id), generation=generation)
                            for m in members]
                 assignment, withheld = self.assign_round(cluster, members)

@@ -13,6 +13,7 @@ from kgroup.assignors.base import AssignorError, topic_partitions
 from kgroup.assignors.java.semantics import java_string_key
 from kgroup.assignors.model import TopicPartition
 from kgroup.assignors.client.sticky.inputs import StickyInput
+from kgroup.assignors.trace import KEPT, OVER_QUOTA, QUOTA_ROUND_ROBIN, RACK_MISMATCH, RACK_ROUND_ROBIN, active
 
 
 class ConstrainedBuilder:
@@ -35,6 +36,10 @@ class ConstrainedBuilder:
         self.under_min: list[str] = []  # unfilledMembersWithUnderMinQuotaPartitions
         self.at_min: deque[str] = deque()  # unfilledMembersWithExactlyMinQuotaPartitions
         self.transferring: dict[TopicPartition, str] = {}  # partitionsTransferringOwnership
+        self.trace = active()
+        if self.trace is not None:
+            self.trace.note(path="constrained", partitions=self.total, members=n, min_quota=self.min_quota,
+                            max_quota=self.max_quota, members_over=self.expected_over)
 
     def build(self) -> dict[str, list[TopicPartition]]:
         self._keep_owned()
@@ -52,11 +57,15 @@ class ConstrainedBuilder:
         """Kafka: `assignOwnedPartitions`, members in HashMap order."""
         racks, multiply_claimed = self.racks, self.given.multiply_claimed
         min_q, max_q = self.min_quota, self.max_quota
+        trace = self.trace
         for member, claimed in self.given.owned.items():
             owned = []
             for tp in claimed:
                 if racks.enabled and racks.mismatch(member, tp):
                     self.maybe_revoked[tp] = member
+                    if trace is not None:
+                        trace.record(tp, None, RACK_MISMATCH, member=member, rack=racks.consumer_racks.get(member),
+                                     replica_racks=sorted(racks.partition_racks.get(tp, ())))
                 else:
                     owned.append(tp)
             owned.sort(key=lambda tp: (tp.partition, java_string_key(tp.topic)))
@@ -82,6 +91,21 @@ class ConstrainedBuilder:
                     self.maybe_revoked[tp] = member
                 if self.current_over < self.expected_over:
                     self.at_min.append(member)
+            if trace is not None:
+                self._record_kept(member, owned, len(mine))
+
+    def _record_kept(self, member: str, owned: list[TopicPartition], kept: int) -> None:
+        """The first `kept` of `owned` stay with `member`; the rest are released over its quota."""
+        trace = self.trace
+        quota = self.max_quota if kept == self.max_quota and kept > self.min_quota else self.min_quota
+        generation = self.given.data[member].generation
+        for i, tp in enumerate(owned):
+            if i < kept:
+                trace.record(tp, member, KEPT, member=member, generation=generation, owned=len(owned),  # type: ignore[union-attr]
+                             quota=quota)
+            else:
+                trace.record(tp, None, OVER_QUOTA, member=member, owned=len(owned), quota=quota,  # type: ignore[union-attr]
+                             order="partition number, then topic")
 
     def _unassigned(self) -> list[TopicPartition]:
         """Kafka: `getUnassignedPartitions`: topics in Java order, partitions ascending, minus kept."""
@@ -124,6 +148,11 @@ class ConstrainedBuilder:
             if consumer is None:
                 left.append(tp)
             else:
+                if self.trace is not None:
+                    self.trace.record(tp, consumer, RACK_ROUND_ROBIN, rack=self.racks.consumer_racks.get(consumer),
+                                      replica_racks=sorted(self.racks.partition_racks.get(tp, ())),
+                                      held_before=len(self.assignment[consumer]),
+                                      released_by=self.maybe_revoked.get(tp))
                 self._assign_new(tp, consumer)
         return left
 
@@ -134,6 +163,8 @@ class ConstrainedBuilder:
         of members that may take one more; that queue is served once no member is under the minimum.
         """
         under_min, at_min = self.under_min, self.at_min
+        trace = self.trace
+        short: list[str] = []  # for the trace: the under-min list as it stands, copied only when it shrinks
         position = 0  # the iterator: under_min[position] is its next element
         for tp in unassigned:
             if position < len(under_min):
@@ -149,6 +180,11 @@ class ConstrainedBuilder:
                 consumer = under_min[0]
                 position = 1
                 from_iterator = True
+            if trace is not None:
+                if len(short) != len(under_min):
+                    short = list(under_min)
+                trace.record(tp, consumer, QUOTA_ROUND_ROBIN, held_before=len(self.assignment[consumer]),
+                             short=short, extra_queue=not from_iterator, released_by=self.maybe_revoked.get(tp))
             count = self._assign_new(tp, consumer)
             if count == self.min_quota:
                 if from_iterator:

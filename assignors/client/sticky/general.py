@@ -23,6 +23,7 @@ from kgroup.assignors.java.hash_order import JavaHashSet, topic_partition_hash
 from kgroup.assignors.java.semantics import java_string_key
 from kgroup.assignors.model import TopicPartition
 from kgroup.assignors.client.sticky.inputs import DEFAULT_GENERATION, StickyInput
+from kgroup.assignors.trace import BALANCE_MOVE, BALANCE_UNDONE, KEPT, LEAST_LOADED, NOT_SUBSCRIBED, RACK_MISMATCH, active
 
 Entry = tuple[int, bytes, str]  # (assignment size, Java sort key of the member id, member id)
 
@@ -130,6 +131,10 @@ class GeneralBuilder:
         self.subs = _SortedMembers(self.current, self.keys)
         self.revocation_required = False
         self.movements = _PartitionMovements()
+        self.trace = active()
+        self.moves = 0  # balancing moves so far, numbered for the trace
+        if self.trace is not None:
+            self.trace.note(path="general")
 
     def build(self) -> dict[str, list[TopicPartition]]:
         prev = self._previous_owners()
@@ -171,12 +176,23 @@ class GeneralBuilder:
             if raw_topics is None:
                 raw_topics = topic_sets[topics] = frozenset(topics)
             keep = []
+            trace = self.trace
             for tp in parts:
                 if tp.topic not in raw_topics or (rack_aware and racks.mismatch(member_id, tp)):
                     # The partition must be revoked first; Kafka leaves its owner entry in place.
                     self.revocation_required = True
+                    if trace is not None:
+                        if tp.topic not in raw_topics:
+                            trace.record(tp, None, NOT_SUBSCRIBED, member=member_id, topics=list(topics))
+                        else:
+                            trace.record(tp, None, RACK_MISMATCH, member=member_id,
+                                         rack=racks.consumer_racks.get(member_id),
+                                         replica_racks=sorted(racks.partition_racks.get(tp, ())))
                 else:
                     keep.append(tp)
+                    if trace is not None:
+                        trace.record(tp, member_id, KEPT, member=member_id,
+                                     generation=self.given.data[member_id].generation)
             if len(keep) != len(parts):
                 parts[:] = keep
             assigned += keep
@@ -196,6 +212,12 @@ class GeneralBuilder:
         """Kafka: `maybeAssignPartition`: the first member in (size, id) order that may take tp."""
         for member in self.subs:
             if tp.topic in self.topic_sets[member] and not (with_racks and self.racks.mismatch(member, tp)):
+                if self.trace is not None:
+                    self.trace.record(tp, member, LEAST_LOADED, held_before=len(self.current[member]),
+                                      loads=self._loads(self.consumers_of[tp.topic]),
+                                      rack_pass=with_racks, rack=self.racks.consumer_racks.get(member) if with_racks else None,
+                                      replica_racks=sorted(self.racks.partition_racks.get(tp, ())) if with_racks else None,
+                                      tie_break="member id")
                 self.subs.remove(member)
                 self.current[member].append(tp)
                 self.owner[tp] = member
@@ -213,9 +235,22 @@ class GeneralBuilder:
             parts = list(run)
             ranked = sorted((len(current[m]), keys[m], m) for m in set(eligible))
             receivers = _water_fill(ranked, len(parts))
+            if self.trace is not None:
+                self._record_water_fill(parts, receivers, ranked)
             deque(map(list.append, [current[m] for m in receivers], parts), maxlen=0)
             self.owner.update(zip(parts, receivers))
         self.subs.rebuild(list(current))
+
+    def _loads(self, members: list[str]) -> dict[str, int]:
+        return {m: len(self.current[m]) for m in sorted(set(members), key=self.keys.__getitem__)}
+
+    def _record_water_fill(self, parts: list[TopicPartition], receivers: list[str], ranked: list[Entry]) -> None:
+        """Each partition went to the least loaded subscriber at that moment, ties to the lower member id."""
+        loads = {m: size for size, _, m in ranked}
+        for tp, member in zip(parts, receivers):
+            self.trace.record(tp, member, LEAST_LOADED, held_before=loads[member],  # type: ignore[union-attr]
+                              loads=dict(loads), tie_break="member id")
+            loads[member] += 1
 
     # -- balancing -------------------------------------------------------------------------------
 
@@ -243,6 +278,12 @@ class GeneralBuilder:
             self._reassign(unassigned, prev)
         moved = self._reassign(self.sorted_all, prev)
         if not initializing and moved and _balance_score(self.current) >= _balance_score(before):
+            if self.trace is not None:
+                score_after, score_before = _balance_score(self.current), _balance_score(before)
+                for tp, owner in before_owner.items():
+                    if self.owner.get(tp) != owner:
+                        self.trace.record(tp, owner, BALANCE_UNDONE, moved_to=self.owner.get(tp),
+                                          score_before=score_before, score_after=score_after)
             self.current.clear()
             self.current.update(before)
             self.owner = before_owner
@@ -295,7 +336,7 @@ class GeneralBuilder:
                 size = _size(current, holder)
                 previous = prev.get(tp)
                 if previous is not None and size > _size(current, previous[0]) + 1:
-                    self._move(tp, previous[0])
+                    self._move(tp, previous[0], "back to its previous owner", previous[1])
                     performed = modified = True
                     continue
                 # Kafka first tries rack-local candidates, but moves to the same target either way.
@@ -312,10 +353,16 @@ class GeneralBuilder:
                 return member
         raise AssignorError("AssertionError", f"no member subscribes to {topic}")
 
-    def _move(self, tp: TopicPartition, new: str) -> None:
+    def _move(self, tp: TopicPartition, new: str, why: str = "to the least loaded subscriber",
+              generation: int | None = None) -> None:
         """Kafka: `reassignPartition` + `processPartitionMovement`."""
         actual = self.movements.partition_to_move(tp, self.owner[tp], new)
         old = self.owner[actual]
+        if self.trace is not None:
+            self.moves += 1
+            self.trace.record(actual, new, BALANCE_MOVE, move=self.moves, source=old, source_held=len(self.current[old]),
+                              target_held=len(self.current[new]), why=why, previous_generation=generation,
+                              instead_of=str(tp) if actual != tp else None)
         self.subs.remove(old)
         self.subs.remove(new)
         self.movements.move(actual, old, new)

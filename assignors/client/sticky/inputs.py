@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from kgroup.assignors.java.hash_order import string_order
 from kgroup.assignors.model import Cluster, Member, TopicPartition
 from kgroup.assignors.client.range import uses_rack_awareness
+from kgroup.assignors.trace import CLAIM_CONFLICT, OLDER_CLAIM, active
 
 DEFAULT_GENERATION = -1  # AbstractStickyAssignor.DEFAULT_GENERATION
 
@@ -62,6 +63,7 @@ def read_input(cluster: Cluster, members: Sequence[Member]) -> StickyInput:
     owned: dict[str, list[TopicPartition]] = {}
     multiply_claimed: set[TopicPartition] = set()
     holder_of: dict[TopicPartition, str] = {}
+    trace = active()
     for mid, member in ordered.items():
         topics = member.topics
         if not reference:
@@ -87,10 +89,18 @@ def read_input(cluster: Cluster, members: Sequence[Member]) -> StickyInput:
                 multiply_claimed.add(tp)
                 _remove_first(owned[holder], tp)
                 holder_of[tp] = mid
+                if trace is not None:
+                    trace.record(tp, None, CLAIM_CONFLICT, claimants=[holder, mid], generation=generation)
             elif generation > holder_generation:
                 mine.append(tp)
                 _remove_first(owned[holder], tp)
                 holder_of[tp] = mid
+                if trace is not None:
+                    trace.record(tp, None, OLDER_CLAIM, loser=holder, loser_generation=holder_generation,
+                                 winner=mid, generation=generation)
+            elif trace is not None:
+                trace.record(tp, None, OLDER_CLAIM, loser=mid, loser_generation=generation,
+                             winner=holder, generation=holder_generation)
     return StickyInput(per_topic, ordered, data, all_equal, max_generation, owned, multiply_claimed,
                        RackInfo(cluster, per_topic, ordered))
 

@@ -1,0 +1,274 @@
+"""Explanations in words: each recorded step of an assignor as one sentence a user can check by hand."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+
+from kgroup.assignors import trace as rules
+from kgroup.assignors.analysis.explain import Explanation
+from kgroup.assignors.trace import Step
+
+_SERVER = {"uniform", "server-range"}
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _members(ids: list[str], context: dict[str, Any]) -> str:
+    static = context.get("static") or {}
+    return "[" + ", ".join(f"{m} (static: {static[m]})" if m in static else m for m in ids) + "]"
+
+
+def _loads(loads: dict[str, int]) -> str:
+    return ", ".join(f"{m}={n}" for m, n in loads.items())
+
+
+def _up_to(quota: int, extra_left: int) -> str:
+    """A range quota while extras are left: the first members past the quota take one more each."""
+    if not extra_left:
+        return f"up to {quota}"
+    return f"up to {quota} ({quota + 1} while {extra_left} extra partition{'s' if extra_left != 1 else ''} left)"
+
+
+def _racks(racks: list[str] | None) -> str:
+    return "{" + ", ".join(racks or []) + "}"
+
+
+def sentence(step: Step, context: dict[str, Any]) -> str:
+    """One step in a user's words, with the inputs the rule read."""
+    f, tp, owner = step.facts, step.partition, step.owner
+    assignor = context.get("assignor", "")
+    rule = step.rule
+    if rule == rules.RANGE:
+        n, k, q, r = f["partitions"], len(f["members"]), f["quota"], f["extra"]
+        order = "static members first by instance id, then member id"
+        if assignor == "server-range" and context.get("subscriptions") == "homogeneous":
+            who = "members (every member takes a share: identical subscriptions)"
+        else:
+            who = "subscribed members"
+        share = (f"so the first {r} get{'s' if r == 1 else ''} {q + 1} and the rest {q}" if r else f"so each gets {q}")
+        first, last = f["first"], f["last"]
+        held = f"{tp.topic}-{first}" if first == last else f"{tp.topic}-{first}..{last}"
+        return (f"range: {tp.topic} has {n} partitions and {k} {who} in sort order {_members(f['members'], context)} "
+                f"({order}); {n} = {k}×{q} + {r}, {share}; {tp} is the {_ordinal(tp.partition + 1)} partition "
+                f"→ the {_ordinal(f['position'] + 1)} member, {owner}, which takes {held}")
+    if rule in (rules.RANGE_RACK, rules.RANGE_COPARTITIONED):
+        how = ("partition p of every topic of this size goes together to the first member in sort order "
+               "with a replica on its rack for all of them and room left" if rule == rules.RANGE_COPARTITIONED
+               else "each member in sort order takes the lowest untaken partitions with a replica on its rack")
+        rack = f["rack"] or "(none: matches any rack)"
+        return (f"rack-aware range, rack pass: {owner} is on rack {rack} and {tp} has replicas on "
+                f"{_racks(f['replica_racks'])}; {how}, {_up_to(f['quota'], f['extra_left'])}; members in sort order "
+                f"{_members(f['members'], context)}; {owner} held {f['held_before']} of {tp.topic} before")
+    if rule == rules.RANGE_AFTER_RACKS:
+        if f["rack_aware"]:
+            lead = (f"rack-aware range: the rack pass gave way for {tp} (replicas on {_racks(f['replica_racks'])}): "
+                    "no member on those racks had room left, so the plain range pass placed it")
+        else:
+            lead = (f"range: racks do not help on {tp.topic} (no member rack holds a replica, or every partition "
+                    "has replicas on the same racks), so plain range")
+        return (f"{lead}: members in sort order {_members(f['members'], context)} take the lowest partitions left, "
+                f"each {_up_to(f['quota'], f['extra_left'])} ({f['partitions']} partitions in {tp.topic}); "
+                f"{owner} held {f['held_before']} of {tp.topic}")
+    if rule == rules.ROUNDROBIN:
+        order = context.get("member_order", [])
+        cursor = f["cursor"]
+        skipped = []
+        at = cursor
+        while order and order[at] != owner:
+            skipped.append(order[at])
+            at = (at + 1) % len(order)
+        skip = f", skipping {', '.join(skipped)} (not subscribed to {tp.topic})" if skipped else ""
+        return (f"roundrobin: one cursor walks the sorted members {_members(order, context)} over every topic "
+                f"in name order; at {tp} it stood at position {cursor} ({order[cursor] if order else '?'}), and the "
+                f"first subscriber of {tp.topic} from there is {owner} (position {f['position']}){skip}")
+    if rule == rules.KEPT:
+        if assignor in _SERVER:
+            if "quota" not in f:
+                return f"kept from the current target: {owner} still subscribes to {tp.topic}"
+            if f["held"] <= f["quota"]:
+                return (f"kept from the current target: {owner} holds {f['held']}, within its quota of {f['quota']}")
+            return (f"kept from the current target: {owner} holds {f['held']}, above its quota of {f['quota']}, and "
+                    f"this is one of the first {f['quota']} it keeps (in the current target's record order)")
+        quota = f" and keeps up to its quota of {f['quota']} (it claimed {f['owned']})" if "quota" in f else ""
+        gen = f"generation {f['generation']}" if f.get("generation") is not None else "no generation"
+        return f"kept by its owner: {owner} claimed it ({gen}){quota}"
+    if rule == rules.CLAIM_CONFLICT:
+        a, b = f["claimants"]
+        return (f"revoked: {a} and {b} both claimed it in the same generation ({f['generation']}), "
+                "so neither keeps it")
+    if rule == rules.OLDER_CLAIM:
+        return (f"{f['loser']}'s claim (generation {f['loser_generation']}) lost to {f['winner']}'s newer claim "
+                f"(generation {f['generation']})")
+    if rule == rules.OVER_QUOTA:
+        if assignor in _SERVER:
+            return (f"revoked to bring {f['member']} down to its quota of {f['quota']} (it held {f['held']}; "
+                    f"kept first in {f['order']})")
+        return (f"released by {f['member']}: it claimed {f['owned']}, above its quota of {f['quota']} "
+                f"(it keeps its first {f['quota']} in {f['order']} order)")
+    if rule == rules.NOT_SUBSCRIBED:
+        return f"released by {f['member']}: it no longer subscribes to {tp.topic}"
+    if rule == rules.RACK_MISMATCH:
+        return (f"released by {f['member']}: its rack {f['rack']} holds no replica of it "
+                f"(replicas on {_racks(f['replica_racks'])})")
+    if rule in (rules.QUOTA_ROUND_ROBIN, rules.RACK_ROUND_ROBIN):
+        released = f"; {f['released_by']} had released it" if f.get("released_by") else ""
+        quota = f"{context.get('partitions')} partitions over {context.get('members')} members: each gets {context.get('min_quota')}"
+        if context.get("members_over"):
+            quota += f", {context['members_over']} of them {context.get('max_quota')}"
+        if rule == rules.RACK_ROUND_ROBIN:
+            return (f"sticky, rack round robin ({quota}): {owner}, on rack {f['rack']} where {tp} has a replica "
+                    f"({_racks(f['replica_racks'])}), was the next member below its quota; it held "
+                    f"{f['held_before']}{released}")
+        if f["extra_queue"]:
+            return (f"sticky, round robin ({quota}): no member is below {context.get('min_quota')} any more, so it "
+                    f"went to {owner}, the next member allowed one extra; it held {f['held_before']}{released}")
+        return (f"sticky, round robin ({quota}): partitions nobody kept are dealt to members below the minimum, "
+                f"in member id order {_members(f['short'], context)}; {owner} was next and held "
+                f"{f['held_before']}{released}")
+    if rule == rules.LEAST_LOADED:
+        ties = f.get("tie_break", "member id")
+        order = ""
+        if assignor in _SERVER and context.get("member_order"):
+            order = f" {_members(context['member_order'], context)}"
+        rack = ""
+        if f.get("rack_pass"):
+            rack = f" on a replica's rack (first pass; replicas on {_racks(f.get('replica_racks'))})"
+        return (f"assigned to the subscriber of {tp.topic} with the fewest partitions{rack}: loads {_loads(f['loads'])}; "
+                f"{owner} held {f['held_before']}; ties broken by {ties}{order}")
+    if rule == rules.BALANCE_MOVE:
+        where = f" (pass {f['balancing_pass']})" if f.get("balancing_pass") else ""
+        instead = f", undoing an earlier move instead of moving {f['instead_of']}" if f.get("instead_of") else ""
+        return (f"balancing move #{f['move']}{where}: taken from {f['source']}, which held {f['source_held']}, "
+                f"and given to {owner}, which held {f['target_held']} ({f['why']}){instead}")
+    if rule == rules.BALANCE_UNDONE:
+        return (f"balancing had moved it to {f['moved_to']}, but the balance score did not improve "
+                f"({f['score_before']} → {f['score_after']}), so every balancing move was undone: back to {owner}")
+    if rule == rules.WITHHELD:
+        return (f"withheld in this rebalance: {f['source'] or 'its previous owner'} must revoke it first; "
+                f"{f['target']} gets it in the next rebalance")
+    if rule == rules.FILL_QUOTA:
+        short = ", ".join(f"{m} ({n} short)" for m, n in f["short"])
+        return (f"assigned to {owner}, the next member still short of its quota, in the coordinator's member order "
+                f"{_members(context.get('member_order', []), context)}; members short: {short}")
+    return f"{rule}: {owner}"  # a rule added to the trace without words yet
+
+
+def _owner(value: str | None) -> str:
+    return value if value is not None else "(nobody)"
+
+
+def explanation_body(item: Explanation) -> dict[str, Any]:
+    return {
+        "partition": str(item.tp),
+        "before": item.before,
+        "after": item.after,
+        "steps": [{"rebalance": step.round, "rule": step.rule, "owner": step.owner,
+                   "why": sentence(step, item.context.get(step.round, {})), "inputs": dict(step.facts)}
+                  for step in item.steps],
+    }
+
+
+def print_explanations(console: Console, items: list[Explanation], assignor: str, traced: bool) -> None:
+    if not traced:
+        console.print(f"{assignor}: this assignor records no explanation (a user or legacy assignor)", markup=False)
+        return
+    if not items:
+        console.print(f"{assignor}: no partition moved; name partitions to explain them", markup=False)
+        return
+    rounds = {step.round for item in items for step in item.steps}
+    for item in items:
+        console.print(f"{item.tp}: {_owner(item.before)} → {_owner(item.after)}", markup=False, highlight=False,
+                      style="bold", soft_wrap=True)
+        if not item.steps:
+            console.print(f"  {assignor} made no decision about it (not subscribed, or not in the cluster)",
+                          markup=False, highlight=False)
+        for step in item.steps:
+            prefix = f"rebalance {step.round}: " if len(rounds) > 1 else ""
+            # One line per step, however long: the terminal wraps it, and `| grep` finds it whole.
+            console.print(f"  - {prefix}{sentence(step, item.context.get(step.round, {}))}",
+                          markup=False, highlight=False, soft_wrap=True)
+    console.print()
+
+
+# -- scenarios: the rebalances that moved a partition, and why it went unconsumed -----------------------
+
+def _s(ms: int | None) -> str:
+    return "the end" if ms is None else f"{ms / 1000:.1f}s"
+
+
+def _stop(entry: dict[str, Any]) -> str:
+    """One log entry of the member that stopped consuming, in words."""
+    kind = entry["event"]
+    if kind == "gc-pause":
+        return f"a GC pause of {entry['duration_ms'] / 1000:.1f}s began"
+    if kind == "slow-poll":
+        return f"a slow poll began (processing {entry['processing_ms'] / 1000:.1f}s)"
+    if kind == "poll-timeout":
+        return f"it exceeded max.poll.interval.ms ({entry['max_poll_interval_ms'] / 1000:.1f}s)"
+    words = {"crash": "it crashed", "close": "it closed (left the group)", "fatal": "it failed",
+             "commit-failed": "its commit failed", "member-removed": "the coordinator removed it from the group",
+             "partitions-revoked": "it revoked the partition for a rebalance",
+             "partitions-lost": "it lost the partition (no longer in the group)"}
+    return words.get(kind, kind)
+
+
+def story_lines(story: Any) -> list[str]:
+    """A scenario partition's rebalances and unconsumed stretches (inspectors.simulation.scenario_explain)."""
+    lines = []
+    for move in story.moves:
+        how = "lost by" if move.lost else "from"
+        if move.end_ms is None:
+            lines.append(f"rebalance #{move.rebalance} (from {_s(move.start_ms)}, never finished; trigger: "
+                         f"{move.trigger}) took it {how} {_owner(move.source)}, and nobody got it")
+            continue
+        lines.append(f"rebalance #{move.rebalance} ({_s(move.start_ms)} → {_s(move.end_ms)}; trigger: {move.trigger}; "
+                     f"assignor {move.assignor}, generation {move.generation}) moved it {how} "
+                     f"{_owner(move.source)} to {_owner(move.target)}")
+    for stretch in story.stretches:
+        why = "; ".join(_stop(e) for e in stretch.began) or "consumption stopped"
+        if stretch.during is not None:
+            why += f", during rebalance #{stretch.during} (trigger: {stretch.during_trigger})"
+        who = f"{stretch.owner} stopped consuming it" if stretch.owner else "nobody had consumed it yet"
+        if stretch.end_ms is None:
+            end = None
+        elif stretch.ended_by is not None:
+            end = f"rebalance #{stretch.ended_by} ended and {stretch.resumed_by} started consuming it"
+        else:
+            end = f"{stretch.resumed_by} resumed"
+        meanwhile = ""
+        if stretch.meanwhile is not None:
+            reason = f" ({_stop(stretch.meanwhile_why)} earlier)" if stretch.meanwhile_why else ""
+            meanwhile = f"; meanwhile {stretch.meanwhile} owned it but did not consume it{reason}"
+        lines.append(f"unconsumed {_s(stretch.start_ms)} → {_s(stretch.end_ms)} ({stretch.length_ms / 1000:.1f}s): "
+                     f"{who} at {_s(stretch.start_ms)} ({why}){meanwhile}; "
+                     + (f"until {end}" if end else "still unconsumed when the scenario ended"))
+    return lines
+
+
+def story_body(story: Any) -> dict[str, Any]:
+    return {
+        "partition": str(story.tp), "before": story.first_owner, "after": story.final_owner,
+        "rebalances": [{"rebalance": m.rebalance, "start_ms": m.start_ms, "end_ms": m.end_ms, "trigger": m.trigger,
+                        "assignor": m.assignor, "generation": m.generation, "from": m.source, "to": m.target,
+                        "lost": m.lost} for m in story.moves],
+        "unconsumed": [{"start_ms": s.start_ms, "end_ms": s.end_ms, "ms": s.length_ms, "stopped": s.owner,
+                        "because": s.began, "during_rebalance": s.during, "owned_meanwhile_by": s.meanwhile, "ended_by_rebalance": s.ended_by,
+                        "resumed_by": s.resumed_by}
+                       for s in story.stretches],
+        "why": story_lines(story),
+    }
+
+
+def print_stories(console: Console, stories: list[Any]) -> None:
+    if not stories:
+        console.print("no partition changed owner or went unconsumed", markup=False)
+    for story in stories:
+        console.print(f"{story.tp}: {_owner(story.first_owner)} → {_owner(story.final_owner)}", markup=False,
+                      highlight=False, style="bold", soft_wrap=True)
+        for line in story_lines(story) or ["never moved, never unconsumed"]:
+            console.print(f"  - {line}", markup=False, highlight=False, soft_wrap=True)

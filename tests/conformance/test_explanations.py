@@ -1,0 +1,99 @@
+"""Every conformance case, run with a trace: replaying the explanations gives back the assignment.
+
+The expected assignment is Kafka's (the case's own `expected`), so a trace that replays to it explains
+what Kafka would do; each step's arithmetic is then recomputed from the inputs the step names.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kgroup.assignors import registry, trace as rules
+from kgroup.assignors.client.sticky.assignors import CooperativeStickyAssignor
+from kgroup.assignors.trace import Step, Trace, tracing
+from tests.conformance.cases import Case, jsonl_cases, yaml_cases
+from tests.conformance.test_assignor_conformance import server_spec
+
+CASES = [c for c in yaml_cases() + jsonl_cases()
+         if not c.legacy and not c.expected_error and c.expected is not None and registry.builtin(c.assignor)]
+
+
+def _replayed(trace: Trace, round: int | None = None) -> dict[str, set[str]]:
+    return {m: {str(tp) for tp in parts} for m, parts in trace.owners(round).items() if parts}
+
+
+def _nonempty(mapping: dict[str, set[str]]) -> dict[str, set[str]]:
+    return {m: parts for m, parts in mapping.items() if parts}
+
+
+def _check_step(step: Step, trace: Trace, case: Case) -> None:
+    facts = step.facts
+    context = trace.context.get(step.round, {})
+    if step.rule == rules.RANGE:
+        q, r = divmod(facts["partitions"], len(facts["members"]))
+        assert (q, r) == (facts["quota"], facts["extra"])
+        # The i-th member starts at i*q + min(i, r); find whose run holds this partition.
+        starts = [i * q + min(i, r) for i in range(len(facts["members"]))]
+        position = max(i for i, start in enumerate(starts) if start <= step.partition.partition)
+        assert facts["members"][position] == step.owner and position == facts["position"]
+    elif step.rule == rules.ROUNDROBIN:
+        order = context["member_order"]
+        subscribers = set(facts["subscribers"])
+        at = facts["cursor"]
+        while order[at] not in subscribers:
+            at = (at + 1) % len(order)
+        assert order[at] == step.owner
+    elif step.rule == rules.KEPT:
+        member = next(m for m in case.members if m.member_id == step.owner)
+        assert step.partition in member.owned
+    elif step.rule == rules.LEAST_LOADED and not facts.get("rack_pass"):
+        assert facts["held_before"] == min(facts["loads"].values())
+        assert facts["loads"][step.owner] == facts["held_before"]
+    elif step.rule == rules.BALANCE_MOVE:
+        assert facts["source_held"] >= facts["target_held"] + 2
+    elif step.rule == rules.QUOTA_ROUND_ROBIN:
+        assert facts["held_before"] < context["max_quota"]
+        assert facts["extra_queue"] or step.owner in facts["short"]
+    elif step.rule == rules.FILL_QUOTA:
+        assert step.owner in [member for member, _ in facts["short"]]
+    elif step.rule in (rules.RANGE_RACK, rules.RANGE_COPARTITIONED, rules.RANGE_AFTER_RACKS):
+        if step.rule != rules.RANGE_AFTER_RACKS:
+            assert facts["rack"] is None or facts["rack"] in facts["replica_racks"]
+        assert facts["held_before"] < facts["quota"] + (1 if facts["extra_left"] > 0 else 0)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c.assignor}:{c.id}" for c in CASES])
+def test_replaying_the_explanations_gives_the_assignment(case: Case) -> None:
+    assignor = registry.builtin(case.assignor)
+    with tracing() as trace:
+        got = assignor.assign(case.cluster, case.members, **server_spec(case))  # type: ignore[call-arg]
+    assert trace.steps or not any(got.owners.values())
+    assert _replayed(trace) == _nonempty(case.expected)
+    assert _replayed(trace) == _nonempty({m: {str(tp) for tp in parts} for m, parts in got.owners.items()})
+    for step in trace.steps:
+        assert step.rule in rules.RULES
+        _check_step(step, trace, case)
+
+
+COOPERATIVE = [c for c in CASES if c.assignor == "cooperative-sticky" and "expected_followup" in c.raw]
+
+
+@pytest.mark.parametrize("case", COOPERATIVE, ids=[c.id for c in COOPERATIVE])
+def test_cooperative_rounds_replay_round_by_round(case: Case) -> None:
+    with tracing() as trace:
+        played = CooperativeStickyAssignor().assign_rounds(case.cluster, case.members,
+                                                           case.raw.get("followup_generation"))
+    assert trace.rounds() == list(range(1, len(played.rounds) + 1))
+    for number, played_round in enumerate(played.rounds, start=1):
+        expected = {m: {str(tp) for tp in parts} for m, parts in played_round.assignment.owners.items()}
+        assert _replayed(trace, number) == _nonempty(expected)
+    withheld = {str(s.partition): s.facts["target"] for s in trace.steps if s.rule == rules.WITHHELD and s.round == 1}
+    assert withheld == case.raw["expected_transferring"]
+
+
+def test_nothing_is_recorded_outside_tracing() -> None:
+    case = next(c for c in CASES if c.assignor == "sticky")
+    with tracing() as trace:
+        pass
+    registry.builtin("sticky").assign(case.cluster, case.members)  # type: ignore[union-attr]
+    assert trace.steps == [] and rules.active() is None
