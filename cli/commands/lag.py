@@ -13,12 +13,12 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 
 from kgroup.assignors.lag.samples import READ_UNCOMMITTED
-from kgroup.cli.errors import handle_errors
+from kgroup.cli.errors import ExitCode, handle_errors
 from kgroup.cli.render.lag import chart_html, method_legend, partition_table, report_body, rollup_body, rollup_table
 from kgroup.cli.options import (BootstrapOpt, CommandConfigOpt, IsolationOpt, OutputOpt, ProfileOpt, TimeoutOpt,
                                 connect, isolation_level)
 from kgroup.cli.output import OutputFormat, document, emit, stderr_console, warn
-from kgroup.inspectors.errors import InputError
+from kgroup.inspectors.errors import InputError, NotReachableError
 from kgroup.inspectors.files import output_folder, write_atomically
 from kgroup.inspectors.offsets.reset_times import datetime_ms, span_ms
 
@@ -146,6 +146,8 @@ def analyze(
         "topics": [rollup_body(r) for r in result.rollups if r.level == "topic"],
         "members": [rollup_body(r) for r in result.rollups if r.level == "member"],
         "partitions": [report_body(r) for r in result.partitions],
+        "gaps": [{"cluster": g["cluster"], "start_ts": g["start_ts"], "end_ts": g["end_ts"],
+                  "attempts": g["attempts"], "reason": g["reason"]} for g in result.gaps],
         "history": [{"cluster": h.cluster, "group": h.group, "bucket_ts": h.bucket_ts, "max_lag": h.max_lag,
                      "max_time_lag_ms": h.max_time_lag_ms} for h in result.history]})
 
@@ -163,9 +165,22 @@ def analyze(
         method_legend(console)
 
     emit(doc, output, table)
+    for gap in result.gaps:
+        end = "the end of the recording" if gap["end_ts"] is None else _stamp(gap["end_ts"])
+        warn(f"kgroup: note: the recorder could not poll {gap['cluster']} from {_stamp(gap['start_ts'])} to {end}; "
+             "nothing in that gap counts as a stopped consumer")
+    if result.query.as_of != (until_at if until_at is not None else result.query.as_of):
+        warn(f"kgroup: note: --until falls in a recording gap; evaluated as of {_stamp(result.query.as_of)}, "
+             "the last poll before it")
     if out or chart:
         warn(" ".join(f"wrote {path}" for path in (out, chart) if path))
     sys.stdout.flush()
+
+
+def _stamp(ms: int) -> str:
+    from datetime import datetime, timezone
+
+    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 class _StopRequest:
@@ -210,8 +225,10 @@ def record(
     interval: Annotated[str, typer.Option("--interval", help="Time between polls, e.g. 30s.")] = "30s",
     duration: Annotated[Optional[str], typer.Option("--duration", help="Stop after this long, e.g. 1h.",
                                                     show_default=False)] = None,
-    count: Annotated[Optional[int], typer.Option("--count", help="Stop after N polls.", min=1,
+    count: Annotated[Optional[int], typer.Option("--count", help="Stop after N polls written.", min=1,
                                                  show_default=False)] = None,
+    max_outage: Annotated[str, typer.Option(
+        "--max-outage", help="Keep retrying a lost cluster this long before giving up (exit 4).")] = "15m",
     bootstrap_server: BootstrapOpt = None,
     command_config: CommandConfigOpt = None,
     profile: ProfileOpt = None,
@@ -219,8 +236,15 @@ def record(
 ) -> None:
     """Poll the cluster and append offset-history samples (Parquet, by date) until --duration or --count.
 
-    Ctrl-C stops it once the poll in flight is written (a second Ctrl-C stops at once); every poll written
-    is complete, and no partial file is visible to readers.
+    Broker restarts and leader moves are ridden out: a failed poll is retried with backoff (1 s doubling
+    to 30 s) for up to --max-outage, and the time without polls is saved as a gap, which `lag analyze`
+    reads (a gap is never taken for a stopped consumer). On a terminal a line per poll shows progress; a
+    summary of what was saved ends every run. Ctrl-C stops once the poll in flight is written; a second
+    Ctrl-C stops at once. Every poll written is complete, and no partial file is visible to readers.
+
+    Exit codes: 0 ran its whole --duration/--count; 130 stopped by Ctrl-C; 4 the cluster stayed away
+    longer than --max-outage (or was not there at the start); 7 authentication failed; 2 bad input; 5 a
+    named group does not exist.
 
     Examples:
 
@@ -229,46 +253,65 @@ def record(
       kgroup lag record -b localhost:9092 --group orders --interval 5s --count 12 --out ./history
     """
     from kgroup.inspectors.lag import dataset as lag_dataset
+    from kgroup.inspectors.lag.recorder import Event, Schedule, Tally
+    from kgroup.inspectors.lag.recorder import record as record_history
     from kgroup.inspectors.lag.sampler import GroupChooser, Sampler
 
     every = span_ms(interval, "--interval")
     limit_ms = span_ms(duration, "--duration") if duration else None
     if limit_ms is None and count is None:
         raise InputError("say when to stop: --duration (e.g. 1h) or --count N", field="--duration")
+    schedule = Schedule(every, limit_ms, count, span_ms(max_outage, "--max-outage"))
     chooser = GroupChooser(tuple(groups or ()), regex)
     lag_dataset.pyarrow()
     admin = connect(bootstrap_server, command_config, profile, timeout)
     admin.metadata()  # reachability, before the data set is created
     lag_dataset.create(out)
-    sampler = Sampler(admin, chooser, first_seen=lag_dataset.newest_commits(out))
-    polls = rows = 0
-    started = time.monotonic()
-    console = stderr_console()
+    resumed, skipped = lag_dataset.newest_commits(out, skip_bad=True)
+    for path in skipped:
+        warn(f"kgroup: warning: {path}: not readable as Parquet; left as it is (new polls go to new files)")
+    sampler = Sampler(admin, chooser, first_seen=resumed)
+    terminal = stderr_console().is_terminal
+    tally = Tally()
+
+    def show(event: Event) -> None:
+        nonlocal tally
+        tally = event.tally
+        if event.kind == "poll" and terminal:
+            warn(f"poll {event.tally.polls}: {event.groups} groups, {event.partitions} partitions, "
+                 f"{event.tally.rows} rows so far")
+        elif event.kind == "retry":
+            warn(f"kgroup: warning: poll failed ({event.error}); retrying in {event.wait_s:.1f} s")
+        elif event.kind == "resumed":
+            gap = event.tally.gaps[-1]
+            warn(f"kgroup: cluster answered again; gap of {(gap['end_ts'] - gap['start_ts']) / 1000:.0f} s "
+                 f"saved ({gap['attempts']} failed attempts)")
+
+    interrupted = False
     with _first_ctrl_c_stops_after_the_poll() as stop:
         try:
-            with Progress(TextColumn("recording"), BarColumn(), TextColumn("{task.completed} polls"),
-                          TextColumn("{task.fields[rows]} rows"), TextColumn("{task.fields[last]}"),
-                          TimeElapsedColumn(), console=console, transient=False,
-                          disable=not console.is_terminal) as bar:
-                total = count if count is not None else max(1, limit_ms // every + 1)  # type: ignore[operator]
-                task = bar.add_task("record", total=total, rows=0, last="")
-                while not stop.requested:
-                    commits, logs = sampler.poll()
-                    lag_dataset.append(out, commits, logs)
-                    polls += 1
-                    rows += len(commits) + len(logs)
-                    groups_seen = len({c.group for c in commits})
-                    bar.update(task, completed=polls, rows=rows,
-                               last=f"{groups_seen} groups, {len(commits)} partitions")
-                    if count is not None and polls >= count:
-                        break
-                    next_at = started + polls * every / 1000
-                    if limit_ms is not None and (next_at - started) * 1000 > limit_ms:
-                        break
-                    stop.sleep(max(0.0, next_at - time.monotonic()))
+            tally = record_history(out, sampler, schedule, stop, show,
+                                   lambda: connect(bootstrap_server, command_config, profile, timeout))
         except KeyboardInterrupt:  # the second Ctrl-C: the poll in flight is dropped, not half-written
-            stop.requested = True
-        if stop.requested:
-            warn(f"interrupted: {polls} polls, {rows} rows in {out} (every poll written is complete)")
-            return
-    warn(f"recorded {polls} polls, {rows} rows in {out}")
+            interrupted = True
+        except NotReachableError:
+            warn(_summary("saved before giving up", tally, out))
+            raise
+        interrupted = interrupted or stop.requested
+    warn(_summary("interrupted" if interrupted else "recorded", tally, out))
+    if interrupted:
+        raise typer.Exit(ExitCode.INTERRUPTED)
+
+
+def _summary(verb: str, tally: Any, out: str) -> str:
+    """One line: polls, rows, the span they cover and the gaps, so the user knows what is on disk."""
+    from datetime import datetime, timezone
+
+    def at(ms: int | None) -> str:
+        return "-" if ms is None else datetime.fromtimestamp(ms / 1000, tz=timezone.utc).strftime("%H:%M:%SZ")
+
+    span = f" from {at(tally.first_ts)} to {at(tally.last_ts)}" if tally.first_ts is not None else ""
+    gaps = "; ".join(f"{at(g['start_ts'])}-{at(g['end_ts']) if g['end_ts'] else 'end'}" for g in tally.gaps)
+    gap_text = f", {len(tally.gaps)} gap(s): {gaps}" if tally.gaps else ", no gaps"
+    return (f"kgroup: {verb}: {tally.polls} polls, {tally.rows} rows in {out}{span}{gap_text} "
+            "(every poll written is complete)")

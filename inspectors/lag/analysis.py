@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from kgroup.assignors.lag.history import HistoryPoint, PartitionReport
@@ -15,7 +15,7 @@ from kgroup.inspectors.lag import spark_job
 from kgroup.inspectors.errors import InputError, NotReachableError, RunError
 from kgroup.inspectors.files import output_folder
 from kgroup.inspectors.live.admin import group_pattern
-from kgroup.inspectors.lag.dataset import COMMITS, check_marker, pyarrow, read_samples, table_files
+from kgroup.inspectors.lag.dataset import COMMITS, check_marker, pyarrow, read_gaps, read_samples, table_files
 from kgroup.inspectors.lag.spark_session import Progress, following, spark_failure, spark_session
 
 
@@ -25,6 +25,7 @@ class Analysis:
     partitions: list[PartitionReport]
     rollups: list[Rollup]
     history: list[HistoryPoint]
+    gaps: list[dict[str, Any]] = field(default_factory=list)  # when the recorder could not poll (dataset.GAPS)
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,7 @@ def run(path: str, spark_url: str, query: Callable[[int], LagQuery], selection: 
                 newest = spark_job.newest_time(commits, logs)
                 if newest is None:
                     raise InputError(f"{path!r}: no samples for the selected groups", field="DATASET")
-                asked = query(newest)
+                asked, gaps = outside_gaps(path, query(newest))
                 partitions, rollups, history = spark_job.analyze(commits, logs, asked)
         except (InputError, NotReachableError, RunError):
             raise
@@ -67,7 +68,20 @@ def run(path: str, spark_url: str, query: Callable[[int], LagQuery], selection: 
             if type(exc).__module__.startswith(("pyspark", "py4j", "grpc")):
                 raise spark_failure(exc) from None
             raise
-    return Analysis(asked, partitions, rollups, history)
+    return Analysis(asked, partitions, rollups, history, gaps)
+
+
+def outside_gaps(path: str, query: LagQuery) -> tuple[LagQuery, list[dict[str, Any]]]:
+    """The recorded gaps, and the query moved out of one: evaluated as of a time inside a gap, the STOP rule
+    would read the recorder's blindness as a consumer that stopped committing, so the evaluation time moves
+    back to the gap's start (the last poll before it), the newest time the history actually saw."""
+    if "://" in path:
+        return query, []
+    gaps = read_gaps(path)
+    for gap in gaps:
+        if gap["start_ts"] < query.as_of and (gap["end_ts"] is None or query.as_of < gap["end_ts"]):
+            query = replace(query, as_of=gap["start_ts"])
+    return query, gaps
 
 
 def _in_process(path: str, query: Callable[[int], LagQuery], selection: Selection) -> Analysis:
@@ -80,9 +94,9 @@ def _in_process(path: str, query: Callable[[int], LagQuery], selection: Selectio
     newest = max([c.observed_ts for c in commits] + [s.ts for s in logs], default=None)
     if newest is None:
         raise InputError(f"{path!r}: no samples for the selected groups", field="DATASET")
-    asked = query(newest)
+    asked, gaps = outside_gaps(path, query(newest))
     partitions, history = reference_analysis(commits, logs, asked)
-    return Analysis(asked, partitions, rollups(partitions), history)
+    return Analysis(asked, partitions, rollups(partitions), history, gaps)
 
 
 def write_parquet(path: str, analysis: Analysis) -> None:
