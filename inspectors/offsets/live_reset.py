@@ -39,6 +39,12 @@ class GroupOutcome:
     group_id: str
     applied: list[TopicPartition] = field(default_factory=list)
     failed: dict[TopicPartition, str] = field(default_factory=dict)
+    held_back: str | None = None  # why this group's plan was not sent although it was not refused
+
+    @property
+    def executed(self) -> bool:
+        """The plan was sent and every partition of it reads back as planned."""
+        return self.held_back is None and bool(self.applied) and not self.failed
 
 
 def prepare_reset(admin: LiveAdmin, group_ids: list[str], request: ResetRequest) -> list[GroupPlan]:
@@ -80,13 +86,21 @@ def prepare_reset(admin: LiveAdmin, group_ids: list[str], request: ResetRequest)
     return plans
 
 
-def apply_reset(admin: LiveAdmin, plans: list[GroupPlan]) -> list[GroupOutcome]:
-    """Commit each plan, then read the group's offsets back: a partition counts as applied only if it reads back."""
+def apply_reset(admin: LiveAdmin, plans: list[GroupPlan], partial: bool = False) -> list[GroupOutcome]:
+    """Commit each plan, then read the group's offsets back: a partition counts as applied only if it reads back.
+
+    All or nothing unless `partial`: when any group is refused, no group's plan is sent, so a reset of
+    several groups never leaves them half moved (Kafka's tool resets one group per run; kgroup takes several).
+    """
+    refused = [p.group_id for p in plans if p.refused is not None]
     outcomes = []
     for plan in plans:
         outcome = GroupOutcome(plan.group_id)
         outcomes.append(outcome)
         if plan.refused is not None or not plan.offsets:
+            continue
+        if refused and not partial:
+            outcome.held_back = f"not applied: {', '.join(refused)} refused (all or nothing)"
             continue
         wanted = {p.tp: p.new for p in plan.offsets}
         errors = admin.alter_offsets(plan.group_id, wanted)
