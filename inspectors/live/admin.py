@@ -263,6 +263,18 @@ class LiveAdmin:
         errors = {TopicPartition(tp.topic, tp.partition): tp.error for tp in result.topic_partitions}
         return {tp: None if errors.get(tp) is None else _reason(Exception(errors[tp])) for tp in offsets}
 
+    def delete_groups(self, group_ids: list[str]) -> dict[str, str | None]:
+        """Delete each group with its committed offsets (DeleteGroups); per group, None or why it failed."""
+        futures = self._admin.delete_consumer_groups(group_ids, request_timeout=self.timeout_s)
+        failed: dict[str, str | None] = {}
+        for group_id, future in futures.items():
+            try:
+                self._wait(future, f"DeleteGroups of {group_id!r}")
+                failed[group_id] = None
+            except RunError as exc:
+                failed[group_id] = str(exc)
+        return failed
+
     def _offsets(self, partitions: list[TopicPartition], spec: Any, level: Any, make: Any) -> dict[TopicPartition, int]:
         futures = self._admin.list_offsets({make(tp.topic, tp.partition): spec for tp in partitions},
                                            isolation_level=level, request_timeout=self.timeout_s)
