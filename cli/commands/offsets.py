@@ -46,6 +46,10 @@ def reset(
     from_file: Annotated[Optional[str], typer.Option(
         "--from-file", help="To the offsets in a CSV plan (as --export writes it).", metavar="CSV",
         show_default=False)] = None,
+    to_group: Annotated[Optional[str], typer.Option(
+        "--to-group", help="To the committed offsets of group OTHER (rpk group seek --to-group), on the "
+                           "partitions OTHER has committed (within --topic when given).", metavar="OTHER",
+        show_default=False)] = None,
     topics: Annotated[Optional[list[str]], typer.Option(
         "--topic", help="TOPIC or TOPIC:P[,P...]; repeatable.", show_default=False)] = None,
     all_topics: Annotated[bool, typer.Option("--all-topics", help="Every partition the group has committed.")] = False,
@@ -81,10 +85,12 @@ def reset(
       kgroup offsets reset orders-service --all-topics --to-latest --export > plan.csv
 
       kgroup offsets reset orders-service --from-file plan.csv --execute
+
+      kgroup offsets reset orders-service-v2 --to-group orders-service --execute
     """
     ids = list(dict.fromkeys(group_ids))
     request = _request(ids, to_earliest, to_latest, to_current, to_offset, shift_by, to_datetime, by_duration,
-                       from_file, tuple(topics or ()), all_topics)
+                       from_file, tuple(topics or ()), all_topics, to_group)
     admin = connect(bootstrap_server, command_config, profile, timeout)
     plans = prepare_reset(admin, ids, request)
     outcomes = apply_reset(admin, plans, allow_partial) if execute else None
@@ -116,16 +122,23 @@ def reset(
 
 def _request(ids: list[str], to_earliest: bool, to_latest: bool, to_current: bool, to_offset: int | None,
              shift_by: int | None, to_datetime: str | None, by_duration: str | None, from_file: str | None,
-             topics: tuple[str, ...], all_topics: bool) -> ResetRequest:
+             topics: tuple[str, ...], all_topics: bool, to_group: str | None = None) -> ResetRequest:
     chosen = {TO_EARLIEST: to_earliest, TO_LATEST: to_latest, TO_CURRENT: to_current, TO_OFFSET: to_offset is not None,
               SHIFT_BY: shift_by is not None, TO_DATETIME: to_datetime is not None,
-              "by-duration": by_duration is not None, FROM_FILE: from_file is not None}
+              "by-duration": by_duration is not None, FROM_FILE: from_file is not None,
+              "to-group": to_group is not None}
     specs = [name for name, on in chosen.items() if on]
     if len(specs) != 1:
         raise InputError("give exactly one of --to-earliest, --to-latest, --to-current, --to-offset, --shift-by, "
-                         "--to-datetime, --by-duration, --from-file" + (f" (got {', '.join('--' + s for s in specs)})"
+                         "--to-datetime, --by-duration, --from-file, --to-group" + (f" (got {', '.join('--' + s for s in specs)})"
                                                                          if specs else ""), field="reset spec")
     spec = specs[0]
+    if spec == "to-group":
+        if to_group in ids:
+            raise InputError(f"{to_group!r} is also a group to reset", field="--to-group")
+        if topics and all_topics:
+            raise InputError("give --all-topics or --topic, not both", field="--topic")
+        return ResetRequest("to-group", topics=topics, all_topics=all_topics, to_group=to_group)
     if spec == FROM_FILE:
         if topics or all_topics:
             raise InputError("--from-file takes its partitions from the file; drop --topic/--all-topics",

@@ -217,3 +217,25 @@ def test_several_groups_are_reset_all_or_nothing(broker: str, names: tuple[str, 
     results = {g["group"]: (g["executed"], g["result"]) for g in doc["groups"]}
     assert results == {idle: (True, "applied"), busy: (False, "refused")} and doc["executed"] is False
     assert committed(broker, idle, [(topic, 0)]) == {(topic, 0): 0} and busy_after == {(topic, 0): 3}
+
+
+def test_to_group_copies_another_groups_commits(broker: str, names: tuple[str, str]) -> None:
+    """rpk's `group seek --to-group`: the other group's committed offsets, on its committed partitions."""
+    topic, group = names
+    source = f"{group}-source"
+    topic_with_records(broker, topic, [6, 6, 6])
+    commit(broker, source, {(topic, 0): 5, (topic, 1): 2})
+    commit(broker, group, {(topic, 0): 1, (topic, 2): 3})
+
+    dry = run("offsets", "reset", group, "--to-group", source, "-b", broker, "-o", "json")
+    assert _plan(dry) == {(topic, 0): 5, (topic, 1): 2}
+    assert committed(broker, group, [(topic, 0)]) == {(topic, 0): 1}
+    scoped = run("offsets", "reset", group, "--to-group", source, "--topic", f"{topic}:1", "-b", broker, "-o", "json")
+    assert _plan(scoped) == {(topic, 1): 2}
+
+    applied = run("offsets", "reset", group, "--to-group", source, "--execute", "-b", broker, "-o", "json")
+    assert _plan(applied) == {(topic, 0): 5, (topic, 1): 2} and json.loads(applied.stdout)["executed"] is True
+    assert committed(broker, group, [(topic, 0), (topic, 1), (topic, 2)]) == {(topic, 0): 5, (topic, 1): 2,
+                                                                             (topic, 2): 3}
+    itself = run("offsets", "reset", group, "--to-group", group, "-b", broker)
+    assert itself.exit_code == 2 and "--to-group" in itself.stderr
