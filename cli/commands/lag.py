@@ -90,6 +90,9 @@ def analyze(
         show_default=False)] = None,
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait for a Spark Connect server.",
                                            min=0.1)] = 10.0,
+    skip_bad_files: Annotated[bool, typer.Option(
+        "--skip-bad-files", help="Leave out history files that cannot be read as Parquet (each is named on "
+        "stderr) instead of stopping at the first.")] = False,
     output: OutputOpt = OutputFormat.table,
 ) -> None:
     """Analyze an offset history on Spark (or --in-process): lag, time lag, Burrow-style status, rollups, trend, ETA.
@@ -107,7 +110,7 @@ def analyze(
 
       kgroup lag analyze ./history --in-process --since 30m     # a small history, no Spark
     """
-    from kgroup.inspectors.lag.analysis import IN_PROCESS, Selection, run, with_bounds, write_parquet
+    from kgroup.inspectors.lag.analysis import IN_PROCESS, Selection, checked_files, run, with_bounds, write_parquet
 
     if in_process and spark != "local[*]":
         raise InputError("choose one of --in-process and --spark", field="--in-process")
@@ -127,10 +130,13 @@ def analyze(
         if not sep or not key.strip():
             raise InputError(f"{entry!r}: expected KEY=VALUE", field="--spark-conf")
         conf[key.strip()] = value.strip()
+    skip = checked_files(dataset, skip_bad_files)
+    for file in sorted(skip):
+        warn(f"kgroup: warning: {file}: not readable as Parquet; left out (--skip-bad-files)")
     engine = IN_PROCESS if in_process else spark
     with spark_progress(not in_process) as report:
         result = run(dataset, engine, lambda newest: with_bounds(newest, since_at, until_at, since_span, **knobs),
-                     Selection(tuple(groups or ()), regex), report, timeout, conf)
+                     Selection(tuple(groups or ()), regex), report, timeout, conf, skip)
     group_rows = [r for r in result.rollups if r.level == "group"]
     worst_groups = [r.group for r in group_rows[:5]]
     if out:

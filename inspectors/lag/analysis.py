@@ -15,7 +15,8 @@ from kgroup.inspectors.lag import spark_job
 from kgroup.inspectors.errors import InputError, NotReachableError, RunError
 from kgroup.inspectors.files import output_folder
 from kgroup.inspectors.live.admin import group_pattern
-from kgroup.inspectors.lag.dataset import COMMITS, check_marker, pyarrow, read_gaps, read_samples, table_files
+from kgroup.inspectors.lag.dataset import (COMMITS, check_marker, damaged_files, pyarrow, read_gaps, read_samples,
+                                          table_files)
 from kgroup.inspectors.lag.spark_session import Progress, following, spark_failure, spark_session
 
 
@@ -41,18 +42,20 @@ IN_PROCESS = "in-process"  # instead of a Spark URL: the reference functions, in
 
 
 def run(path: str, spark_url: str, query: Callable[[int], LagQuery], selection: Selection,
-        progress: Progress | None = None, timeout_s: float = 10.0, conf: dict[str, str] | None = None) -> Analysis:
-    """`query(newest)` builds the question once the newest sample time is known."""
+        progress: Progress | None = None, timeout_s: float = 10.0, conf: dict[str, str] | None = None,
+        skip: frozenset[str] = frozenset()) -> Analysis:
+    """`query(newest)` builds the question once the newest sample time is known; `skip`: damaged files to
+    leave out (checked_files)."""
     selection.check()
     check_marker(path)
-    if "://" not in path and not table_files(path, COMMITS):
+    if "://" not in path and not [f for f in table_files(path, COMMITS) if f not in skip]:
         raise InputError(f"{path!r}: the data set has no commit samples yet", field="DATASET")
     if spark_url == IN_PROCESS:
-        return _in_process(path, query, selection)
+        return _in_process(path, query, selection, skip)
     with spark_session(spark_url, timeout_s, conf) as spark:
         try:
             with following(spark, progress):
-                commits, logs = spark_job.read_tables(spark, path)
+                commits, logs = spark_job.read_tables(spark, path, skip)
                 if selection.groups:
                     commits = commits.where(commits["group"].isin(list(selection.groups)))
                 if selection.regex:
@@ -60,7 +63,7 @@ def run(path: str, spark_url: str, query: Callable[[int], LagQuery], selection: 
                 newest = spark_job.newest_time(commits, logs)
                 if newest is None:
                     raise InputError(f"{path!r}: no samples for the selected groups", field="DATASET")
-                asked, gaps = outside_gaps(path, query(newest))
+                asked, gaps = outside_gaps(path, query(newest), skip)
                 partitions, rollups, history = spark_job.analyze(commits, logs, asked)
         except (InputError, NotReachableError, RunError):
             raise
@@ -71,30 +74,44 @@ def run(path: str, spark_url: str, query: Callable[[int], LagQuery], selection: 
     return Analysis(asked, partitions, rollups, history, gaps)
 
 
-def outside_gaps(path: str, query: LagQuery) -> tuple[LagQuery, list[dict[str, Any]]]:
+def checked_files(path: str, skip_bad: bool) -> frozenset[str]:
+    """The damaged files of a local history: an error naming the first, or (skip_bad) the set to leave out."""
+    if "://" in path:
+        return frozenset()
+    check_marker(path)
+    damaged = damaged_files(path)
+    if damaged and not skip_bad:
+        file, why = next(iter(damaged.items()))
+        raise InputError(f"cannot read it as Parquet: {why} (--skip-bad-files leaves it out)", source=file)
+    return frozenset(damaged)
+
+
+def outside_gaps(path: str, query: LagQuery, skip: frozenset[str] = frozenset()
+                 ) -> tuple[LagQuery, list[dict[str, Any]]]:
     """The recorded gaps, and the query moved out of one: evaluated as of a time inside a gap, the STOP rule
     would read the recorder's blindness as a consumer that stopped committing, so the evaluation time moves
     back to the gap's start (the last poll before it), the newest time the history actually saw."""
     if "://" in path:
         return query, []
-    gaps = read_gaps(path)
+    gaps = read_gaps(path, skip)
     for gap in gaps:
         if gap["start_ts"] < query.as_of and (gap["end_ts"] is None or query.as_of < gap["end_ts"]):
             query = replace(query, as_of=gap["start_ts"])
     return query, gaps
 
 
-def _in_process(path: str, query: Callable[[int], LagQuery], selection: Selection) -> Analysis:
+def _in_process(path: str, query: Callable[[int], LagQuery], selection: Selection,
+                skip: frozenset[str] = frozenset()) -> Analysis:
     """The whole data set in memory through kgroup.assignors.lag.history, which the Spark pipeline is tested
     equal to: no JVM to start, so a small history is answered at once; a large one belongs on Spark."""
-    commits, logs = read_samples(path)
+    commits, logs = read_samples(path, skip)
     pattern = group_pattern(selection.regex)
     commits = [c for c in commits if (not selection.groups or c.group in selection.groups)
                and (pattern is None or pattern.search(c.group))]
     newest = max([c.observed_ts for c in commits] + [s.ts for s in logs], default=None)
     if newest is None:
         raise InputError(f"{path!r}: no samples for the selected groups", field="DATASET")
-    asked, gaps = outside_gaps(path, query(newest))
+    asked, gaps = outside_gaps(path, query(newest), skip)
     partitions, history = reference_analysis(commits, logs, asked)
     return Analysis(asked, partitions, rollups(partitions), history, gaps)
 

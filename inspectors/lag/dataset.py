@@ -107,16 +107,16 @@ def append_gap(path: str, gap: dict[str, Any]) -> None:
     _write(path, GAPS, [gap], lambda r: r["start_ts"])
 
 
-def read_gaps(path: str, skip_bad: bool = False) -> list[dict[str, Any]]:
+def read_gaps(path: str, skip: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
     """Every recorded gap, oldest first (an empty list for a history without the table)."""
     pa = pyarrow()
     rows: list[dict[str, Any]] = []
     for file in table_files(path, GAPS):
+        if file in skip:
+            continue
         try:
             data = pa.parquet.read_table(file)
         except (OSError, pa.ArrowException) as exc:
-            if skip_bad:
-                continue
             raise InputError(f"cannot read it as Parquet: {exc} (--skip-bad-files leaves it out)",
                              source=file) from None
         for row in data.select(list(COLUMNS[GAPS])).to_pylist():
@@ -215,14 +215,30 @@ def arrow_kind(arrow_type: Any) -> str:
     return str(arrow_type)
 
 
-def read_samples(path: str) -> tuple[list[CommitSample], list[LogSample]]:
-    """The whole data set in memory, for the in-process reference and small histories."""
+def damaged_files(path: str) -> dict[str, str]:
+    """Visible files of the history whose Parquet footer cannot be read (a truncated or overwritten file),
+    with why: each is read up to its footer only, so this costs little even for a long history."""
+    pa = pyarrow()
+    damaged = {}
+    for table in (COMMITS, LOG_OFFSETS, GAPS):
+        for file in table_files(path, table):
+            try:
+                pa.parquet.ParquetFile(file).metadata
+            except (OSError, pa.ArrowException) as exc:
+                damaged[file] = str(exc)
+    return damaged
+
+
+def read_samples(path: str, skip: frozenset[str] = frozenset()) -> tuple[list[CommitSample], list[LogSample]]:
+    """The whole data set in memory, for the in-process reference and small histories; `skip`: files left out."""
     check_marker(path)
     pa = pyarrow()
     out: dict[str, list[Any]] = {}
     for table, make in ((COMMITS, CommitSample), (LOG_OFFSETS, LogSample)):
         rows: list[Any] = []
         for file in table_files(path, table):
+            if file in skip:
+                continue
             try:
                 data = pa.parquet.read_table(file)
             except (OSError, pa.ArrowException) as exc:

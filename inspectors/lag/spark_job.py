@@ -14,21 +14,26 @@ from kgroup.assignors.lag.burrow_status import RANK
 from kgroup.assignors.lag.history import HistoryPoint, PartitionReport, report_order
 from kgroup.assignors.lag.rollup import GROUP, MEMBER, TOPIC, Rollup, rollup_order
 from kgroup.assignors.lag.samples import READ_COMMITTED, LagQuery
-from kgroup.inspectors.lag.dataset import COLUMNS, COMMITS, LOG_OFFSETS, check_columns, check_marker
+from kgroup.inspectors.lag.dataset import COLUMNS, COMMITS, LOG_OFFSETS, check_columns, check_marker, table_files
 
 HISTORY, EVENT, CURRENT = 0, 1, 2  # roles of commit rows in the as-of sorts
 KEY = ["_k1", "_k2"]  # a topic partition's window key, added by keyed()
 
 
-def read_tables(spark: Any, path: str) -> tuple[Any, Any]:
-    """The two tables with times as epoch milliseconds; the schema checked column by column."""
+def read_tables(spark: Any, path: str, skip: frozenset[str] = frozenset()) -> tuple[Any, Any]:
+    """The two tables with times as epoch milliseconds; the schema checked column by column. `skip`: files
+    left out (--skip-bad-files): then the table's other files are named one by one."""
     from pyspark.sql import functions as F
 
     check_marker(path)
     tables = []
     for table in (COMMITS, LOG_OFFSETS):
         location = f"{path.rstrip('/')}/{table}"
-        frame = spark.read.parquet(location)
+        if skip:
+            kept = [f for f in table_files(path, table) if f not in skip]
+            frame = spark.read.option("basePath", location).parquet(*kept)
+        else:
+            frame = spark.read.parquet(location)
         check_columns(table, {f.name: _kind(f.dataType.typeName()) for f in frame.schema.fields}, location)
         for column, (kind, _) in COLUMNS[table].items():
             if kind == "timestamp":

@@ -80,3 +80,23 @@ def test_an_evaluation_time_inside_a_recording_gap_is_never_read_as_a_stop(tmp_p
     assert doc["partitions"][0]["status"] != "STOP" and doc["as_of"] == last_poll
     assert [(g["start_ts"], g["end_ts"], g["attempts"]) for g in doc["gaps"]] == [(last_poll, None, 9)]
     assert "could not poll c" in result.stderr and "--until falls in a recording gap" in result.stderr
+
+
+def test_a_damaged_file_is_named_and_can_be_skipped(tmp_path: Path) -> None:
+    from kgroup.inspectors.lag.dataset import COMMITS, table_files
+
+    history = tmp_path / "history"
+    _steady_then_blind(history, with_gap=False)
+    write_all(str(history), *generate(Plan(groups=1)))
+    damaged = table_files(str(history), COMMITS)[0]
+    Path(damaged).write_bytes(Path(damaged).read_bytes()[:40])  # truncated: no footer
+
+    stopped = run("lag", "analyze", str(history), "--in-process", "-o", "json")
+    skipped = run("lag", "analyze", str(history), "--in-process", "--skip-bad-files", "-o", "json")
+
+    assert stopped.exit_code == 2 and stopped.stdout == ""
+    assert stopped.stderr.startswith(f"kgroup: error: {damaged}: cannot read it as Parquet")
+    assert "--skip-bad-files" in stopped.stderr and stopped.stderr.count("\n") == 1
+    assert skipped.exit_code == 0, skipped.output
+    assert f"{damaged}: not readable as Parquet; left out" in skipped.stderr
+    assert json.loads(skipped.stdout)["partitions"]  # the rest of the history is analyzed

@@ -173,3 +173,23 @@ def test_lag_record_follows_the_groups_a_regex_picks(broker: str, names: tuple[s
                      "--out", str(tmp_path / "a"))
     assert only_regex.exit_code == 0, only_regex.output
     assert [c.group for c in read_samples(str(tmp_path / "a"))[0]] == [f"{group}-a"]
+
+
+def test_lag_record_appends_to_a_history_with_a_damaged_file(broker: str, names: tuple[str, str],
+                                                             tmp_path: Path) -> None:
+    topic, group = names
+    topic_with_records(broker, topic, [3])
+    commit(broker, group, {(topic, 0): 2})
+    out = tmp_path / "history"
+    first = run("lag", "record", "-b", broker, "--group", group, "--interval", "1s", "--count", "1", "--out", str(out))
+    assert first.exit_code == 0, first.output
+    (damaged,) = table_files(str(out), COMMITS)
+    Path(damaged).write_bytes(b"PAR1 not a whole file")
+
+    second = run("lag", "record", "-b", broker, "--group", group, "--interval", "1s", "--count", "1",
+                 "--out", str(out))
+
+    assert second.exit_code == 0, second.output
+    assert f"{damaged}: not readable as Parquet" in second.stderr
+    assert len(table_files(str(out), COMMITS)) == 2  # a new file; the damaged one is left as it was
+    assert Path(damaged).read_bytes() == b"PAR1 not a whole file"
