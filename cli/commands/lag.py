@@ -62,11 +62,14 @@ def spark_progress(enabled: bool) -> Iterator[Any]:
 def analyze(
     dataset: Annotated[str, typer.Argument(help="The offset history folder (`kgroup lag record --out`).",
                                            metavar="DATASET", show_default=False)],
-    spark: Annotated[str, typer.Option("--spark", help="local[*] (embedded, loopback, no UI), local[N], or a "
-                                       "Spark Connect URL sc://HOST:PORT.")] = "local[*]",
-    in_process: Annotated[bool, typer.Option(
-        "--in-process", help="No Spark: the same computation in this process, for a small history (no JVM to "
-        "start; the whole data set is read into memory).")] = False,
+    engine: Annotated[str, typer.Option(
+        "--engine", help="auto: in-process up to 500,000 samples (measured: docs/lag.md), else Spark; in-process: "
+        "no Spark, the whole history in memory; spark: --spark's session. The choice is printed on stderr.")
+    ] = "auto",
+    spark: Annotated[Optional[str], typer.Option("--spark", help="local[*] (embedded, loopback, no UI; the "
+                                                 "default), local[N], or a Spark Connect URL sc://HOST:PORT. "
+                                                 "Given, auto means Spark.", show_default=False)] = None,
+    in_process: Annotated[bool, typer.Option("--in-process", help="The same as --engine in-process.")] = False,
     groups: GroupsOpt = None,
     regex: RegexOpt = None,
     since: Annotated[Optional[str], typer.Option("--since", help="Start of the history: an ISO date-time, or a "
@@ -78,7 +81,10 @@ def analyze(
     allowed_lag: Annotated[int, typer.Option("--allowed-lag", help="Lag at or below this counts as caught up "
                                              "(Burrow's allowed-lag).", min=0)] = 0,
     isolation: IsolationOpt = READ_UNCOMMITTED,
-    bucket: Annotated[str, typer.Option("--bucket", help="Time bucket of the history (chart, JSON).")] = "1m",
+    bucket: Annotated[Optional[str], typer.Option(
+        "--bucket", help="Time bucket of the history (chart, JSON), e.g. 1m. Default: chosen from the span "
+        "analyzed, about 60 points (1s, 5s, 10s, 15s, 30s, 1m, 5m, 15m, 30m, 1h, 6h, 1d).",
+        show_default=False)] = None,
     top: Annotated[int, typer.Option("--top", help="Partitions shown in the table, worst first (0: all).",
                                      min=0)] = 20,
     out: Annotated[Optional[str], typer.Option("--out", help="Write the per-partition result as Parquet.",
@@ -110,17 +116,24 @@ def analyze(
 
       kgroup lag analyze ./history --in-process --since 30m     # a small history, no Spark
     """
-    from kgroup.inspectors.lag.analysis import IN_PROCESS, Selection, checked_files, run, with_bounds, write_parquet
+    from kgroup.inspectors.lag.analysis import (AUTO, IN_PROCESS, SPARK, Selection, checked_files, choose_engine, run,
+                                                with_bounds, write_parquet)
 
-    if in_process and spark != "local[*]":
+    if engine not in (AUTO, IN_PROCESS, SPARK):
+        raise InputError(f"{engine!r}: expected auto, in-process or spark", field="--engine")
+    if in_process and spark is not None:
         raise InputError("choose one of --in-process and --spark", field="--in-process")
+    if in_process:
+        engine = IN_PROCESS
+    if engine == IN_PROCESS and spark is not None:
+        raise InputError("--engine in-process runs no Spark; drop --spark", field="--engine")
 
     since_at, since_span = _time(since, "--since")
     until_at, until_span = _time(until, "--until")
     if until_span is not None:
         raise InputError(f"{until!r}: expected an ISO date-time such as 2026-11-21T08:00:00", field="--until")
     knobs = {"window": window, "allowed_lag": allowed_lag, "isolation": isolation_level(isolation),
-             "bucket_ms": span_ms(bucket, "--bucket")}
+             "bucket_ms": span_ms(bucket, "--bucket") if bucket else None}
     for path, option in ((out, "--out"), (chart, "--chart")):
         if path:
             output_folder(path, option)  # before the Spark job, not after it
@@ -130,13 +143,17 @@ def analyze(
         if not sep or not key.strip():
             raise InputError(f"{entry!r}: expected KEY=VALUE", field="--spark-conf")
         conf[key.strip()] = value.strip()
-    skip = checked_files(dataset, skip_bad_files)
-    for file in sorted(skip):
+    checked = checked_files(dataset, skip_bad_files)
+    for file in sorted(checked.skip):
         warn(f"kgroup: warning: {file}: not readable as Parquet; left out (--skip-bad-files)")
-    engine = IN_PROCESS if in_process else spark
-    with spark_progress(not in_process) as report:
-        result = run(dataset, engine, lambda newest: with_bounds(newest, since_at, until_at, since_span, **knobs),
-                     Selection(tuple(groups or ()), regex), report, timeout, conf, skip)
+    chosen, why = choose_engine(engine, spark or "local[*]", spark is not None, checked.rows)
+    if engine == AUTO and spark is None:  # a choice kgroup made, not one the user typed: say which and why
+        warn(f"kgroup: engine: {'in-process' if chosen == IN_PROCESS else 'spark ' + chosen} ({why}; "
+             "--engine to choose)")
+    with spark_progress(chosen != IN_PROCESS) as report:
+        result = run(dataset, chosen, lambda newest: with_bounds(newest, since_at, until_at, since_span,
+                                                                 oldest=checked.oldest_ts, **knobs),
+                     Selection(tuple(groups or ()), regex), report, timeout, conf, checked.skip, checked.bytes)
     group_rows = [r for r in result.rollups if r.level == "group"]
     worst_groups = [r.group for r in group_rows[:5]]
     if out:

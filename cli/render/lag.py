@@ -63,7 +63,7 @@ def rollup_table(console: Console, rows: list[Rollup], level: str, title: str) -
         names = [r.group] if level == "group" else [r.group, r.name]
         members = [str(r.members) if r.members else "0 (no active members)"] if level == "group" else []
         table.add_row(*names, r.status, str(r.partitions), str(r.lagging), str(r.lag), str(r.max_lag),
-                      duration(r.max_time_lag_ms), trend(r.trend), eta(r.eta_s, r.lag), *members)
+                      time_lag(r.max_time_lag_ms, r.max_time_lag_method), trend(r.trend), eta(r.eta_s, r.lag), *members)
     print_wide(console, table)
 
 

@@ -22,6 +22,7 @@ import os
 import uuid
 from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
@@ -215,18 +216,35 @@ def arrow_kind(arrow_type: Any) -> str:
     return str(arrow_type)
 
 
-def damaged_files(path: str) -> dict[str, str]:
-    """Visible files of the history whose Parquet footer cannot be read (a truncated or overwritten file),
-    with why: each is read up to its footer only, so this costs little even for a long history."""
+@dataclass(frozen=True)
+class Survey:
+    """What the footers say: the files that cannot be read (with why), and the size of the rest."""
+
+    damaged: dict[str, str]
+    rows: int  # commit and log samples in the readable files
+    bytes: int
+    oldest_ts: int | None  # the first observation, from the file names (part-<first observation ms>-...)
+
+
+def survey(path: str) -> Survey:
+    """Each visible file read up to its Parquet footer only, so this costs little even for a long history:
+    a truncated or overwritten file is found before any engine starts, and the row count picks the engine."""
     pa = pyarrow()
-    damaged = {}
+    damaged, rows, size, oldest = {}, 0, 0, None
     for table in (COMMITS, LOG_OFFSETS, GAPS):
         for file in table_files(path, table):
+            stamp = os.path.basename(file).split("-")[1] if table == COMMITS else ""
+            if stamp.isdigit():
+                oldest = int(stamp) if oldest is None else min(oldest, int(stamp))
             try:
-                pa.parquet.ParquetFile(file).metadata
+                metadata = pa.parquet.ParquetFile(file).metadata
             except (OSError, pa.ArrowException) as exc:
                 damaged[file] = str(exc)
-    return damaged
+                continue
+            if table != GAPS:
+                rows += metadata.num_rows
+                size += os.path.getsize(file)
+    return Survey(damaged, rows, size, oldest)
 
 
 def read_samples(path: str, skip: frozenset[str] = frozenset()) -> tuple[list[CommitSample], list[LogSample]]:

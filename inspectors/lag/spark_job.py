@@ -12,7 +12,7 @@ from typing import Any
 
 from kgroup.assignors.lag.burrow_status import RANK
 from kgroup.assignors.lag.history import HistoryPoint, PartitionReport, report_order
-from kgroup.assignors.lag.rollup import GROUP, MEMBER, TOPIC, Rollup, rollup_order
+from kgroup.assignors.lag.rollup import GROUP, METHOD_RANK, MEMBER, TOPIC, Rollup, rollup_order
 from kgroup.assignors.lag.samples import READ_COMMITTED, LagQuery
 from kgroup.inspectors.lag.dataset import COLUMNS, COMMITS, LOG_OFFSETS, check_columns, check_marker, table_files
 
@@ -269,14 +269,24 @@ def _rollups(parts: Any) -> Any:
     rank = F.create_map(*[x for status, r in RANK.items() for x in (F.lit(status), F.lit(r))])
     unrank = F.create_map(*[x for status, r in RANK.items() for x in (F.lit(r), F.lit(status))])
     lagging = F.coalesce(F.col("lag"), F.lit(0)) > 0
+    method_rank = F.create_map(*[x for m, r in METHOD_RANK.items() for x in (F.lit(m), F.lit(r))])
+    rank_method = F.create_map(*[x for m, r in METHOD_RANK.items() for x in (F.lit(r), F.lit(m))])
+    # the max time lag with, on ties, the least certain method (lag_rollup._rollup)
+    late = F.when(F.col("time_lag_ms").isNotNull(),
+                  F.struct(F.col("time_lag_ms").alias("ms"), method_rank[F.col("time_lag_method")].alias("r")))
     frames = []
     for level, name in ((GROUP, F.col("group")), (TOPIC, F.col("topic")),
                         (MEMBER, F.coalesce(F.when(F.col("member_id") != "", F.col("member_id")), F.lit("-")))):
         frames.append(parts.withColumn("name", name).groupBy("cluster", "group", "name").agg(
             F.lit(level).alias("level"), F.count("*").alias("partitions"),
             F.sum(F.coalesce("lag", F.lit(0))).alias("lag"), F.max(F.coalesce("lag", F.lit(0))).alias("max_lag"),
-            F.max("time_lag_ms").alias("max_time_lag_ms"), F.sum(lagging.cast("int")).alias("lagging"),
-            unrank[F.max(rank[F.col("status")])].alias("status"), F.sum("trend").alias("trend"),
+            F.max("time_lag_ms").alias("max_time_lag_ms"),
+            F.coalesce(rank_method[F.max(late)["r"]], F.lit("none")).alias("max_time_lag_method"),
+            F.sum(lagging.cast("int")).alias("lagging"),
+            unrank[F.max(rank[F.col("status")])].alias("status"),
+            # ordered_sum: smallest first, so every engine and plan adds the same floats in the same order
+            F.when(F.count("trend") > 0, F.aggregate(F.array_sort(F.collect_list("trend")), F.lit(0.0),
+                                                     lambda acc, x: acc + x)).alias("trend"),
             F.when(F.max(F.when(lagging & F.col("eta_s").isNull(), 1)).isNotNull(), None)
              .otherwise(F.coalesce(F.max(F.when(lagging, F.col("eta_s"))), F.lit(0.0))).alias("eta_s"),
             F.countDistinct(F.when(F.col("member_id") != "", F.col("member_id"))).alias("members")))
