@@ -21,8 +21,17 @@ def write_atomically(path: str, text: str, field: str | None = None) -> None:
     folder = output_folder(path, field)
     try:
         handle, temporary = tempfile.mkstemp(prefix=".kgroup-", dir=folder)
+        # mkstemp makes the file 0600; a file the user asked for gets what their umask gives, as `>` would
+        os.fchmod(handle, 0o666 & ~_umask())
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
         os.replace(temporary, path)
     except OSError as exc:
         raise InputError(f"{path!r}: cannot write it: {exc.strerror}", field=field) from None
+
+
+def _umask() -> int:
+    """The process umask (reading it means setting it; set straight back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

@@ -14,7 +14,8 @@ from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, T
 
 from kgroup.assignors.lag.samples import READ_UNCOMMITTED
 from kgroup.cli.errors import ExitCode, handle_errors
-from kgroup.cli.render.lag import chart_html, method_legend, partition_table, report_body, rollup_body, rollup_table
+from kgroup.cli.render.lag import method_legend, partition_table, report_body, rollup_body, rollup_table
+from kgroup.cli.render.lag_chart import chart_html
 from kgroup.cli.options import (BootstrapOpt, CommandConfigOpt, IsolationOpt, OutputOpt, ProfileOpt, TimeoutOpt,
                                 connect, isolation_level)
 from kgroup.cli.output import OutputFormat, document, emit, stderr_console, warn
@@ -172,7 +173,8 @@ def analyze(
         "gaps": [{"cluster": g["cluster"], "start_ts": g["start_ts"], "end_ts": g["end_ts"],
                   "attempts": g["attempts"], "reason": g["reason"]} for g in result.gaps],
         "history": [{"cluster": h.cluster, "group": h.group, "bucket_ts": h.bucket_ts, "max_lag": h.max_lag,
-                     "max_time_lag_ms": h.max_time_lag_ms} for h in result.history]})
+                     "max_time_lag_ms": h.max_time_lag_ms, "max_time_lag_lower_bound": h.max_time_lag_lower_bound}
+                    for h in result.history]})
 
     def table(console: Console) -> None:
         if not result.partitions:

@@ -146,7 +146,12 @@ def _analyze(commits: Any, logs: Any, query: LagQuery, tp: list[str], gtp: list[
     history = (_time_lag(_ends_at(history_asks, logs), mono).join(latest_log.select(*tp), tp, "left_semi")
                .withColumn("bucket_ts", F.col("at") - F.col("at") % F.lit(query.bucket_ms))
                .groupBy("cluster", "group", "bucket_ts")
-               .agg(F.max("lag_at").alias("max_lag"), F.max("time_lag_ms").alias("max_time_lag_ms")))
+               .agg(F.max("lag_at").alias("max_lag"), F.max("time_lag_ms").alias("max_time_lag_ms"),
+                    # on ties at the max, one lower bound makes the max a lower bound (history._point)
+                    F.max(F.when(F.col("time_lag_ms").isNotNull(), F.struct(
+                        F.col("time_lag_ms").alias("ms"),
+                        (F.col("time_lag_method") == "lower-bound").alias("floor"))))["floor"]
+                    .alias("max_time_lag_lower_bound")))
     window = (answered.where(F.col("role") == EVENT).groupBy(*gtp)
               .agg(F.array_sort(F.collect_list(F.struct(F.col("at").alias("ts"), F.col("c").alias("offset"),
                                                         F.col("lag_at").alias("lag"), F.col("end_at"))))
@@ -162,7 +167,8 @@ def _analyze(commits: Any, logs: Any, query: LagQuery, tp: list[str], gtp: list[
         rollup_rows = _rollups(parts).collect()
         rollups = sorted((Rollup(**{name: row[name] for name in Rollup.__dataclass_fields__})
                           for row in rollup_rows), key=rollup_order)
-        points = [HistoryPoint(r["cluster"], r["group"], r["bucket_ts"], r["max_lag"], r["max_time_lag_ms"])
+        points = [HistoryPoint(r["cluster"], r["group"], r["bucket_ts"], r["max_lag"], r["max_time_lag_ms"],
+                               bool(r["max_time_lag_lower_bound"]))
                   for r in history.orderBy("cluster", "group", "bucket_ts").collect()]
     finally:
         parts.unpersist()
