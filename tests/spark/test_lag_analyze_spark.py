@@ -48,7 +48,7 @@ def test_the_parquet_result_and_the_chart(local: dict[str, Any], files: Path) ->
     rows = pq.read_table(files / "result.parquet").to_pylist()
     assert rows == local["partitions"]
     chart = (files / "lag.html").read_text()
-    assert chart.count("<svg") == 2 and chart.count('class="series"') == 2 * len(local["groups"])
+    assert chart.count('<svg width="960"') == 2 and chart.count('class="series"') == 2 * len(local["groups"])
     assert all(g["group"] in chart for g in local["groups"])
 
 
