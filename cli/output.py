@@ -45,4 +45,5 @@ def emit(doc: dict[str, Any], fmt: OutputFormat, table: Callable[[Console], None
 
 
 def warn(message: str) -> None:
-    stderr_console().print(message, markup=False)
+    # soft_wrap: a one-line message stays one line in a log or a pipe, whatever the console width
+    stderr_console().print(message, markup=False, soft_wrap=True)
