@@ -83,3 +83,36 @@ def test_a_recording_rides_out_a_broker_restart_and_saves_the_gap(tmp_path: Path
     assert not [c for c in commits if gap["start_ts"] < c.observed_ts < gap["end_ts"]]  # nothing inside the gap
     summary = stderr.strip().splitlines()[-1]
     assert summary.startswith("kgroup: recorded:") and "1 gap(s)" in summary, stderr
+
+
+def test_a_recording_gives_up_after_max_outage_with_exit_4_and_says_what_it_saved(tmp_path: Path) -> None:
+    started = next((s for s in (_start(_tansu, tmp_path, a, tmp_path / f"tansu-{a}.log") for a in range(5)) if s),
+                   None)
+    assert started is not None, "Tansu did not start"
+    process, port = started
+    bootstrap = f"127.0.0.1:{port}"
+    topic_with_records(bootstrap, "orders", [3])
+    commit(bootstrap, "billing", {("orders", 0): 1})
+    out = tmp_path / "history"
+    recorder = subprocess.Popen(
+        [str(Path(sys.executable).parent / "kgroup"), "lag", "record", "-b", bootstrap, "--group", "billing",
+         "--interval", "500ms", "--duration", "10m", "--max-outage", "3s", "--timeout", "2", "--out", str(out)],
+        stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while len(table_files(str(out), COMMITS)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        _stop(process)
+        _, stderr = recorder.communicate(timeout=60)
+    finally:
+        if recorder.poll() is None:
+            recorder.kill()
+        _stop(process)
+
+    assert recorder.returncode == 4, stderr
+    lines = stderr.strip().splitlines()
+    assert lines[-2].startswith("kgroup: saved before giving up:") and "1 gap(s)" in lines[-2]
+    assert lines[-1].startswith(f"kgroup: error: cannot reach {bootstrap}") and "gave up after" in lines[-1]
+    (gap,) = read_gaps(str(out))
+    assert gap["end_ts"] is None and gap["attempts"] >= 2
+    assert read_samples(str(out))[0]  # what was recorded before is there and reads whole
