@@ -19,7 +19,7 @@ from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 # name: (module, attribute, the first line of its help). Order is the order `--help` lists them in.
 COMMANDS: dict[str, tuple[str, str, str]] = {
-    "groups": ("kgroup.cli.commands.live", "groups",
+    "groups": ("kgroup.cli.commands.groups", "groups",
                "List consumer groups: id, type, state, members, assignor, coordinator and total lag."),
     "describe": ("kgroup.cli.commands.live", "describe",
                  "Describe groups with their lag, as `kafka-consumer-groups.sh --describe` does, plus "

@@ -10,7 +10,8 @@ from typing import Any, Callable, TypeVar
 
 import typer
 
-from kgroup.inspectors.errors import InputError, NotFoundError, NotReachableError, RunError, one_line
+from kgroup.inspectors.errors import (AuthenticationError, InputError, NotFoundError, NotReachableError, RunError,
+                                     one_line)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -20,14 +21,16 @@ class ExitCode(IntEnum):
     RUNTIME_ERROR = 1  # an assignor failed at run time (e.g. a user assignor returned nonsense)
     BAD_INPUT = 2  # usage errors and bad input files or flag values
     CHECK_FAILED = 3  # `kgroup check`: a policy did not hold
-    NOT_REACHABLE = 4  # no broker answered within --timeout
+    NOT_REACHABLE = 4  # the cluster was lost: refused, unresolvable, or no answer within --timeout
     NOT_FOUND = 5  # a named group or topic does not exist on the cluster
     REFUSED = 6  # `offsets reset`: a group has active members, so Kafka would refuse the change too
+    AUTHENTICATION_FAILED = 7  # the cluster answered but refused the credentials (SASL/SSL)
     INTERRUPTED = 130
 
 
 _EXIT_FOR: dict[type, ExitCode] = {InputError: ExitCode.BAD_INPUT, RunError: ExitCode.RUNTIME_ERROR,
-                                   NotReachableError: ExitCode.NOT_REACHABLE, NotFoundError: ExitCode.NOT_FOUND}
+                                   NotReachableError: ExitCode.NOT_REACHABLE, NotFoundError: ExitCode.NOT_FOUND,
+                                   AuthenticationError: ExitCode.AUTHENTICATION_FAILED}
 
 
 def _say(message: str) -> None:
@@ -44,7 +47,7 @@ def handle_errors(command: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
-        except (InputError, RunError, NotReachableError, NotFoundError) as exc:
+        except (InputError, RunError, NotReachableError, NotFoundError, AuthenticationError) as exc:
             _say(str(exc))
             raise typer.Exit(next(code for kind, code in _EXIT_FOR.items() if isinstance(exc, kind))) from None
         except KeyboardInterrupt:

@@ -37,3 +37,7 @@ class NotReachableError(Exception):
 
 class NotFoundError(Exception):
     """A named group (or topic) does not exist on the cluster. Exit 5."""
+
+
+class AuthenticationError(Exception):
+    """The cluster answered but refused kgroup's credentials (SASL/SSL): which address and what. Exit 7."""

@@ -28,10 +28,11 @@ def write_atomically(path: str, text: str, field: str | None = None) -> None:
     folder = output_folder(path, field)
     try:
         handle, temporary = tempfile.mkstemp(prefix=".kgroup-", dir=folder)
+        # mkstemp makes the file 0600; a file the user asked for gets what their umask gives, as `>` would
+        os.fchmod(handle, 0o666 & ~_umask())
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
-        # mkstemp makes the file 0600; a file the user asked for gets the mode open() would give it.
-        os.chmod(temporary, 0o666 & ~_umask())
         os.replace(temporary, path)
     except OSError as exc:
         raise InputError(f"{path!r}: cannot write it: {exc.strerror}", field=field) from None
+

@@ -55,6 +55,7 @@ class HistoryPoint:
     bucket_ts: int
     max_lag: int | None
     max_time_lag_ms: int | None
+    max_time_lag_lower_bound: bool = False  # the max is only a floor (a partition's time lag was a lower bound)
 
 
 class _Log:
@@ -97,12 +98,16 @@ def analyze(commits: Iterable[CommitSample], logs: Iterable[LogSample], query: L
             if sample.committed_offset is not None and log is not None:
                 end = log.end_at(sample.observed_ts)
                 lag = None if end is None else max(0, end - sample.committed_offset)
-                late = log.time_lag_at(sample.committed_offset, sample.observed_ts).ms
+                late = log.time_lag_at(sample.committed_offset, sample.observed_ts)
                 bucket = sample.observed_ts - sample.observed_ts % query.bucket_ms
-                history[(cluster, group, bucket)].append((lag, late))
-    return sorted(reports, key=report_order), [
-        HistoryPoint(c, g, b, _max(lag for lag, _ in points), _max(late for _, late in points))
-        for (c, g, b), points in sorted(history.items())]
+                history[(cluster, group, bucket)].append((lag, late.ms, late.method == "lower-bound"))
+    return sorted(reports, key=report_order), [_point(c, g, b, points) for (c, g, b), points in sorted(history.items())]
+
+
+def _point(cluster: str, group: str, bucket: int, points: list[tuple[int | None, int | None, bool]]) -> HistoryPoint:
+    top = _max(late for _, late, _ in points)
+    floor = top is not None and any(bound for _, late, bound in points if late == top)
+    return HistoryPoint(cluster, group, bucket, _max(lag for lag, _, _ in points), top, floor)
 
 
 def _report(samples: list[CommitSample], log: _Log | None, query: LagQuery) -> PartitionReport:

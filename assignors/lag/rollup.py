@@ -9,6 +9,18 @@ from kgroup.assignors.lag.burrow_status import RANK, worst
 from kgroup.assignors.lag.history import PartitionReport
 
 GROUP, TOPIC, MEMBER = "group", "topic", "member"
+# Among partitions tied at the rollup's max time lag, the least certain method speaks for the max: one
+# lower bound among them makes the group's figure a lower bound too.
+METHOD_RANK = {"none": 0, "caught-up": 1, "exact": 2, "interpolated": 3, "lower-bound": 4}
+
+
+def ordered_sum(values: list[float]) -> float:
+    """Floating-point sums depend on their order; summed smallest first, Spark (array_sort, aggregate) and
+    Python give the same bits whatever order the partitions arrive in."""
+    total = 0.0
+    for value in sorted(values):
+        total += value
+    return total
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +33,7 @@ class Rollup:
     lag: int
     max_lag: int
     max_time_lag_ms: int | None
+    max_time_lag_method: str  # how the max was found; "lower-bound" when it is only a floor (see METHOD_RANK)
     lagging: int  # partitions with lag > 0
     status: str  # the worst partition status
     trend: float | None  # messages/s, > 0 growing
@@ -44,8 +57,11 @@ def _rollup(key: tuple[str, str, str, str], parts: list[PartitionReport]) -> Rol
     trends = [p.trend for p in parts if p.trend is not None]
     lagging = [p for p in parts if p.lag]
     etas = [p.eta_s for p in lagging]
-    return Rollup(level, cluster, group, name, len(parts), sum(lags), max(lags), max(late) if late else None,
-                  len(lagging), worst([p.status for p in parts]), sum(trends) if trends else None,
+    top = max(late) if late else None
+    method = max((p.time_lag_method for p in parts if top is not None and p.time_lag_ms == top),
+                 key=lambda m: METHOD_RANK.get(m, 0), default="none")
+    return Rollup(level, cluster, group, name, len(parts), sum(lags), max(lags), top, method,
+                  len(lagging), worst([p.status for p in parts]), ordered_sum(trends) if trends else None,
                   (max(etas) if etas else 0.0) if None not in etas else None,  # type: ignore[type-var]
                   len({p.member_id for p in parts if p.member_id}))
 

@@ -13,12 +13,13 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 
 from kgroup.assignors.lag.samples import READ_UNCOMMITTED
-from kgroup.cli.errors import handle_errors
-from kgroup.cli.render.lag import chart_html, method_legend, partition_table, report_body, rollup_body, rollup_table
+from kgroup.cli.errors import ExitCode, handle_errors
+from kgroup.cli.render.lag import method_legend, partition_table, report_body, rollup_body, rollup_table
+from kgroup.cli.render.lag_chart import chart_html
 from kgroup.cli.options import (BootstrapOpt, CommandConfigOpt, IsolationOpt, OutputOpt, ProfileOpt, TimeoutOpt,
                                 connect, isolation_level)
 from kgroup.cli.output import OutputFormat, document, emit, stderr_console, warn
-from kgroup.inspectors.errors import InputError
+from kgroup.inspectors.errors import InputError, NotReachableError
 from kgroup.inspectors.files import output_folder, write_atomically
 from kgroup.inspectors.offsets.reset_times import datetime_ms, span_ms
 
@@ -62,11 +63,14 @@ def spark_progress(enabled: bool) -> Iterator[Any]:
 def analyze(
     dataset: Annotated[str, typer.Argument(help="The offset history folder (`kgroup lag record --out`).",
                                            metavar="DATASET", show_default=False)],
-    spark: Annotated[str, typer.Option("--spark", help="local[*] (embedded, loopback, no UI), local[N], or a "
-                                       "Spark Connect URL sc://HOST:PORT.")] = "local[*]",
-    in_process: Annotated[bool, typer.Option(
-        "--in-process", help="No Spark: the same computation in this process, for a small history (no JVM to "
-        "start; the whole data set is read into memory).")] = False,
+    engine: Annotated[str, typer.Option(
+        "--engine", help="auto: in-process up to 500,000 samples (measured: docs/lag.md), else Spark; in-process: "
+        "no Spark, the whole history in memory; spark: --spark's session. The choice is printed on stderr.")
+    ] = "auto",
+    spark: Annotated[Optional[str], typer.Option("--spark", help="local[*] (embedded, loopback, no UI; the "
+                                                 "default), local[N], or a Spark Connect URL sc://HOST:PORT. "
+                                                 "Given, auto means Spark.", show_default=False)] = None,
+    in_process: Annotated[bool, typer.Option("--in-process", help="The same as --engine in-process.")] = False,
     groups: GroupsOpt = None,
     regex: RegexOpt = None,
     since: Annotated[Optional[str], typer.Option("--since", help="Start of the history: an ISO date-time, or a "
@@ -78,7 +82,10 @@ def analyze(
     allowed_lag: Annotated[int, typer.Option("--allowed-lag", help="Lag at or below this counts as caught up "
                                              "(Burrow's allowed-lag).", min=0)] = 0,
     isolation: IsolationOpt = READ_UNCOMMITTED,
-    bucket: Annotated[str, typer.Option("--bucket", help="Time bucket of the history (chart, JSON).")] = "1m",
+    bucket: Annotated[Optional[str], typer.Option(
+        "--bucket", help="Time bucket of the history (chart, JSON), e.g. 1m. Default: chosen from the span "
+        "analyzed, about 60 points (1s, 5s, 10s, 15s, 30s, 1m, 5m, 15m, 30m, 1h, 6h, 1d).",
+        show_default=False)] = None,
     top: Annotated[int, typer.Option("--top", help="Partitions shown in the table, worst first (0: all).",
                                      min=0)] = 20,
     out: Annotated[Optional[str], typer.Option("--out", help="Write the per-partition result as Parquet.",
@@ -90,6 +97,9 @@ def analyze(
         show_default=False)] = None,
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait for a Spark Connect server.",
                                            min=0.1)] = 10.0,
+    skip_bad_files: Annotated[bool, typer.Option(
+        "--skip-bad-files", help="Leave out history files that cannot be read as Parquet (each is named on "
+        "stderr) instead of stopping at the first.")] = False,
     output: OutputOpt = OutputFormat.table,
 ) -> None:
     """Analyze an offset history on Spark (or --in-process): lag, time lag, Burrow-style status, rollups, trend, ETA.
@@ -107,17 +117,24 @@ def analyze(
 
       kgroup lag analyze ./history --in-process --since 30m     # a small history, no Spark
     """
-    from kgroup.inspectors.lag.analysis import IN_PROCESS, Selection, run, with_bounds, write_parquet
+    from kgroup.inspectors.lag.analysis import (AUTO, IN_PROCESS, SPARK, Selection, checked_files, choose_engine, run,
+                                                with_bounds, write_parquet)
 
-    if in_process and spark != "local[*]":
+    if engine not in (AUTO, IN_PROCESS, SPARK):
+        raise InputError(f"{engine!r}: expected auto, in-process or spark", field="--engine")
+    if in_process and spark is not None:
         raise InputError("choose one of --in-process and --spark", field="--in-process")
+    if in_process:
+        engine = IN_PROCESS
+    if engine == IN_PROCESS and spark is not None:
+        raise InputError("--engine in-process runs no Spark; drop --spark", field="--engine")
 
     since_at, since_span = _time(since, "--since")
     until_at, until_span = _time(until, "--until")
     if until_span is not None:
         raise InputError(f"{until!r}: expected an ISO date-time such as 2026-11-21T08:00:00", field="--until")
     knobs = {"window": window, "allowed_lag": allowed_lag, "isolation": isolation_level(isolation),
-             "bucket_ms": span_ms(bucket, "--bucket")}
+             "bucket_ms": span_ms(bucket, "--bucket") if bucket else None}
     for path, option in ((out, "--out"), (chart, "--chart")):
         if path:
             output_folder(path, option)  # before the Spark job, not after it
@@ -127,10 +144,17 @@ def analyze(
         if not sep or not key.strip():
             raise InputError(f"{entry!r}: expected KEY=VALUE", field="--spark-conf")
         conf[key.strip()] = value.strip()
-    engine = IN_PROCESS if in_process else spark
-    with spark_progress(not in_process) as report:
-        result = run(dataset, engine, lambda newest: with_bounds(newest, since_at, until_at, since_span, **knobs),
-                     Selection(tuple(groups or ()), regex), report, timeout, conf)
+    checked = checked_files(dataset, skip_bad_files)
+    for file in sorted(checked.skip):
+        warn(f"kgroup: warning: {file}: not readable as Parquet; left out (--skip-bad-files)")
+    chosen, why = choose_engine(engine, spark or "local[*]", spark is not None, checked.rows)
+    if engine == AUTO and spark is None:  # a choice kgroup made, not one the user typed: say which and why
+        warn(f"kgroup: engine: {'in-process' if chosen == IN_PROCESS else 'spark ' + chosen} ({why}; "
+             "--engine to choose)")
+    with spark_progress(chosen != IN_PROCESS) as report:
+        result = run(dataset, chosen, lambda newest: with_bounds(newest, since_at, until_at, since_span,
+                                                                 oldest=checked.oldest_ts, **knobs),
+                     Selection(tuple(groups or ()), regex), report, timeout, conf, checked.skip, checked.bytes)
     group_rows = [r for r in result.rollups if r.level == "group"]
     worst_groups = [r.group for r in group_rows[:5]]
     if out:
@@ -146,8 +170,11 @@ def analyze(
         "topics": [rollup_body(r) for r in result.rollups if r.level == "topic"],
         "members": [rollup_body(r) for r in result.rollups if r.level == "member"],
         "partitions": [report_body(r) for r in result.partitions],
+        "gaps": [{"cluster": g["cluster"], "start_ts": g["start_ts"], "end_ts": g["end_ts"],
+                  "attempts": g["attempts"], "reason": g["reason"]} for g in result.gaps],
         "history": [{"cluster": h.cluster, "group": h.group, "bucket_ts": h.bucket_ts, "max_lag": h.max_lag,
-                     "max_time_lag_ms": h.max_time_lag_ms} for h in result.history]})
+                     "max_time_lag_ms": h.max_time_lag_ms, "max_time_lag_lower_bound": h.max_time_lag_lower_bound}
+                    for h in result.history]})
 
     def table(console: Console) -> None:
         if not result.partitions:
@@ -163,9 +190,22 @@ def analyze(
         method_legend(console)
 
     emit(doc, output, table)
+    for gap in result.gaps:
+        end = "the end of the recording" if gap["end_ts"] is None else _stamp(gap["end_ts"])
+        warn(f"kgroup: note: the recorder could not poll {gap['cluster']} from {_stamp(gap['start_ts'])} to {end}; "
+             "nothing in that gap counts as a stopped consumer")
+    if result.query.as_of != (until_at if until_at is not None else result.query.as_of):
+        warn(f"kgroup: note: --until falls in a recording gap; evaluated as of {_stamp(result.query.as_of)}, "
+             "the last poll before it")
     if out or chart:
         warn(" ".join(f"wrote {path}" for path in (out, chart) if path))
     sys.stdout.flush()
+
+
+def _stamp(ms: int) -> str:
+    from datetime import datetime, timezone
+
+    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 class _StopRequest:
@@ -210,8 +250,10 @@ def record(
     interval: Annotated[str, typer.Option("--interval", help="Time between polls, e.g. 30s.")] = "30s",
     duration: Annotated[Optional[str], typer.Option("--duration", help="Stop after this long, e.g. 1h.",
                                                     show_default=False)] = None,
-    count: Annotated[Optional[int], typer.Option("--count", help="Stop after N polls.", min=1,
+    count: Annotated[Optional[int], typer.Option("--count", help="Stop after N polls written.", min=1,
                                                  show_default=False)] = None,
+    max_outage: Annotated[str, typer.Option(
+        "--max-outage", help="Keep retrying a lost cluster this long before giving up (exit 4).")] = "15m",
     bootstrap_server: BootstrapOpt = None,
     command_config: CommandConfigOpt = None,
     profile: ProfileOpt = None,
@@ -219,8 +261,15 @@ def record(
 ) -> None:
     """Poll the cluster and append offset-history samples (Parquet, by date) until --duration or --count.
 
-    Ctrl-C stops it once the poll in flight is written (a second Ctrl-C stops at once); every poll written
-    is complete, and no partial file is visible to readers.
+    Broker restarts and leader moves are ridden out: a failed poll is retried with backoff (1 s doubling
+    to 30 s) for up to --max-outage, and the time without polls is saved as a gap, which `lag analyze`
+    reads (a gap is never taken for a stopped consumer). On a terminal a line per poll shows progress; a
+    summary of what was saved ends every run. Ctrl-C stops once the poll in flight is written; a second
+    Ctrl-C stops at once. Every poll written is complete, and no partial file is visible to readers.
+
+    Exit codes: 0 ran its whole --duration/--count; 130 stopped by Ctrl-C; 4 the cluster stayed away
+    longer than --max-outage (or was not there at the start); 7 authentication failed; 2 bad input; 5 a
+    named group does not exist.
 
     Examples:
 
@@ -229,46 +278,65 @@ def record(
       kgroup lag record -b localhost:9092 --group orders --interval 5s --count 12 --out ./history
     """
     from kgroup.inspectors.lag import dataset as lag_dataset
+    from kgroup.inspectors.lag.recorder import Event, Schedule, Tally
+    from kgroup.inspectors.lag.recorder import record as record_history
     from kgroup.inspectors.lag.sampler import GroupChooser, Sampler
 
     every = span_ms(interval, "--interval")
     limit_ms = span_ms(duration, "--duration") if duration else None
     if limit_ms is None and count is None:
         raise InputError("say when to stop: --duration (e.g. 1h) or --count N", field="--duration")
+    schedule = Schedule(every, limit_ms, count, span_ms(max_outage, "--max-outage"))
     chooser = GroupChooser(tuple(groups or ()), regex)
     lag_dataset.pyarrow()
     admin = connect(bootstrap_server, command_config, profile, timeout)
     admin.metadata()  # reachability, before the data set is created
     lag_dataset.create(out)
-    sampler = Sampler(admin, chooser, first_seen=lag_dataset.newest_commits(out))
-    polls = rows = 0
-    started = time.monotonic()
-    console = stderr_console()
+    resumed, skipped = lag_dataset.newest_commits(out, skip_bad=True)
+    for path in skipped:
+        warn(f"kgroup: warning: {path}: not readable as Parquet; left as it is (new polls go to new files)")
+    sampler = Sampler(admin, chooser, first_seen=resumed)
+    terminal = stderr_console().is_terminal
+    tally = Tally()
+
+    def show(event: Event) -> None:
+        nonlocal tally
+        tally = event.tally
+        if event.kind == "poll" and terminal:
+            warn(f"poll {event.tally.polls}: {event.groups} groups, {event.partitions} partitions, "
+                 f"{event.tally.rows} rows so far")
+        elif event.kind == "retry":
+            warn(f"kgroup: warning: poll failed ({event.error}); retrying in {event.wait_s:.1f} s")
+        elif event.kind == "resumed":
+            gap = event.tally.gaps[-1]
+            warn(f"kgroup: cluster answered again; gap of {(gap['end_ts'] - gap['start_ts']) / 1000:.0f} s "
+                 f"saved ({gap['attempts']} failed attempts)")
+
+    interrupted = False
     with _first_ctrl_c_stops_after_the_poll() as stop:
         try:
-            with Progress(TextColumn("recording"), BarColumn(), TextColumn("{task.completed} polls"),
-                          TextColumn("{task.fields[rows]} rows"), TextColumn("{task.fields[last]}"),
-                          TimeElapsedColumn(), console=console, transient=False,
-                          disable=not console.is_terminal) as bar:
-                total = count if count is not None else max(1, limit_ms // every + 1)  # type: ignore[operator]
-                task = bar.add_task("record", total=total, rows=0, last="")
-                while not stop.requested:
-                    commits, logs = sampler.poll()
-                    lag_dataset.append(out, commits, logs)
-                    polls += 1
-                    rows += len(commits) + len(logs)
-                    groups_seen = len({c.group for c in commits})
-                    bar.update(task, completed=polls, rows=rows,
-                               last=f"{groups_seen} groups, {len(commits)} partitions")
-                    if count is not None and polls >= count:
-                        break
-                    next_at = started + polls * every / 1000
-                    if limit_ms is not None and (next_at - started) * 1000 > limit_ms:
-                        break
-                    stop.sleep(max(0.0, next_at - time.monotonic()))
+            tally = record_history(out, sampler, schedule, stop, show,
+                                   lambda: connect(bootstrap_server, command_config, profile, timeout))
         except KeyboardInterrupt:  # the second Ctrl-C: the poll in flight is dropped, not half-written
-            stop.requested = True
-        if stop.requested:
-            warn(f"interrupted: {polls} polls, {rows} rows in {out} (every poll written is complete)")
-            return
-    warn(f"recorded {polls} polls, {rows} rows in {out}")
+            interrupted = True
+        except NotReachableError:
+            warn(_summary("saved before giving up", tally, out))
+            raise
+        interrupted = interrupted or stop.requested
+    warn(_summary("interrupted" if interrupted else "recorded", tally, out))
+    if interrupted:
+        raise typer.Exit(ExitCode.INTERRUPTED)
+
+
+def _summary(verb: str, tally: Any, out: str) -> str:
+    """One line: polls, rows, the span they cover and the gaps, so the user knows what is on disk."""
+    from datetime import datetime, timezone
+
+    def at(ms: int | None) -> str:
+        return "-" if ms is None else datetime.fromtimestamp(ms / 1000, tz=timezone.utc).strftime("%H:%M:%SZ")
+
+    span = f" from {at(tally.first_ts)} to {at(tally.last_ts)}" if tally.first_ts is not None else ""
+    gaps = "; ".join(f"{at(g['start_ts'])}-{at(g['end_ts']) if g['end_ts'] else 'end'}" for g in tally.gaps)
+    gap_text = f", {len(tally.gaps)} gap(s): {gaps}" if tally.gaps else ", no gaps"
+    return (f"kgroup: {verb}: {tally.polls} polls, {tally.rows} rows in {out}{span}{gap_text} "
+            "(every poll written is complete)")

@@ -17,7 +17,7 @@ from kgroup.cli.render.tables import dash, print_wide
 from kgroup.cli.options import (BootstrapOpt, CommandConfigOpt, IsolationOpt, OutputOpt, ProfileOpt, TimeoutOpt,
                                 connect, isolation_level, load)
 from kgroup.cli.output import OutputFormat, document, emit, warn
-from kgroup.inspectors.errors import InputError
+from kgroup.inspectors.errors import InputError, NotFoundError
 from kgroup.inspectors.live.admin import READ_UNCOMMITTED, LiveGroup, chosen_group_ids, group_pattern, read_groups
 from kgroup.inspectors.files import write_atomically
 from kgroup.inspectors.live.record_timestamps import described_time_lags
@@ -88,6 +88,9 @@ def describe(
         "from the log start; groups with none are left out.")] = False,
     members: Annotated[bool, typer.Option("--members", help="One row per member instead of per partition.")] = False,
     state: Annotated[bool, typer.Option("--state", help="One summary line per group.")] = False,
+    topics: Annotated[Optional[list[str]], typer.Option(
+        "--topic", "-t", help="Only this topic's partitions (repeatable); without GROUP, every group that "
+        "committed or owns one of them: who consumes this topic.", show_default=False)] = None,
     verbose: Annotated[bool, typer.Option(
         "--verbose", help="Kafka's verbose columns: LEADER-EPOCH of each commit; with --members each member's "
         "current and target assignment; with --state the group epochs.")] = False,
@@ -122,6 +125,8 @@ def describe(
       kgroup describe --all-groups --only-with-lag -o json
 
       kgroup describe --fixture orders.yaml      # offline, from `kgroup snapshot`
+
+      kgroup describe --topic orders             # every group reading the topic orders
     """
     if members and state:
         raise InputError("choose one of --members and --state", field="--members")
@@ -136,22 +141,32 @@ def describe(
         described = [fixture_group(saved, group_id) for group_id in chosen]
         bodies = [_describe_body(g, None) for g in described]
     else:
-        if not group_ids and not all_groups and regex is None:
-            raise InputError("name the groups, or choose them with --all-groups or -r REGEX", field="GROUP")
+        if not group_ids and not all_groups and regex is None and not topics:
+            raise InputError("name the groups, or choose them with --all-groups, -r REGEX or --topic", field="GROUP")
         admin = connect(bootstrap_server, command_config, profile, timeout)
+        if topics:
+            known = set(admin.metadata().topics)
+            for topic in topics:
+                if topic not in known:
+                    raise NotFoundError(f"topic {topic!r} does not exist (--topic)")
+            all_groups = all_groups or not (group_ids or pattern)
         chosen = chosen_group_ids(list(group_ids or []), all_groups, pattern,
                                   lambda: [g.group_id for g in admin.list_groups()])
         described = read_groups(admin, chosen, level).groups if chosen else []
         bodies = [_describe_body(g, described_time_lags(admin.settings, lag_rows(g.group), level, admin.timeout_s)
                                  if time_lag else None)
                   for g in described]
+    if topics:
+        bodies = [b for b in ({**body, "partitions": [p for p in body["partitions"] if p["topic"] in topics]}
+                              for body in bodies) if b["partitions"]]
     if only_with_lag:
         bodies = [b for b in (_only_lagging(body) for body in bodies) if b["partitions"]]
     doc = document("describe", {"isolation": isolation, "groups": bodies})
     if not chosen:
         warn("kgroup: note: no group matched")
     elif not bodies:
-        warn("kgroup: note: no partition has lag")
+        warn("kgroup: note: no partition has lag" if only_with_lag else
+             f"kgroup: note: no group has a partition of {', '.join(topics or [])}")
     for live in described:
         for note in live.notes:
             warn(f"kgroup: note: group {live.group.group_id}: {note}")

@@ -46,10 +46,17 @@ def reset(
     from_file: Annotated[Optional[str], typer.Option(
         "--from-file", help="To the offsets in a CSV plan (as --export writes it).", metavar="CSV",
         show_default=False)] = None,
+    to_group: Annotated[Optional[str], typer.Option(
+        "--to-group", help="To the committed offsets of group OTHER (rpk group seek --to-group), on the "
+                           "partitions OTHER has committed (within --topic when given).", metavar="OTHER",
+        show_default=False)] = None,
     topics: Annotated[Optional[list[str]], typer.Option(
         "--topic", help="TOPIC or TOPIC:P[,P...]; repeatable.", show_default=False)] = None,
     all_topics: Annotated[bool, typer.Option("--all-topics", help="Every partition the group has committed.")] = False,
     execute: Annotated[bool, typer.Option("--execute", help="Apply the plan. Without it nothing changes.")] = False,
+    allow_partial: Annotated[bool, typer.Option(
+        "--allow-partial", help="With several groups: apply the groups that were not refused. By default a "
+                                "refused group means no group is changed.")] = False,
     export: Annotated[bool, typer.Option(
         "--export", help="Print the plan as CSV (topic,partition,offset; with the group first for several "
                          "groups) for --from-file.")] = False,
@@ -64,6 +71,9 @@ def reset(
     Prints the plan as GROUP TOPIC PARTITION NEW-OFFSET (then CURRENT-OFFSET and a note where the new
     offset is not what was asked). Groups with active members are refused, as Kafka refuses them.
     After --execute kgroup reads the committed offsets back and reports any partition that did not take.
+    With several groups --execute is all or nothing: if any group is refused, no group is changed (unless
+    --allow-partial). Each group's result is in the table and in JSON (`executed` per group, and at the top
+    only when every group's plan was applied).
     Exit codes: 0 done (or planned), 1 some partitions failed, 6 a group was refused.
 
     Examples:
@@ -75,39 +85,60 @@ def reset(
       kgroup offsets reset orders-service --all-topics --to-latest --export > plan.csv
 
       kgroup offsets reset orders-service --from-file plan.csv --execute
+
+      kgroup offsets reset orders-service-v2 --to-group orders-service --execute
     """
     ids = list(dict.fromkeys(group_ids))
     request = _request(ids, to_earliest, to_latest, to_current, to_offset, shift_by, to_datetime, by_duration,
-                       from_file, tuple(topics or ()), all_topics)
+                       from_file, tuple(topics or ()), all_topics, to_group)
     admin = connect(bootstrap_server, command_config, profile, timeout)
     plans = prepare_reset(admin, ids, request)
+    outcomes = apply_reset(admin, plans, allow_partial) if execute else None
     for plan in plans:
         if plan.refused:
             warn(f"kgroup: error: group {plan.group_id}: {plan.refused}")
-    outcomes = apply_reset(admin, plans) if execute else None
     if export:
         sys.stdout.write(plan_csv(((p.group_id, o.tp, o.new) for p in plans if not p.refused for o in p.offsets),
                                   with_group=len(ids) > 1))
     else:
-        doc = document("offset-reset", {"executed": execute, "groups": [_body(p, outcomes) for p in plans]})
+        executed = outcomes is not None and all(o.executed or not p.offsets for p, o in zip(plans, outcomes)) \
+            and not any(p.refused for p in plans)
+        doc = document("offset-reset", {"executed": executed, "groups": [_body(p, outcomes) for p in plans]})
         emit(doc, output, lambda console: _plan_table(console, plans, outcomes))
-    if not execute:
-        warn("kgroup: dry run: nothing was changed; add --execute to apply this plan")
+    plannable = [p.group_id for p in plans if not p.refused and p.offsets]
+    if outcomes is not None and any(o.held_back for o in outcomes):
+        warn("kgroup: error: nothing was changed: a group was refused and the reset is all or nothing "
+             "(--allow-partial applies the groups that were not refused)")
+    elif not execute:
+        if plannable and any(p.refused for p in plans):
+            warn(f"kgroup: dry run: nothing was changed; --execute would change nothing while a group is refused "
+                 f"(or add --allow-partial to apply {', '.join(plannable)})")
+        elif plannable:
+            warn("kgroup: dry run: nothing was changed; add --execute to apply this plan")
+        else:
+            warn("kgroup: dry run: nothing was changed")
     _exit(plans, outcomes)
 
 
 def _request(ids: list[str], to_earliest: bool, to_latest: bool, to_current: bool, to_offset: int | None,
              shift_by: int | None, to_datetime: str | None, by_duration: str | None, from_file: str | None,
-             topics: tuple[str, ...], all_topics: bool) -> ResetRequest:
+             topics: tuple[str, ...], all_topics: bool, to_group: str | None = None) -> ResetRequest:
     chosen = {TO_EARLIEST: to_earliest, TO_LATEST: to_latest, TO_CURRENT: to_current, TO_OFFSET: to_offset is not None,
               SHIFT_BY: shift_by is not None, TO_DATETIME: to_datetime is not None,
-              "by-duration": by_duration is not None, FROM_FILE: from_file is not None}
+              "by-duration": by_duration is not None, FROM_FILE: from_file is not None,
+              "to-group": to_group is not None}
     specs = [name for name, on in chosen.items() if on]
     if len(specs) != 1:
         raise InputError("give exactly one of --to-earliest, --to-latest, --to-current, --to-offset, --shift-by, "
-                         "--to-datetime, --by-duration, --from-file" + (f" (got {', '.join('--' + s for s in specs)})"
+                         "--to-datetime, --by-duration, --from-file, --to-group" + (f" (got {', '.join('--' + s for s in specs)})"
                                                                          if specs else ""), field="reset spec")
     spec = specs[0]
+    if spec == "to-group":
+        if to_group in ids:
+            raise InputError(f"{to_group!r} is also a group to reset", field="--to-group")
+        if topics and all_topics:
+            raise InputError("give --all-topics or --topic, not both", field="--topic")
+        return ResetRequest("to-group", topics=topics, all_topics=all_topics, to_group=to_group)
     if spec == FROM_FILE:
         if topics or all_topics:
             raise InputError("--from-file takes its partitions from the file; drop --topic/--all-topics",
@@ -130,12 +161,30 @@ def _outcome_of(outcomes: list[GroupOutcome] | None, group_id: str) -> GroupOutc
 def _status(outcome: GroupOutcome | None, tp: Any) -> str | None:
     if outcome is None:
         return None
+    if outcome.held_back:
+        return "not applied"
     return f"failed: {outcome.failed[tp]}" if tp in outcome.failed else "applied"
+
+
+def _result(plan: GroupPlan, outcome: GroupOutcome | None) -> str:
+    """One group's result in a word or a short phrase, the same in the table and in JSON."""
+    if plan.refused:
+        return "refused"
+    if not plan.offsets:
+        return "nothing to reset"
+    if outcome is None:
+        return "planned (dry run)"
+    if outcome.held_back:
+        return outcome.held_back
+    if outcome.failed:
+        return f"failed: {len(outcome.failed)} of {len(plan.offsets)} partitions"
+    return "applied"
 
 
 def _body(plan: GroupPlan, outcomes: list[GroupOutcome] | None) -> dict[str, Any]:
     outcome = _outcome_of(outcomes, plan.group_id)
     return {"group": plan.group_id, "state": plan.state, "refused": plan.refused,
+            "executed": outcome is not None and outcome.executed, "result": _result(plan, outcome),
             "partitions": [{"topic": o.tp.topic, "partition": o.tp.partition, "current_offset": o.current,
                             "new_offset": o.new, "note": o.note, "status": _status(outcome, o.tp)}
                            for o in plan.offsets]}
@@ -145,7 +194,21 @@ def _plan_table(console: Console, plans: list[GroupPlan], outcomes: list[GroupOu
     rows = [(p, o) for p in plans for o in p.offsets]
     if not rows:
         console.print("nothing to reset")
-        return
+    else:
+        _partition_table(console, rows, outcomes)
+    if len(plans) > 1 or any(p.refused for p in plans):
+        console.print()
+        groups = Table(box=None, pad_edge=False)
+        for column in ("GROUP", "STATE", "PARTITIONS", "RESULT"):
+            groups.add_column(column, justify="right" if column == "PARTITIONS" else "left")
+        for plan in plans:
+            why = f": {plan.refused}" if plan.refused else ""
+            groups.add_row(plan.group_id, plan.state, str(len(plan.offsets)),
+                           _result(plan, _outcome_of(outcomes, plan.group_id)) + why)
+        print_wide(console, groups)
+
+
+def _partition_table(console: Console, rows: list[Any], outcomes: list[GroupOutcome] | None) -> None:
     table = Table(box=None, pad_edge=False)
     columns = ["GROUP", "TOPIC", "PARTITION", "NEW-OFFSET", "CURRENT-OFFSET", "NOTE"] + (["STATUS"] if outcomes else [])
     for column in columns:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 from dataclasses import asdict
 from typing import Any
 
@@ -10,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from kgroup.assignors.lag.burrow_status import burrow_group_status
-from kgroup.assignors.lag.history import HistoryPoint, PartitionReport
+from kgroup.assignors.lag.history import PartitionReport
 from kgroup.assignors.lag.rollup import Rollup
 from kgroup.cli.render.tables import dash, print_wide
 
@@ -63,7 +62,7 @@ def rollup_table(console: Console, rows: list[Rollup], level: str, title: str) -
         names = [r.group] if level == "group" else [r.group, r.name]
         members = [str(r.members) if r.members else "0 (no active members)"] if level == "group" else []
         table.add_row(*names, r.status, str(r.partitions), str(r.lagging), str(r.lag), str(r.max_lag),
-                      duration(r.max_time_lag_ms), trend(r.trend), eta(r.eta_s, r.lag), *members)
+                      time_lag(r.max_time_lag_ms, r.max_time_lag_method), trend(r.trend), eta(r.eta_s, r.lag), *members)
     print_wide(console, table)
 
 
@@ -90,43 +89,3 @@ def report_body(r: PartitionReport) -> dict[str, Any]:
 
 def rollup_body(r: Rollup) -> dict[str, Any]:
     return {**asdict(r), "burrow_status": burrow_group_status(r.status)}
-
-
-_COLOURS = ("#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd")
-
-
-def chart_html(history: list[HistoryPoint], groups: list[str], title: str) -> str:
-    """Two SVG panels (lag, time lag) with one line per group, for people, with no script or network."""
-    panels = []
-    for label, value, fmt in (("lag (messages, worst partition)", lambda p: p.max_lag, str),
-                              ("time lag (worst partition)", lambda p: p.max_time_lag_ms, duration)):
-        panels.append(_panel(history, groups, label, value, fmt))
-    legend = "".join(f'<span style="color:{_COLOURS[i % len(_COLOURS)]}">&#9632; {html.escape(g)}</span> '
-                     for i, g in enumerate(groups))
-    return ("<!doctype html><meta charset='utf-8'><title>" + html.escape(title) + "</title>"
-            "<body style='font-family:sans-serif'><h3>" + html.escape(title) + "</h3><p>" + legend + "</p>"
-            + "".join(panels) + "</body>\n")
-
-
-def _panel(history: list[HistoryPoint], groups: list[str], label: str, value: Any, fmt: Any) -> str:
-    width, height, pad = 900, 260, 60
-    points = [p for p in history if p.group in groups and value(p) is not None]
-    if not points:
-        return f"<p>{html.escape(label)}: no data</p>"
-    t0, t1 = min(p.bucket_ts for p in points), max(p.bucket_ts for p in points)
-    top = max(value(p) for p in points) or 1
-    x = lambda t: pad + (t - t0) * (width - 2 * pad) / max(1, t1 - t0)  # noqa: E731
-    y = lambda v: height - pad / 2 - v * (height - pad) / top  # noqa: E731
-    lines = []
-    for i, group in enumerate(groups):
-        mine = sorted((p.bucket_ts, value(p)) for p in points if p.group == group)
-        if mine:
-            path = " ".join(f"{x(t):.1f},{y(v):.1f}" for t, v in mine)
-            lines.append(f'<polyline fill="none" stroke="{_COLOURS[i % len(_COLOURS)]}" stroke-width="2" '
-                         f'points="{path}"/>')
-    return (f'<svg width="{width}" height="{height}" xmlns="http://www.w3.org/2000/svg">'
-            f'<text x="{pad}" y="14" font-size="13">{html.escape(label)}</text>'
-            f'<text x="4" y="{y(top) + 4:.0f}" font-size="11">{html.escape(fmt(top))}</text>'
-            f'<text x="4" y="{y(0):.0f}" font-size="11">0</text>'
-            f'<line x1="{pad}" y1="{y(0):.1f}" x2="{width - pad}" y2="{y(0):.1f}" stroke="#999"/>'
-            + "".join(lines) + "</svg>")

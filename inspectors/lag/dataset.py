@@ -3,6 +3,12 @@
     DATASET/_kgroup_dataset.json                     {"schema": "kgroup-lag-history", "version": 1}
     DATASET/commits/date=YYYY-MM-DD/part-*.parquet   lag.md §7 `commits`
     DATASET/log_offsets/date=YYYY-MM-DD/part-*.parquet   lag.md §7 `log_offsets`
+    DATASET/gaps/date=YYYY-MM-DD/part-*.parquet      when `lag record` could not poll (lag.md §7, gaps)
+
+`gaps` is optional (older histories have none): one row per outage the recorder rode out, from the last
+poll it wrote (`start_ts`) to the first poll after the outage (`end_ts`; null when the recording ended in
+it), with the error that opened it. The analysis never evaluates inside a gap, so blind time cannot look
+like a consumer that stopped committing (STOP).
 
 Each append is one new file per table and date, written under a dot-name and renamed into place: Spark,
 pyarrow and DuckDB skip names starting with '.' or '_', so a reader never sees a half-written file, and an
@@ -16,6 +22,7 @@ import os
 import uuid
 from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
@@ -24,7 +31,7 @@ from kgroup.inspectors.errors import InputError
 
 MARKER = "_kgroup_dataset.json"
 SCHEMA_NAME, VERSION = "kgroup-lag-history", 1
-COMMITS, LOG_OFFSETS = "commits", "log_offsets"
+COMMITS, LOG_OFFSETS, GAPS = "commits", "log_offsets", "gaps"
 EXTRA_HINT = "pip install 'kgroup[spark]'"
 
 # column -> (kind, nullable); kinds are checked the same way on pyarrow and on Spark schemas
@@ -36,8 +43,10 @@ COLUMNS: dict[str, dict[str, tuple[str, bool]]] = {
     LOG_OFFSETS: {"cluster": ("string", False), "topic": ("string", False), "partition": ("int", False),
                   "log_start_offset": ("long", False), "high_watermark": ("long", False),
                   "last_stable_offset": ("long", True), "ts": ("timestamp", False)},
+    GAPS: {"cluster": ("string", False), "start_ts": ("timestamp", False), "end_ts": ("timestamp", True),
+           "attempts": ("int", False), "reason": ("string", False)},
 }
-_TIME_COLUMNS = {"commit_ts", "observed_ts", "ts"}
+_TIME_COLUMNS = {"commit_ts", "observed_ts", "ts", "start_ts", "end_ts"}
 
 
 def pyarrow() -> Any:
@@ -94,6 +103,30 @@ def append(path: str, commits: list[CommitSample], logs: list[LogSample]) -> Non
     _write(path, LOG_OFFSETS, [_row(s) for s in logs], lambda r: r["ts"])
 
 
+def append_gap(path: str, gap: dict[str, Any]) -> None:
+    """One outage: cluster, start_ts, end_ts (None while it lasted to the end), attempts, reason."""
+    _write(path, GAPS, [gap], lambda r: r["start_ts"])
+
+
+def read_gaps(path: str, skip: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
+    """Every recorded gap, oldest first (an empty list for a history without the table)."""
+    pa = pyarrow()
+    rows: list[dict[str, Any]] = []
+    for file in table_files(path, GAPS):
+        if file in skip:
+            continue
+        try:
+            data = pa.parquet.read_table(file)
+        except (OSError, pa.ArrowException) as exc:
+            raise InputError(f"cannot read it as Parquet: {exc} (--skip-bad-files leaves it out)",
+                             source=file) from None
+        for row in data.select(list(COLUMNS[GAPS])).to_pylist():
+            for column in ("start_ts", "end_ts"):
+                row[column] = None if row[column] is None else _millis(row[column])
+            rows.append(row)
+    return sorted(rows, key=lambda r: (r["start_ts"], r["cluster"]))
+
+
 def _row(sample: CommitSample | LogSample) -> dict[str, Any]:
     return {name: getattr(sample, name) for name in sample.__dataclass_fields__}
 
@@ -125,23 +158,31 @@ def table_files(path: str, table: str) -> list[str]:
     return found
 
 
-def newest_commits(path: str) -> dict[tuple[str, str, str, int], tuple[int, int]]:
+def newest_commits(path: str, skip_bad: bool = False
+                   ) -> tuple[dict[tuple[str, str, str, int], tuple[int, int]], list[str]]:
     """(cluster, group, topic, partition) -> (offset, commit time) as the newest poll in the data set saw it:
     a recording that resumes keeps dating an unchanged offset from when it was first seen. Only the newest
-    day is read (every poll writes every recorded partition), with Arrow's group-by, not row by row."""
+    day is read (every poll writes every recorded partition), with Arrow's group-by, not row by row.
+    With `skip_bad`, a file that cannot be read is left out and named in the second value."""
     check_marker(path)
     pa = pyarrow()
     every = table_files(path, COMMITS)
     if not every:
-        return {}
+        return {}, []
     newest_day = max(os.path.dirname(f) for f in every)
     files = [f for f in every if os.path.dirname(f) == newest_day]
     keys = ["cluster", "group", "topic", "partition"]
-    try:
-        data = pa.concat_tables([pa.parquet.read_table(f, columns=[*keys, "committed_offset", "commit_ts",
-                                                                    "observed_ts"]) for f in files])
-    except (OSError, pa.ArrowException) as exc:
-        raise InputError(f"cannot read the data set's newest commits: {exc}", source=newest_day) from None
+    tables, skipped = [], []
+    for file in files:
+        try:
+            tables.append(pa.parquet.read_table(file, columns=[*keys, "committed_offset", "commit_ts", "observed_ts"]))
+        except (OSError, pa.ArrowException) as exc:
+            if not skip_bad:
+                raise InputError(f"cannot read it as Parquet: {exc}", source=file) from None
+            skipped.append(file)
+    if not tables:
+        return {}, skipped
+    data = pa.concat_tables(tables)
     newest = (data.sort_by("observed_ts").group_by(keys, use_threads=False)
               .aggregate([("committed_offset", "last"), ("commit_ts", "last")]))
     found = {}
@@ -149,7 +190,7 @@ def newest_commits(path: str) -> dict[tuple[str, str, str, int], tuple[int, int]
         if row["committed_offset_last"] is not None:
             found[(row["cluster"], row["group"], row["topic"], row["partition"])] = (
                 row["committed_offset_last"], _millis(row["commit_ts_last"]))
-    return found
+    return found, skipped
 
 
 def check_columns(table: str, found: dict[str, str], where: str) -> None:
@@ -175,14 +216,47 @@ def arrow_kind(arrow_type: Any) -> str:
     return str(arrow_type)
 
 
-def read_samples(path: str) -> tuple[list[CommitSample], list[LogSample]]:
-    """The whole data set in memory, for the in-process reference and small histories."""
+@dataclass(frozen=True)
+class Survey:
+    """What the footers say: the files that cannot be read (with why), and the size of the rest."""
+
+    damaged: dict[str, str]
+    rows: int  # commit and log samples in the readable files
+    bytes: int
+    oldest_ts: int | None  # the first observation, from the file names (part-<first observation ms>-...)
+
+
+def survey(path: str) -> Survey:
+    """Each visible file read up to its Parquet footer only, so this costs little even for a long history:
+    a truncated or overwritten file is found before any engine starts, and the row count picks the engine."""
+    pa = pyarrow()
+    damaged, rows, size, oldest = {}, 0, 0, None
+    for table in (COMMITS, LOG_OFFSETS, GAPS):
+        for file in table_files(path, table):
+            stamp = os.path.basename(file).split("-")[1] if table == COMMITS else ""
+            if stamp.isdigit():
+                oldest = int(stamp) if oldest is None else min(oldest, int(stamp))
+            try:
+                metadata = pa.parquet.ParquetFile(file).metadata
+            except (OSError, pa.ArrowException) as exc:
+                damaged[file] = str(exc)
+                continue
+            if table != GAPS:
+                rows += metadata.num_rows
+                size += os.path.getsize(file)
+    return Survey(damaged, rows, size, oldest)
+
+
+def read_samples(path: str, skip: frozenset[str] = frozenset()) -> tuple[list[CommitSample], list[LogSample]]:
+    """The whole data set in memory, for the in-process reference and small histories; `skip`: files left out."""
     check_marker(path)
     pa = pyarrow()
     out: dict[str, list[Any]] = {}
     for table, make in ((COMMITS, CommitSample), (LOG_OFFSETS, LogSample)):
         rows: list[Any] = []
         for file in table_files(path, table):
+            if file in skip:
+                continue
             try:
                 data = pa.parquet.read_table(file)
             except (OSError, pa.ArrowException) as exc:

@@ -12,23 +12,28 @@ from typing import Any
 
 from kgroup.assignors.lag.burrow_status import RANK
 from kgroup.assignors.lag.history import HistoryPoint, PartitionReport, report_order
-from kgroup.assignors.lag.rollup import GROUP, MEMBER, TOPIC, Rollup, rollup_order
+from kgroup.assignors.lag.rollup import GROUP, METHOD_RANK, MEMBER, TOPIC, Rollup, rollup_order
 from kgroup.assignors.lag.samples import READ_COMMITTED, LagQuery
-from kgroup.inspectors.lag.dataset import COLUMNS, COMMITS, LOG_OFFSETS, check_columns, check_marker
+from kgroup.inspectors.lag.dataset import COLUMNS, COMMITS, LOG_OFFSETS, check_columns, check_marker, table_files
 
 HISTORY, EVENT, CURRENT = 0, 1, 2  # roles of commit rows in the as-of sorts
 KEY = ["_k1", "_k2"]  # a topic partition's window key, added by keyed()
 
 
-def read_tables(spark: Any, path: str) -> tuple[Any, Any]:
-    """The two tables with times as epoch milliseconds; the schema checked column by column."""
+def read_tables(spark: Any, path: str, skip: frozenset[str] = frozenset()) -> tuple[Any, Any]:
+    """The two tables with times as epoch milliseconds; the schema checked column by column. `skip`: files
+    left out (--skip-bad-files): then the table's other files are named one by one."""
     from pyspark.sql import functions as F
 
     check_marker(path)
     tables = []
     for table in (COMMITS, LOG_OFFSETS):
         location = f"{path.rstrip('/')}/{table}"
-        frame = spark.read.parquet(location)
+        if skip:
+            kept = [f for f in table_files(path, table) if f not in skip]
+            frame = spark.read.option("basePath", location).parquet(*kept)
+        else:
+            frame = spark.read.parquet(location)
         check_columns(table, {f.name: _kind(f.dataType.typeName()) for f in frame.schema.fields}, location)
         for column, (kind, _) in COLUMNS[table].items():
             if kind == "timestamp":
@@ -141,7 +146,12 @@ def _analyze(commits: Any, logs: Any, query: LagQuery, tp: list[str], gtp: list[
     history = (_time_lag(_ends_at(history_asks, logs), mono).join(latest_log.select(*tp), tp, "left_semi")
                .withColumn("bucket_ts", F.col("at") - F.col("at") % F.lit(query.bucket_ms))
                .groupBy("cluster", "group", "bucket_ts")
-               .agg(F.max("lag_at").alias("max_lag"), F.max("time_lag_ms").alias("max_time_lag_ms")))
+               .agg(F.max("lag_at").alias("max_lag"), F.max("time_lag_ms").alias("max_time_lag_ms"),
+                    # on ties at the max, one lower bound makes the max a lower bound (history._point)
+                    F.max(F.when(F.col("time_lag_ms").isNotNull(), F.struct(
+                        F.col("time_lag_ms").alias("ms"),
+                        (F.col("time_lag_method") == "lower-bound").alias("floor"))))["floor"]
+                    .alias("max_time_lag_lower_bound")))
     window = (answered.where(F.col("role") == EVENT).groupBy(*gtp)
               .agg(F.array_sort(F.collect_list(F.struct(F.col("at").alias("ts"), F.col("c").alias("offset"),
                                                         F.col("lag_at").alias("lag"), F.col("end_at"))))
@@ -157,7 +167,8 @@ def _analyze(commits: Any, logs: Any, query: LagQuery, tp: list[str], gtp: list[
         rollup_rows = _rollups(parts).collect()
         rollups = sorted((Rollup(**{name: row[name] for name in Rollup.__dataclass_fields__})
                           for row in rollup_rows), key=rollup_order)
-        points = [HistoryPoint(r["cluster"], r["group"], r["bucket_ts"], r["max_lag"], r["max_time_lag_ms"])
+        points = [HistoryPoint(r["cluster"], r["group"], r["bucket_ts"], r["max_lag"], r["max_time_lag_ms"],
+                               bool(r["max_time_lag_lower_bound"]))
                   for r in history.orderBy("cluster", "group", "bucket_ts").collect()]
     finally:
         parts.unpersist()
@@ -264,14 +275,24 @@ def _rollups(parts: Any) -> Any:
     rank = F.create_map(*[x for status, r in RANK.items() for x in (F.lit(status), F.lit(r))])
     unrank = F.create_map(*[x for status, r in RANK.items() for x in (F.lit(r), F.lit(status))])
     lagging = F.coalesce(F.col("lag"), F.lit(0)) > 0
+    method_rank = F.create_map(*[x for m, r in METHOD_RANK.items() for x in (F.lit(m), F.lit(r))])
+    rank_method = F.create_map(*[x for m, r in METHOD_RANK.items() for x in (F.lit(r), F.lit(m))])
+    # the max time lag with, on ties, the least certain method (lag_rollup._rollup)
+    late = F.when(F.col("time_lag_ms").isNotNull(),
+                  F.struct(F.col("time_lag_ms").alias("ms"), method_rank[F.col("time_lag_method")].alias("r")))
     frames = []
     for level, name in ((GROUP, F.col("group")), (TOPIC, F.col("topic")),
                         (MEMBER, F.coalesce(F.when(F.col("member_id") != "", F.col("member_id")), F.lit("-")))):
         frames.append(parts.withColumn("name", name).groupBy("cluster", "group", "name").agg(
             F.lit(level).alias("level"), F.count("*").alias("partitions"),
             F.sum(F.coalesce("lag", F.lit(0))).alias("lag"), F.max(F.coalesce("lag", F.lit(0))).alias("max_lag"),
-            F.max("time_lag_ms").alias("max_time_lag_ms"), F.sum(lagging.cast("int")).alias("lagging"),
-            unrank[F.max(rank[F.col("status")])].alias("status"), F.sum("trend").alias("trend"),
+            F.max("time_lag_ms").alias("max_time_lag_ms"),
+            F.coalesce(rank_method[F.max(late)["r"]], F.lit("none")).alias("max_time_lag_method"),
+            F.sum(lagging.cast("int")).alias("lagging"),
+            unrank[F.max(rank[F.col("status")])].alias("status"),
+            # ordered_sum: smallest first, so every engine and plan adds the same floats in the same order
+            F.when(F.count("trend") > 0, F.aggregate(F.array_sort(F.collect_list("trend")), F.lit(0.0),
+                                                     lambda acc, x: acc + x)).alias("trend"),
             F.when(F.max(F.when(lagging & F.col("eta_s").isNull(), 1)).isNotNull(), None)
              .otherwise(F.coalesce(F.max(F.when(lagging, F.col("eta_s"))), F.lit(0.0))).alias("eta_s"),
             F.countDistinct(F.when(F.col("member_id") != "", F.col("member_id"))).alias("members")))

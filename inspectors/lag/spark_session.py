@@ -30,10 +30,24 @@ def _pyspark() -> Any:
     return pyspark
 
 
+BYTES_PER_SHUFFLE_PARTITION = 64 * 1024 * 1024
+
+
+def sized_settings(data_bytes: int | None) -> dict[str, str]:
+    """What every session gets, local or Connect, before --spark-conf: shuffle partitions sized to the
+    history (one per 64 MiB of Parquet, 2 to 200; Spark's default 200 makes a 3-partition history pay for
+    hundreds of empty tasks) and UTC as the session time zone."""
+    partitions = 8 if data_bytes is None else max(2, min(200, -(-data_bytes // BYTES_PER_SHUFFLE_PARTITION)))
+    return {"spark.sql.shuffle.partitions": str(partitions), "spark.sql.session.timeZone": "UTC"}
+
+
 @contextmanager
-def spark_session(url: str, timeout_s: float = 10.0, conf: dict[str, str] | None = None) -> Iterator[Any]:
+def spark_session(url: str, timeout_s: float = 10.0, conf: dict[str, str] | None = None,
+                  data_bytes: int | None = None) -> Iterator[Any]:
     """`local[*]`, `local[N]` or `sc://host:port`; stopped on the way out. `conf`: --spark-conf settings
-    (a local session takes them all at start; a Connect session takes the runtime SQL ones)."""
+    (a local session takes them all at start; a Connect session takes the runtime SQL ones), over
+    sized_settings(data_bytes), which both kinds of session get alike."""
+    conf = {**sized_settings(data_bytes), **(conf or {})}
     _pyspark()
     from pyspark.logger import PySparkLogger
     from pyspark.sql import SparkSession
@@ -62,7 +76,7 @@ def spark_session(url: str, timeout_s: float = 10.0, conf: dict[str, str] | None
             spark = (builder.master(url).appName("kgroup lag analyze")
                      .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
                      .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
-                     .config("spark.sql.shuffle.partitions", "8").getOrCreate())
+                     .getOrCreate())
         spark.sparkContext.setLogLevel("ERROR")
     else:
         raise InputError(f"{url!r}: expected local[*], local[N] or sc://HOST:PORT", field="--spark")

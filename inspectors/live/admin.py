@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import logging
 import re
+import socket
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from kgroup.assignors.model import Assignment, Cluster, Group, Member, PartitionOffsets, Topic, TopicPartition
-from kgroup.inspectors.live.connection import ConnectionSettings
-from kgroup.inspectors.errors import InputError, NotFoundError, NotReachableError, RunError
+from kgroup.inspectors.live.connection import ConnectionSettings, bootstrap_addresses
+from kgroup.inspectors.errors import AuthenticationError, InputError, NotFoundError, NotReachableError, RunError
 from kgroup.inspectors.live.leader_view import leader_views
 
 READ_UNCOMMITTED, READ_COMMITTED = "read_uncommitted", "read_committed"
+_SLICE_S = 0.25  # how often a wait looks at librdkafka's errors (a refused connection ends it early)
 
 
 @dataclass(frozen=True)
@@ -74,7 +77,9 @@ class LiveAdmin:
         quiet = logging.getLogger("kgroup.librdkafka")
         quiet.addHandler(logging.NullHandler())
         quiet.propagate = False  # librdkafka's log lines would otherwise go to stderr, unasked
-        config: dict[str, Any] = {**settings.client_config(), "error_cb": self._errors.append}
+        # a broker back from a restart is found within a second, not librdkafka's default 10 s backoff
+        config: dict[str, Any] = {"reconnect.backoff.max.ms": 1000, **settings.client_config(),
+                                  "error_cb": self._errors.append}
         try:
             self._admin = AdminClient(config, logger=quiet)
         except Exception as exc:  # librdkafka rejects unknown or malformed properties here
@@ -82,37 +87,96 @@ class LiveAdmin:
 
     # -- reachability -------------------------------------------------------------------------------
 
-    def _unreachable(self, exc: Exception) -> NotReachableError:
+    def _fatal(self, what: str, since: int) -> Exception | None:
+        """What librdkafka reported since `since` (an index into its errors) that ends the command now rather
+        than at --timeout: an authentication failure, or the cluster gone (every broker down, or a transport
+        error while no bootstrap address accepts a connection)."""
+        self._admin.poll(0)  # serves error_cb
+        recent = self._errors[since:]
+        codes = {e.name() for e in recent}
+        if "_AUTHENTICATION" in codes:
+            detail = next(e.str() for e in recent if e.name() == "_AUTHENTICATION")
+            return AuthenticationError(f"authentication with {self.settings.bootstrap_servers} (from "
+                                       f"{self.settings.origin}) failed during {what}: {detail}")
+        if "_ALL_BROKERS_DOWN" in codes or (codes & {"_TRANSPORT", "_RESOLVE"} and not self._accepts()):
+            return self._unreachable(None, what, since)
+        return None
+
+    def _unreachable(self, exc: Exception | None, what: str, since: int = 0) -> NotReachableError:
         self._admin.poll(0.1)  # serves error_cb: the first error says which address failed and why
-        detail = next((e.str() for e in self._errors if e.name() != "_ALL_BROKERS_DOWN"), None)
+        detail = next((e.str() for e in self._errors[since:] if e.name() != "_ALL_BROKERS_DOWN"), None)
+        if detail is None:
+            detail = _reason(exc) if exc is not None else "all brokers are down"
         return NotReachableError(f"cannot reach {self.settings.bootstrap_servers} (from {self.settings.origin}) "
-                                 f"within {self.timeout_s:g} s: {detail or _reason(exc)}")
+                                 f"during {what}: {detail}")
+
+    def _timed_out(self, what: str, since: int) -> NotReachableError:
+        return NotReachableError(f"{self._unreachable(None, what, since)} (no answer within {self.timeout_s:g} s)")
+
+    def _accepts(self) -> bool:
+        """Whether some bootstrap address accepts a TCP connection now (asked after a transport error)."""
+        for host, port in bootstrap_addresses(self.settings.bootstrap_servers):
+            try:
+                socket.create_connection((host, port), timeout=min(1.0, self.timeout_s)).close()
+                return True
+            except OSError:
+                continue
+        return False
 
     def metadata(self) -> Any:
         """Cluster metadata, fetched once per command: it is also the reachability check."""
         if self._metadata is None:
-            try:
-                self._metadata = self._admin.list_topics(timeout=self.timeout_s)
-            except Exception as exc:
-                raise self._unreachable(exc) from None
+            what, since = "Metadata", len(self._errors)
+            deadline = time.monotonic() + self.timeout_s
+            while self._metadata is None:
+                try:  # in slices, so that a refused connection ends the wait at once
+                    self._metadata = self._admin.list_topics(timeout=_slice(deadline))
+                except Exception:
+                    fatal = self._fatal(what, since)
+                    if fatal is not None:
+                        raise fatal from None
+                    if time.monotonic() >= deadline:
+                        raise self._timed_out(what, since) from None
         return self._metadata
 
     def forget_metadata(self) -> None:
         self._metadata = None
 
+    def _wait(self, future: Any, what: str) -> Any:
+        """A request's answer within --timeout; a failure is the cluster lost (exit 4), an authentication
+        failure (exit 7), or the cluster's refusal (RunError, exit 1)."""
+        since = len(self._errors)
+        deadline = time.monotonic() + self.timeout_s
+        while True:
+            try:
+                return future.result(timeout=_slice(deadline))
+            except TimeoutError:  # concurrent.futures.TimeoutError is TimeoutError since Python 3.11
+                fatal = self._fatal(what, since)
+                if fatal is not None:
+                    raise fatal from None
+                if time.monotonic() >= deadline:
+                    raise self._timed_out(what, since) from None
+            except Exception as exc:
+                raise self._failed(exc, what, since) from None
+
+    def _failed(self, exc: Exception, what: str, since: int) -> Exception:
+        """A request librdkafka failed: the cluster lost when no broker answered or the broker went away while
+        it ran (librdkafka then fails it with another code, e.g. "Failed to query partition leaders")."""
+        if _code(exc) == "_AUTHENTICATION":
+            return AuthenticationError(f"authentication with {self.settings.bootstrap_servers} failed during "
+                                       f"{what}: {_reason(exc)}")
+        if _no_broker(exc):
+            return self._unreachable(exc, what, since)
+        return self._fatal(what, since) or RunError(f"{what}: {_reason(exc)}")
+
     def _result(self, future: Any, what: str) -> Any:
-        try:
-            return future.result(timeout=self.timeout_s)
-        except Exception as exc:
-            if _no_broker(exc):
-                raise self._unreachable(exc) from None
-            raise RunError(f"{what}: {_reason(exc)}") from None
+        return self._wait(future, what)
 
     # -- reads ------------------------------------------------------------------------------------
 
     def list_groups(self) -> list[GroupListing]:
         self.metadata()
-        result = self._result(self._admin.list_consumer_groups(request_timeout=self.timeout_s), "list groups")
+        result = self._result(self._admin.list_consumer_groups(request_timeout=self.timeout_s), "ListGroups")
         return sorted((GroupListing(g.group_id, enum_name(getattr(g, "type", None)), enum_name(g.state))
                        for g in result.valid), key=lambda g: g.group_id)
 
@@ -133,12 +197,12 @@ class LiveAdmin:
 
     def _broker_racks(self) -> dict[int, str]:
         """Broker id -> broker.rack, for the brokers that have one (DescribeCluster)."""
-        description = self._result(self._admin.describe_cluster(request_timeout=self.timeout_s), "describe cluster")
+        description = self._result(self._admin.describe_cluster(request_timeout=self.timeout_s), "DescribeCluster")
         return {node.id: node.rack for node in description.nodes if getattr(node, "rack", None)}
 
     def describe(self, group_ids: list[str]) -> dict[str, Any]:
         futures = self._admin.describe_consumer_groups(group_ids, request_timeout=self.timeout_s)
-        return {gid: self._result(future, f"describe group {gid!r}") for gid, future in futures.items()}
+        return {gid: self._result(future, f"DescribeGroups of {gid!r}") for gid, future in futures.items()}
 
     def committed(self, group_id: str) -> dict[TopicPartition, int]:
         return {tp: offset for tp, (offset, _) in self.commits(group_id).items()}
@@ -149,7 +213,7 @@ class LiveAdmin:
 
         futures = self._admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group_id)],
                                                           request_timeout=self.timeout_s)
-        result = self._result(futures[group_id], f"committed offsets of {group_id!r}")
+        result = self._result(futures[group_id], f"OffsetFetch of {group_id!r}")
         return {TopicPartition(tp.topic, tp.partition): (tp.offset, _epoch(getattr(tp, "leader_epoch", None)))
                 for tp in result.topic_partitions if tp.offset >= 0 and tp.error is None}
 
@@ -197,18 +261,28 @@ class LiveAdmin:
                                                           for tp, offset in offsets.items()])
         future = self._admin.alter_consumer_group_offsets([request], request_timeout=self.timeout_s)[group_id]
         try:
-            result = future.result(timeout=self.timeout_s)
-        except Exception as exc:
-            if _no_broker(exc):
-                raise self._unreachable(exc) from None
-            return {tp: _reason(exc) for tp in offsets}  # the whole request failed: every partition did
+            result = self._wait(future, f"OffsetCommit of {group_id!r}")
+        except RunError as exc:  # the whole request failed: every partition did
+            return {tp: str(exc) for tp in offsets}  # the whole request failed: every partition did
         errors = {TopicPartition(tp.topic, tp.partition): tp.error for tp in result.topic_partitions}
         return {tp: None if errors.get(tp) is None else _reason(Exception(errors[tp])) for tp in offsets}
+
+    def delete_groups(self, group_ids: list[str]) -> dict[str, str | None]:
+        """Delete each group with its committed offsets (DeleteGroups); per group, None or why it failed."""
+        futures = self._admin.delete_consumer_groups(group_ids, request_timeout=self.timeout_s)
+        failed: dict[str, str | None] = {}
+        for group_id, future in futures.items():
+            try:
+                self._wait(future, f"DeleteGroups of {group_id!r}")
+                failed[group_id] = None
+            except RunError as exc:
+                failed[group_id] = str(exc)
+        return failed
 
     def _offsets(self, partitions: list[TopicPartition], spec: Any, level: Any, make: Any) -> dict[TopicPartition, int]:
         futures = self._admin.list_offsets({make(tp.topic, tp.partition): spec for tp in partitions},
                                            isolation_level=level, request_timeout=self.timeout_s)
-        return {TopicPartition(k.topic, k.partition): self._result(f, f"offsets of {k.topic}-{k.partition}").offset
+        return {TopicPartition(k.topic, k.partition): self._result(f, f"ListOffsets of {k.topic}-{k.partition}").offset
                 for k, f in futures.items()}
 
 
@@ -336,6 +410,10 @@ def enum_name(value: Any) -> str:
     if value is None:
         return "unknown"
     return str(getattr(value, "name", value)).lower()
+
+
+def _slice(deadline: float) -> float:
+    return min(_SLICE_S, max(0.01, deadline - time.monotonic()))
 
 
 def _no_broker(exc: Exception) -> bool:

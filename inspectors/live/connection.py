@@ -67,7 +67,24 @@ def resolve(bootstrap: str | None = None, command_config: str | None = None, pro
         raise InputError("no broker given: use --bootstrap-server HOST:PORT, KGROUP_BOOTSTRAP_SERVERS or a profile",
                          field="--bootstrap-server")
     properties.pop("bootstrap.servers", None)
+    bootstrap_addresses(servers, origin)
     return ConnectionSettings(servers, properties, origin)
+
+
+_ADDRESS = re.compile(r"^(?:[A-Za-z_]+://)?(\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]]+)(?::([^:]*))?$")
+
+
+def bootstrap_addresses(servers: str, origin: str = "--bootstrap-server") -> list[tuple[str, int]]:
+    """host:port pairs of a bootstrap list, as librdkafka reads it (`[proto://]host[:port]`, port 9092 when
+    none is given); a malformed entry is bad input at once, not a connection that times out."""
+    found = []
+    for entry in (e.strip() for e in servers.split(",")):
+        match = _ADDRESS.match(entry)
+        port = match.group(2) if match else None
+        if match is None or (port is not None and not (port.isdigit() and 0 < int(port) < 65536)):
+            raise InputError(f"{entry!r}: expected HOST:PORT with a port from 1 to 65535", field=origin)
+        found.append((match.group(1).strip("[]"), int(port) if port is not None else 9092))
+    return found
 
 
 def _profile(name: str | None, env: Mapping[str, str], explicit: bool) -> dict:

@@ -24,6 +24,7 @@ class ResetRequest:
     topics: tuple[str, ...] = ()  # --topic T or T:0,1,2
     all_topics: bool = False
     from_file: Mapping[str, Mapping[TopicPartition, int]] | None = None  # group -> partition -> offset
+    to_group: str | None = None  # --to-group: the committed offsets of this group (rpk group seek --to-group)
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,12 @@ class GroupOutcome:
     group_id: str
     applied: list[TopicPartition] = field(default_factory=list)
     failed: dict[TopicPartition, str] = field(default_factory=dict)
+    held_back: str | None = None  # why this group's plan was not sent although it was not refused
+
+    @property
+    def executed(self) -> bool:
+        """The plan was sent and every partition of it reads back as planned."""
+        return self.held_back is None and bool(self.applied) and not self.failed
 
 
 def prepare_reset(admin: LiveAdmin, group_ids: list[str], request: ResetRequest) -> list[GroupPlan]:
@@ -46,6 +53,9 @@ def prepare_reset(admin: LiveAdmin, group_ids: list[str], request: ResetRequest)
     sizes = {name: len(t.partitions) for name, t in admin.metadata().topics.items()}
     scoped = _scope(request.topics, sizes) if request.topics else None
     descriptions = admin.describe(group_ids)
+    source = admin.committed(request.to_group) if request.to_group is not None else None
+    if source is not None and not source:
+        raise NotFoundError(f"group {request.to_group!r} has no committed offsets to copy (--to-group)")
     plans = []
     for group_id in group_ids:
         description = descriptions[group_id]
@@ -62,6 +72,9 @@ def prepare_reset(admin: LiveAdmin, group_ids: list[str], request: ResetRequest)
                 raise InputError(f"the file has no plan for group {group_id!r}", field="--from-file")
             _check_exist(requested, sizes, "--from-file")
             partitions = list(requested)
+        elif source is not None:  # the other group's commits, within --topic when given
+            requested = {tp: o for tp, o in source.items() if tp.topic in sizes and (scoped is None or tp in scoped)}
+            partitions = sort_partitions(requested)
         elif scoped is not None:
             partitions = scoped
         else:  # --all-topics: ConsumerGroupCommand.getPartitionsToReset takes the group's committed partitions
@@ -72,21 +85,30 @@ def prepare_reset(admin: LiveAdmin, group_ids: list[str], request: ResetRequest)
             raise NotFoundError(f"no log offsets for {', '.join(missing)}")
         for_time = admin.offsets_for_time(partitions, request.timestamp_ms) if request.spec == TO_DATETIME else None
         inputs = ResetInputs(committed, bounds, for_time, requested)
+        spec = FROM_FILE if source is not None else request.spec  # a copy is a plan of given offsets, clamped
         try:
-            offsets = plan_reset(request.spec, partitions, inputs, request.value)
+            offsets = plan_reset(spec, partitions, inputs, request.value)
         except ResetRefused as exc:
             raise InputError(f"group {group_id!r}: {exc}", field=f"--{SHIFT_BY}") from None
         plans.append(GroupPlan(group_id, state, None, tuple(offsets)))
     return plans
 
 
-def apply_reset(admin: LiveAdmin, plans: list[GroupPlan]) -> list[GroupOutcome]:
-    """Commit each plan, then read the group's offsets back: a partition counts as applied only if it reads back."""
+def apply_reset(admin: LiveAdmin, plans: list[GroupPlan], partial: bool = False) -> list[GroupOutcome]:
+    """Commit each plan, then read the group's offsets back: a partition counts as applied only if it reads back.
+
+    All or nothing unless `partial`: when any group is refused, no group's plan is sent, so a reset of
+    several groups never leaves them half moved (Kafka's tool resets one group per run; kgroup takes several).
+    """
+    refused = [p.group_id for p in plans if p.refused is not None]
     outcomes = []
     for plan in plans:
         outcome = GroupOutcome(plan.group_id)
         outcomes.append(outcome)
         if plan.refused is not None or not plan.offsets:
+            continue
+        if refused and not partial:
+            outcome.held_back = f"not applied: {', '.join(refused)} refused (all or nothing)"
             continue
         wanted = {p.tp: p.new for p in plan.offsets}
         errors = admin.alter_offsets(plan.group_id, wanted)

@@ -234,3 +234,23 @@ def test_describe_needs_groups_to_describe(broker: str) -> None:
     none = run("describe", "-r", "^no-such-group-anywhere$", "-b", broker, "-o", "json")
     assert none.exit_code == 0 and json.loads(none.stdout)["groups"] == []
     assert "no group matched" in none.stderr
+
+
+def test_describe_topic_shows_every_group_reading_it_and_only_its_partitions(broker: str,
+                                                                            names: tuple[str, str]) -> None:
+    topic, group = names
+    other_topic = f"{topic}-other"
+    topic_with_records(broker, topic, [4, 4])
+    topic_with_records(broker, other_topic, [4])
+    commit(broker, f"{group}-a", {(topic, 0): 1, (other_topic, 0): 2})
+    commit(broker, f"{group}-b", {(topic, 1): 3})
+    commit(broker, f"{group}-c", {(other_topic, 0): 1})
+
+    result = run("describe", "--topic", topic, "-b", broker, "-o", "json")
+
+    assert result.exit_code == 0, result.output
+    mine = {g["group"]: [(p["topic"], p["partition"]) for p in g["partitions"]]
+            for g in json.loads(result.stdout)["groups"] if g["group"].startswith(group)}
+    assert mine == {f"{group}-a": [(topic, 0)], f"{group}-b": [(topic, 1)]}
+    missing = run("describe", "--topic", f"{topic}-none", "-b", broker)
+    assert missing.exit_code == 5 and "does not exist" in missing.stderr

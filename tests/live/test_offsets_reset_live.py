@@ -172,3 +172,70 @@ def test_unknown_topics_and_missing_scopes_are_one_line_errors(broker: str, name
 
     no_scope = run("offsets", "reset", group, "--to-earliest", "-b", broker)
     assert no_scope.exit_code == 2 and "--all-topics or --topic" in no_scope.stderr
+
+
+def test_several_groups_are_reset_all_or_nothing(broker: str, names: tuple[str, str]) -> None:
+    """One group is refused (a live member): by default the other is left alone too; --allow-partial
+    applies it. `executed` is true only for what was applied; the refused group is never offered --execute."""
+    topic, busy = names
+    idle = f"{busy}-idle"
+    topic_with_records(broker, topic, [6])
+    commit(broker, idle, {(topic, 0): 5})
+    consumer = joined_consumer(broker, busy, topic)
+    try:
+        consumer.commit(offsets=[KafkaTopicPartition(topic, 0, 3)], asynchronous=False)
+        dry = run("offsets", "reset", idle, busy, "--all-topics", "--to-earliest", "-b", broker)
+        whole = run("offsets", "reset", idle, busy, "--all-topics", "--to-earliest", "--execute", "-b", broker,
+                    "-o", "json")
+        untouched = committed(broker, idle, [(topic, 0)])
+        table = run("offsets", "reset", idle, busy, "--all-topics", "--to-earliest", "--execute", "-b", broker)
+        after_table = committed(broker, idle, [(topic, 0)])
+        partial = run("offsets", "reset", idle, busy, "--all-topics", "--to-earliest", "--execute",
+                      "--allow-partial", "-b", broker, "-o", "json")
+        busy_after = committed(broker, busy, [(topic, 0)])
+    finally:
+        consumer.close()
+
+    assert dry.exit_code == 6 and "add --execute to apply this plan" not in dry.stderr
+    assert "--allow-partial" in dry.stderr
+
+    assert whole.exit_code == 6, whole.output
+    assert untouched == {(topic, 0): 5}  # nothing changed: the idle group was held back
+    doc = json.loads(whole.stdout)
+    assert doc["executed"] is False
+    results = {g["group"]: (g["executed"], g["result"]) for g in doc["groups"]}
+    assert results[busy] == (False, "refused") and results[idle][0] is False
+    assert results[idle][1].startswith("not applied") and busy in results[idle][1]
+    assert {p["status"] for g in doc["groups"] for p in g["partitions"]} <= {"not applied"}
+
+    assert table.exit_code == 6 and after_table == {(topic, 0): 5}
+    rows = {line.split()[0]: line for line in table.stdout.splitlines() if line.split()[:1] in ([idle], [busy])}
+    assert "refused" in rows[busy] and "not applied" in rows[idle]  # the per-group result table
+
+    assert partial.exit_code == 6, partial.output
+    doc = json.loads(partial.stdout)
+    results = {g["group"]: (g["executed"], g["result"]) for g in doc["groups"]}
+    assert results == {idle: (True, "applied"), busy: (False, "refused")} and doc["executed"] is False
+    assert committed(broker, idle, [(topic, 0)]) == {(topic, 0): 0} and busy_after == {(topic, 0): 3}
+
+
+def test_to_group_copies_another_groups_commits(broker: str, names: tuple[str, str]) -> None:
+    """rpk's `group seek --to-group`: the other group's committed offsets, on its committed partitions."""
+    topic, group = names
+    source = f"{group}-source"
+    topic_with_records(broker, topic, [6, 6, 6])
+    commit(broker, source, {(topic, 0): 5, (topic, 1): 2})
+    commit(broker, group, {(topic, 0): 1, (topic, 2): 3})
+
+    dry = run("offsets", "reset", group, "--to-group", source, "-b", broker, "-o", "json")
+    assert _plan(dry) == {(topic, 0): 5, (topic, 1): 2}
+    assert committed(broker, group, [(topic, 0)]) == {(topic, 0): 1}
+    scoped = run("offsets", "reset", group, "--to-group", source, "--topic", f"{topic}:1", "-b", broker, "-o", "json")
+    assert _plan(scoped) == {(topic, 1): 2}
+
+    applied = run("offsets", "reset", group, "--to-group", source, "--execute", "-b", broker, "-o", "json")
+    assert _plan(applied) == {(topic, 0): 5, (topic, 1): 2} and json.loads(applied.stdout)["executed"] is True
+    assert committed(broker, group, [(topic, 0), (topic, 1), (topic, 2)]) == {(topic, 0): 5, (topic, 1): 2,
+                                                                             (topic, 2): 3}
+    itself = run("offsets", "reset", group, "--to-group", group, "-b", broker)
+    assert itself.exit_code == 2 and "--to-group" in itself.stderr

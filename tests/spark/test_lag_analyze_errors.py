@@ -89,3 +89,18 @@ def test_without_java_it_says_so(history: str) -> None:
     result = run_process("lag", "analyze", history, env={**env, "PATH": path, "JAVA_HOME": ""})
     assert result.returncode == 2, result.stderr
     assert "needs Java 17" in result.stderr
+
+
+def test_a_damaged_file_is_skipped_on_spark_when_asked(history: str, tmp_path: Path) -> None:
+    path = _copy(history, tmp_path)
+    commits = [CommitSample("c", "extra-group", "extra", 0, 1, 1_790_000_000_000, None, None, None, None,
+                            1_790_000_000_000)]
+    write_all(str(path), commits, [LogSample("c", "extra", 0, 0, 3, None, 1_790_000_000_000)])
+    damaged = next(f for f in table_files(str(path), COMMITS) if "date=2026-09" in f)
+    Path(damaged).write_bytes(b"not parquet at all")
+
+    result = run("lag", "analyze", str(path), "--spark", "local[2]", "--skip-bad-files", "-o", "json")
+
+    assert result.exit_code == 0, result.output
+    assert f"{damaged}: not readable as Parquet; left out" in result.stderr
+    assert "extra-group" not in result.stdout and '"partitions"' in result.stdout

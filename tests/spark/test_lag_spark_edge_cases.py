@@ -81,3 +81,6 @@ def test_spark_matches_the_reference_on_awkward_histories(data: str, isolation: 
     assert {r.status for r in reports} >= {"REWIND", "STOP"}
     assert any(r.log_end_offset is None for r in reports)
     assert {r.time_lag_method for r in reports} >= {"interpolated", "none"}
+    alone = run("lag", "analyze", data, "--in-process", "--window", str(WINDOW), "--bucket", "1m",
+                "--isolation", isolation, "-o", "json")
+    assert alone.stdout == result.stdout  # byte for byte: rollups, float sums and history included
