@@ -183,7 +183,9 @@ def _what_if(loaded: Fixture, group: str | None, flags, output: OutputFormat,  #
         "results": [{**documents.run_body(run),
                      **({"explanations": None if explained[run.assignor] is None
                          else [explanation_body(item) for item in explained[run.assignor]]}
-                        if run.assignor in explained else {})}
+                        if run.assignor in explained else {}),
+                     **({"alternatives": [documents.assignment(a) for a in sim.alternatives[run.assignor]]}
+                        if run.assignor in sim.alternatives else {})}
                     for run in sim.runs],
     })
 
@@ -210,6 +212,11 @@ def _what_if(loaded: Fixture, group: str | None, flags, output: OutputFormat,  #
         warn(line)
     if flags.client is None and client != "java":
         warn(f"note: assignors run as {client}'s leader runs them ({why}); --client java to compare")
+    for name, others in sim.alternatives.items():
+        warn(f"note: {name}: where the broker lists the new member decides between {len(others) + 1} assignments "
+             "(librdkafka orders a static and a dynamic member by member id, which with both kinds present is not "
+             "a total order, and a new member's id is random); shown: the new member listed last; the others are "
+             "under `alternatives` in -o json")
     emit(doc, output, table)
 
 

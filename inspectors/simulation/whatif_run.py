@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kgroup.assignors.analysis.evaluate import AssignorRun, CurrentAssignment, evaluate
-from kgroup.assignors.model import GroupState
+from kgroup.assignors.analysis.placement import newcomer_placements, order_can_matter
+from kgroup.assignors.model import Assignment, GroupState
 from kgroup.assignors.analysis.whatif import AddMember, AddPartitions, RemoveMember, Subscribe, WhatIf, WhatIfError, apply_all
 from kgroup.inspectors.assignor_lookup import resolve
 from kgroup.inspectors.errors import InputError, RunError
@@ -91,6 +92,9 @@ class Simulation:
     after: GroupState
     changes: tuple[WhatIf, ...]
     runs: tuple[AssignorRun, ...]
+    # Per assignor, the other assignments the group may reach, depending on where the broker lists the
+    # new member (see assignors.analysis.placement); empty when its place cannot change the result.
+    alternatives: dict[str, tuple[Assignment, ...]] = field(default_factory=dict)
 
 
 def simulate(fixture: Fixture, group_id: str | None, assignors: list[str], add_members: list[str],
@@ -108,7 +112,21 @@ def simulate(fixture: Fixture, group_id: str | None, assignors: list[str], add_m
     # A user assignor is shown by its own `name` (Kafka's ConsumerPartitionAssignor.name()), as a built-in is.
     runs = tuple(evaluate(before, after, assignor.name if ":" in name else name, assignor, explain)
                  for name, assignor in resolved)
-    return Simulation(before, after, tuple(changes), runs)
+    added = [c.member_id for c in changes if isinstance(c, AddMember)]
+    alternatives: dict[str, tuple[Assignment, ...]] = {}
+    if client == "librdkafka" and len(added) == 1 and order_can_matter(after.group):
+        placements = newcomer_placements(after, added[0])
+        for run, (_, assignor) in zip(runs, resolved):
+            if run.assignment is None:
+                continue
+            seen = [run.assignment]
+            for placed in placements:
+                other = evaluate(before, placed, run.assignor, assignor).assignment
+                if other is not None and other not in seen:
+                    seen.append(other)
+            if len(seen) > 1:
+                alternatives[run.assignor] = tuple(seen[1:])
+    return Simulation(before, after, tuple(changes), runs, alternatives)
 
 
 def simulate_flags(fixture: Fixture, group_id: str | None, flags: WhatIfFlags, explain: bool = False) -> Simulation:

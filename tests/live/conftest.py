@@ -171,5 +171,6 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 
     if RESULTS:
         terminalreporter.section("live what-if == real consumers (noida-db, librdkafka)")
-        for strategy, (compared, exact) in sorted(RESULTS.items()):
-            terminalreporter.write_line(f"{strategy:20} {exact}/{compared} points exact")
+        for strategy, (compared, exact, announced) in sorted(RESULTS.items()):
+            terminalreporter.write_line(f"{strategy:20} {exact}/{compared} points exact, {announced} more among the "
+                                        "announced alternatives (where the broker lists a new member)")
