@@ -213,10 +213,10 @@ def _what_if(loaded: Fixture, group: str | None, flags, output: OutputFormat,  #
     if flags.client is None and client != "java":
         warn(f"note: assignors run as {client}'s leader runs them ({why}); --client java to compare")
     for name, others in sim.alternatives.items():
-        warn(f"note: {name}: where the broker lists the new member decides between {len(others) + 1} assignments "
-             "(librdkafka orders a static and a dynamic member by member id, which with both kinds present is not "
-             "a total order, and a new member's id is random); shown: the new member listed last; the others are "
-             "under `alternatives` in -o json")
+        warn(f"note: {name}: the order the broker lists the members in decides between {len(others) + 1} "
+             "assignments (librdkafka orders a static and a dynamic member by member id, which with both kinds "
+             "present is not a total order, and member ids are random); shown: the members in the order the broker "
+             "describes them, a new one last; the others are under `alternatives` in -o json")
     emit(doc, output, table)
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kgroup.assignors.analysis.evaluate import AssignorRun, CurrentAssignment, evaluate
-from kgroup.assignors.analysis.placement import newcomer_placements, order_can_matter
+from kgroup.assignors.analysis.placement import order_can_matter, possible_orders
+from kgroup.assignors.base import AssignorError
 from kgroup.assignors.model import Assignment, GroupState
 from kgroup.assignors.analysis.whatif import AddMember, AddPartitions, RemoveMember, Subscribe, WhatIf, WhatIfError, apply_all
 from kgroup.inspectors.assignor_lookup import resolve
@@ -86,6 +87,11 @@ class WhatIfFlags:
                            self.instances + more.instances)
 
 
+# The assignors that sort members with librdkafka's comparator (rdkafka_range_assignor.c,
+# rdkafka_roundrobin_assignor.c); its cooperative-sticky keeps its own maps and matched every live point.
+ORDER_SORTED = ("range", "roundrobin")
+
+
 @dataclass(frozen=True)
 class Simulation:
     before: GroupState
@@ -114,15 +120,19 @@ def simulate(fixture: Fixture, group_id: str | None, assignors: list[str], add_m
                  for name, assignor in resolved)
     added = [c.member_id for c in changes if isinstance(c, AddMember)]
     alternatives: dict[str, tuple[Assignment, ...]] = {}
-    if client == "librdkafka" and len(added) == 1 and order_can_matter(after.group):
-        placements = newcomer_placements(after, added[0])
+    if client == "librdkafka" and len(added) <= 1 and order_can_matter(after.group):
+        orders = possible_orders(after, added[0] if added else None)
         for run, (_, assignor) in zip(runs, resolved):
-            if run.assignment is None:
+            if run.assignment is None or getattr(assignor, "name", "") not in ORDER_SORTED:
                 continue
             seen = [run.assignment]
-            for placed in placements:
-                other = evaluate(before, placed, run.assignor, assignor).assignment
-                if other is not None and other not in seen:
+            for placed in orders:
+                try:
+                    other = Assignment.of(assignor.assign(placed.cluster, placed.group.members).owners)
+                except AssignorError:
+                    continue
+                other = Assignment.of({m.member_id: other.owners.get(m.member_id, ()) for m in after.group.members})
+                if other not in seen:
                     seen.append(other)
             if len(seen) > 1:
                 alternatives[run.assignor] = tuple(seen[1:])

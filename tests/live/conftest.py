@@ -173,4 +173,4 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.section("live what-if == real consumers (noida-db, librdkafka)")
         for strategy, (compared, exact, announced) in sorted(RESULTS.items()):
             terminalreporter.write_line(f"{strategy:20} {exact}/{compared} points exact, {announced} more among the "
-                                        "announced alternatives (where the broker lists a new member)")
+                                        "announced alternatives (the broker's member order decides; see assignors/analysis/placement.py)")

@@ -10,9 +10,9 @@ never expires a static member that left, so static members stay). Before each ch
 compares the prediction, member by member, with what each consumer was given: for cooperative-sticky,
 after the follow-up rebalance. The same prediction made from a `kgroup snapshot` file must agree.
 
-Where static and dynamic members are mixed, librdkafka's member order depends on where the broker lists a
-new member, which its random member id decides; kgroup then announces every assignment the group may
-reach (`alternatives`). A point counts as exact when the first prediction is what the consumers got, and
+Where static and dynamic members are mixed, librdkafka's result depends on the order the broker's
+JoinGroup response lists the members in, which random member ids decide; kgroup then announces every
+assignment the group may reach (`alternatives`). A point counts as exact when the first prediction is what the consumers got, and
 the test fails when what they got is none of the announced assignments.
 
 Runs on noida-db: Tansu's DescribeGroups returns no member metadata, so a live what-if there refuses
@@ -64,7 +64,7 @@ def _parts(listed: list[str]) -> set[tuple[str, int]]:
 
 
 def _assignments(stdout: str) -> list[dict[str, set]]:
-    """The prediction, then the alternatives kgroup announces (where the broker lists a new member)."""
+    """The prediction, then the alternatives kgroup announces (the broker's member order decides)."""
     result = json.loads(stdout)["results"][0]
     return [{m: _parts(p) for m, p in a.items()} for a in [result["assignment"], *result.get("alternatives", [])]]
 
