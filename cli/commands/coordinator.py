@@ -16,7 +16,7 @@ from kgroup.cli.output import OutputFormat, document, emit
 def coordinator(
     group_ids: Annotated[list[str], typer.Argument(metavar="GROUP_ID...", help="One or more group ids.")],
     partitions: Annotated[int, typer.Option(
-        "--partitions", "-p", min=1, help="offsets.topic.num.partitions of the cluster.")] = 50,
+        "--partitions", "-p", min=1, max=2**31 - 1, help="offsets.topic.num.partitions of the cluster.")] = 50,
     output: OutputOpt = OutputFormat.table,
 ) -> None:
     """The __consumer_offsets partition whose leader coordinates GROUP_ID.
