@@ -40,13 +40,21 @@ def _signed(parts: tuple[TopicPartition, ...], sign: str) -> str:
     return " ".join(f"{sign}{tp}" for tp in parts) if len(parts) <= 4 else f"{sign}{len(parts)}: {compact(parts)}"
 
 
+TABLE_MEMBERS = 100
+
+
 def assignment_table(title: str, value: Assignment, change: AssignmentDiff | None = None) -> Table:
     table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
     for column in ("MEMBER", "PARTITIONS", "COUNT") + (("GAINED", "REVOKED") if change else ()):
         table.add_column(column, justify="right" if column == "COUNT" else "left",
                          overflow="fold", no_wrap=column == "MEMBER")
     changes = {c.member_id: c for c in change.members} if change else {}
-    for member, parts in value.owners.items():
+    shown = value.owners.items()
+    if len(value.owners) > TABLE_MEMBERS:  # a table of 2,000 members is for nobody; the documents list all
+        shown = list(shown)[:TABLE_MEMBERS]
+        table.caption = (f"{TABLE_MEMBERS} of {len(value.owners)} members shown; -o json or -o yaml lists "
+                         "every one")
+    for member, parts in shown:
         row = [member, compact(parts), str(len(parts))]
         if change:
             c = changes.get(member)
