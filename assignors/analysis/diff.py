@@ -42,6 +42,9 @@ def diff(old: Assignment, new: Assignment) -> AssignmentDiff:
     """Linear in the partitions: an Assignment holds each member's partitions in Kafka's order already,
     so filtering them keeps that order; only the partitions that moved are sorted."""
     names = list(old.owners) + [m for m in new.owners if m not in old.owners]
+    if old.owners == new.owners:  # `check` compares the current assignment with itself: nothing moves
+        return AssignmentDiff(tuple(MemberChange(n, old.partitions_of(n), old.partitions_of(n), old.partitions_of(n),
+                                                 (), ()) for n in names), ())
     changes = []
     for name in names:
         before_parts, after_parts = old.partitions_of(name), new.partitions_of(name)
@@ -109,12 +112,28 @@ def balance(cluster: Cluster, members: Sequence[Member], assignment: Assignment)
     counts = tuple((m.member_id, len(assignment.partitions_of(m.member_id))) for m in members)
     per_member_topic = {m.member_id: Counter(map(itemgetter(0), assignment.partitions_of(m.member_id)))
                         for m in members}
-    subscriptions = [(m.member_id, set(m.topics)) for m in members]
+    # Per topic, over its subscribers: linear in the partitions held, not members x topics. A subscriber
+    # holding none of a topic's partitions makes the minimum 0.
+    subscribers: Counter[str] = Counter()
+    for topics, count in Counter(frozenset(m.topics) for m in members).items():
+        for topic_name in topics:
+            subscribers[topic_name] += count
+    low: dict[str, int] = {}
+    high: dict[str, int] = {}
+    holding: Counter[str] = Counter()
+    for m in members:
+        subscribed = set(m.topics)
+        for topic_name, count in per_member_topic[m.member_id].items():
+            if topic_name in subscribed:
+                holding[topic_name] += 1
+                low[topic_name] = min(low.get(topic_name, count), count)
+                high[topic_name] = max(high.get(topic_name, count), count)
     per_topic = []
     for topic in cluster.topics:
-        values = [per_member_topic[member][topic.name] for member, subs in subscriptions if topic.name in subs]
-        if values:
-            per_topic.append((topic.name, _spread(values)))
+        total = subscribers[topic.name]
+        if total:
+            per_topic.append((topic.name, Spread(low[topic.name] if holding[topic.name] == total else 0,
+                                                 high.get(topic.name, 0))))
     issue = _kafka_balance_issue(members, assignment)
     return Balance(counts, _spread([c for _, c in counts]), tuple(per_topic), issue is None, issue)
 
