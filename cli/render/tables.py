@@ -41,6 +41,16 @@ def _signed(parts: tuple[TopicPartition, ...], sign: str) -> str:
 
 
 TABLE_MEMBERS = 100
+TABLE_PARTITIONS = 10_000
+CELL_LINES = 4
+
+
+def _clipped(text: str) -> str:
+    """A cell of a large table: its first few topics and how many more there are."""
+    chunks = text.split(" ")
+    if len(chunks) <= CELL_LINES:
+        return text
+    return " ".join(chunks[:CELL_LINES - 1] + [f"... {len(chunks) - CELL_LINES + 1} more"])
 
 
 def assignment_table(title: str, value: Assignment, change: AssignmentDiff | None = None) -> Table:
@@ -54,11 +64,14 @@ def assignment_table(title: str, value: Assignment, change: AssignmentDiff | Non
         shown = list(shown)[:TABLE_MEMBERS]
         table.caption = (f"{TABLE_MEMBERS} of {len(value.owners)} members shown; -o json or -o yaml lists "
                          "every one")
+    large = len(value.owners) > TABLE_MEMBERS or sum(map(len, value.owners.values())) > TABLE_PARTITIONS
+    cell = _clipped if large else (lambda text: text)
     for member, parts in shown:
-        row = [member, compact(parts), str(len(parts))]
+        row = [member, cell(compact(parts)), str(len(parts))]
         if change:
             c = changes.get(member)
-            row += [_signed(c.gained, "+") if c and c.gained else "", _signed(c.revoked, "-") if c and c.revoked else ""]
+            row += [cell(_signed(c.gained, "+")) if c and c.gained else "",
+                    cell(_signed(c.revoked, "-")) if c and c.revoked else ""]
         table.add_row(*row)
     if change:  # members that left still lose their partitions
         for c in change.members:
