@@ -49,13 +49,57 @@ def document(kind: str, body: dict[str, Any]) -> dict[str, Any]:
 def emit(doc: dict[str, Any], fmt: OutputFormat, table: Callable[[Console], None]) -> None:
     """Write a finished result; nothing is printed before the whole result exists."""
     if fmt is OutputFormat.json:
-        sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(indented_json(doc) + "\n")
     elif fmt is OutputFormat.yaml:
         import yaml
 
-        sys.stdout.write(yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=120))
+        # PyYAML's emitter is pure Python; past a few thousand values libyaml's writes the same YAML.
+        dumper = yaml.CSafeDumper if _values(doc, _LARGE) >= _LARGE and hasattr(yaml, "CSafeDumper") \
+            else yaml.SafeDumper
+        sys.stdout.write(yaml.dump(doc, Dumper=dumper, sort_keys=False, allow_unicode=True, width=120))
     else:
         table(stdout_console())
+
+
+_LARGE = 20_000
+_encode_text = json.encoder.encode_basestring  # the standard library's C string encoder (ensure_ascii=False)
+
+
+def _values(value: Any, stop: int) -> int:
+    """How many values `value` holds, counting no further than `stop`."""
+    if isinstance(value, dict):
+        value = list(value.values())
+    if not isinstance(value, list):
+        return 1
+    total = len(value)
+    for item in value:
+        if total >= stop:
+            break
+        if isinstance(item, (dict, list)):
+            total += _values(item, stop - total)
+    return total
+
+
+def indented_json(value: Any, level: int = 0) -> str:
+    """Exactly `json.dumps(value, indent=2, ensure_ascii=False)`, with lists of strings (a million
+    partition names) encoded by the C string encoder instead of json's pure-Python indenting encoder."""
+    inner = "\n" + "  " * (level + 1)
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        if not all(isinstance(k, str) for k in value):
+            return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + "  " * level)
+        body = ("," + inner).join(f"{_encode_text(k)}: {indented_json(v, level + 1)}" for k, v in value.items())
+        return "{" + inner + body + "\n" + "  " * level + "}"
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return "[]"
+        if all(type(v) is str for v in value):
+            body = ("," + inner).join(map(_encode_text, value))
+        else:
+            body = ("," + inner).join(indented_json(v, level + 1) for v in value)
+        return "[" + inner + body + "\n" + "  " * level + "]"
+    return json.dumps(value, ensure_ascii=False)
 
 
 def warn(message: str) -> None:

@@ -9,7 +9,10 @@ from kgroup.inspectors.errors import InputError
 
 
 def output_folder(path: str, field: str | None = None) -> str:
-    """The folder an output file goes into; bad input when it does not exist."""
+    """The folder an output file goes into; bad input when it does not exist, or when `path` is a folder
+    (checked before anything is written, so a run with two outputs never writes one of them)."""
+    if os.path.isdir(path):
+        raise InputError(f"{path!r}: is a directory; name a file", field=field)
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise InputError(f"{path!r}: the folder {folder} does not exist", field=field)
@@ -26,6 +29,7 @@ def _umask() -> int:
 def write_atomically(path: str, text: str, field: str | None = None) -> None:
     """Write next to `path`, then rename over it: the file is either absent, the old one, or complete."""
     folder = output_folder(path, field)
+    temporary = None
     try:
         handle, temporary = tempfile.mkstemp(prefix=".kgroup-", dir=folder)
         # mkstemp makes the file 0600; a file the user asked for gets what their umask gives, as `>` would
@@ -34,5 +38,7 @@ def write_atomically(path: str, text: str, field: str | None = None) -> None:
             out.write(text)
         os.replace(temporary, path)
     except OSError as exc:
+        if temporary is not None and os.path.exists(temporary):
+            os.unlink(temporary)  # nothing half-written stays behind
         raise InputError(f"{path!r}: cannot write it: {exc.strerror}", field=field) from None
 

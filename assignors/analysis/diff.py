@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 
 from kgroup.assignors.model import Assignment, Cluster, Member, TopicPartition, sort_partitions
 
@@ -38,20 +39,30 @@ class AssignmentDiff:
 
 
 def diff(old: Assignment, new: Assignment) -> AssignmentDiff:
+    """Linear in the partitions: an Assignment holds each member's partitions in Kafka's order already,
+    so filtering them keeps that order; only the partitions that moved are sorted."""
     names = list(old.owners) + [m for m in new.owners if m not in old.owners]
+    if old.owners == new.owners:  # `check` compares the current assignment with itself: nothing moves
+        return AssignmentDiff(tuple(MemberChange(n, old.partitions_of(n), old.partitions_of(n), old.partitions_of(n),
+                                                 (), ()) for n in names), ())
     changes = []
     for name in names:
-        before, after = set(old.partitions_of(name)), set(new.partitions_of(name))
+        before_parts, after_parts = old.partitions_of(name), new.partitions_of(name)
+        before, after = set(before_parts), set(after_parts)
         changes.append(MemberChange(
-            name, old.partitions_of(name), new.partitions_of(name),
-            tuple(sort_partitions(before & after)), tuple(sort_partitions(before - after)),
-            tuple(sort_partitions(after - before))))
-    old_owner = {tp: holders[0] for tp, holders in old.owner_map().items()}
-    new_owner = {tp: holders[0] for tp, holders in new.owner_map().items()}
-    moves = [Move(tp, old_owner.get(tp), new_owner.get(tp))
-             for tp in sort_partitions(set(old_owner) | set(new_owner))
-             if old_owner.get(tp) != new_owner.get(tp)]
+            name, before_parts, after_parts,
+            tuple(tp for tp in before_parts if tp in after), tuple(tp for tp in before_parts if tp not in after),
+            tuple(tp for tp in after_parts if tp not in before)))
+    old_owner, new_owner = _first_owner(old), _first_owner(new)
+    changed = [tp for tp, owner in old_owner.items() if new_owner.get(tp) != owner]
+    changed += [tp for tp in new_owner if tp not in old_owner]
+    moves = [Move(tp, old_owner.get(tp), new_owner.get(tp)) for tp in sort_partitions(changed)]
     return AssignmentDiff(tuple(changes), tuple(moves))
+
+
+def _first_owner(assignment: Assignment) -> dict[TopicPartition, str]:
+    """Partition -> the first member (in the assignment's order) that holds it."""
+    return {tp: member for member, parts in reversed(assignment.owners.items()) for tp in parts}
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,8 +97,10 @@ def _kafka_balance_issue(members: Sequence[Member], assignment: Assignment) -> s
     """Kafka's test rule (`AbstractStickyAssignorTest.verifyValidityAndBalance`): two members whose
     counts differ by more than one are acceptable only if the smaller is subscribed to none of the
     larger one's topics (no partition could move to it)."""
-    subs = {m.member_id: set(m.topics) for m in members}
     counts = [(m.member_id, len(assignment.partitions_of(m.member_id))) for m in members]
+    if not counts or max(c for _, c in counts) - min(c for _, c in counts) <= 1:
+        return None  # no pair differs by two or more: balanced without looking at pairs
+    subs = {m.member_id: set(m.topics) for m in members}
     for i, (a, len_a) in enumerate(counts):
         for b, len_b in counts[i + 1:]:
             if abs(len_a - len_b) <= 1:
@@ -102,14 +115,30 @@ def _kafka_balance_issue(members: Sequence[Member], assignment: Assignment) -> s
 
 def balance(cluster: Cluster, members: Sequence[Member], assignment: Assignment) -> Balance:
     counts = tuple((m.member_id, len(assignment.partitions_of(m.member_id))) for m in members)
-    per_member_topic = {m.member_id: Counter(tp.topic for tp in assignment.partitions_of(m.member_id))
+    per_member_topic = {m.member_id: Counter(map(itemgetter(0), assignment.partitions_of(m.member_id)))
                         for m in members}
-    subscriptions = [(m.member_id, set(m.topics)) for m in members]
+    # Per topic, over its subscribers: linear in the partitions held, not members x topics. A subscriber
+    # holding none of a topic's partitions makes the minimum 0.
+    subscribers: Counter[str] = Counter()
+    for topics, count in Counter(frozenset(m.topics) for m in members).items():
+        for topic_name in topics:
+            subscribers[topic_name] += count
+    low: dict[str, int] = {}
+    high: dict[str, int] = {}
+    holding: Counter[str] = Counter()
+    for m in members:
+        subscribed = set(m.topics)
+        for topic_name, count in per_member_topic[m.member_id].items():
+            if topic_name in subscribed:
+                holding[topic_name] += 1
+                low[topic_name] = min(low.get(topic_name, count), count)
+                high[topic_name] = max(high.get(topic_name, count), count)
     per_topic = []
     for topic in cluster.topics:
-        values = [per_member_topic[member][topic.name] for member, subs in subscriptions if topic.name in subs]
-        if values:
-            per_topic.append((topic.name, _spread(values)))
+        total = subscribers[topic.name]
+        if total:
+            per_topic.append((topic.name, Spread(low[topic.name] if holding[topic.name] == total else 0,
+                                                 high.get(topic.name, 0))))
     issue = _kafka_balance_issue(members, assignment)
     by_subscription: dict[tuple[str, ...], list[int]] = {}
     for member, count in zip(members, (c for _, c in counts)):
@@ -131,8 +160,9 @@ class Stickiness:
 def stickiness(cluster: Cluster, members: Sequence[Member], old: Assignment, new: Assignment) -> Stickiness:
     """Share of the partitions that surviving members owned before and still own after."""
     kept = keepable = 0
+    sizes = {t.name: t.partitions for t in cluster.topics}
     for member in members:
-        before = [tp for tp in old.partitions_of(member.member_id) if cluster.exists(tp)]
+        before = [tp for tp in old.partitions_of(member.member_id) if tp.partition < sizes.get(tp.topic, 0)]
         after = set(new.partitions_of(member.member_id))
         keepable += len(before)
         kept += sum(1 for tp in before if tp in after)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 from kgroup.assignors.base import Assignor, AssignorError
 from kgroup.assignors.analysis.diff import AssignmentDiff, Balance, Stickiness, balance, diff, stickiness
-from kgroup.assignors.model import Assignment, GroupState, Member, TopicPartition
+from kgroup.assignors.model import Assignment, Cluster, GroupState, Member, TopicPartition
 from kgroup.assignors.trace import Trace, tracing
 from kgroup.assignors.validity import Violation, check_validity
 
@@ -31,13 +32,23 @@ class Rebalance:
 
 
 @dataclass(frozen=True)
+class Basis:
+    """What a run's measures compare against: the cluster, the members after the change, the current assignment."""
+
+    cluster: Cluster
+    members: tuple[Member, ...]
+    current: Assignment
+
+
+@dataclass(frozen=True)
 class AssignorRun:
+    """One assignor's result. `diff`, `balance` and `stickiness` are computed when first read: on a
+    million partitions, `assign -o json` needs none of them and should not pay for them."""
+
     assignor: str
     assignment: Assignment | None = None
     error: str | None = None  # what Kafka's assignor would throw, when it would
-    diff: AssignmentDiff | None = None
-    balance: Balance | None = None
-    stickiness: Stickiness | None = None
+    basis: Basis | None = field(default=None, repr=False)
     violations: tuple[Violation, ...] = ()
     threads: dict[str, tuple[TopicPartition, ...]] | None = None  # legacy assignors: per consumer thread
     # Cooperative assignors: `assignment` is where the group settles after the follow-up rebalances;
@@ -48,6 +59,22 @@ class AssignorRun:
     settled: bool = True
     # With `explain`: every decision the assignor recorded while it ran (kgroup.assignors.trace).
     trace: Trace | None = None
+
+    @cached_property
+    def diff(self) -> AssignmentDiff | None:
+        return None if self.basis is None or self.assignment is None else diff(self.basis.current, self.assignment)
+
+    @cached_property
+    def balance(self) -> Balance | None:
+        if self.basis is None or self.assignment is None:
+            return None
+        return balance(self.basis.cluster, self.basis.members, self.assignment)
+
+    @cached_property
+    def stickiness(self) -> Stickiness | None:
+        if self.basis is None or self.assignment is None:
+            return None
+        return stickiness(self.basis.cluster, self.basis.members, self.basis.current, self.assignment)
 
 
 def evaluate(before: GroupState, after: GroupState, name: str, assignor: Assignor,
@@ -94,9 +121,7 @@ def _evaluate(before: GroupState, after: GroupState, name: str, assignor: Assign
     current = before.group.assignment
     return AssignorRun(
         assignor=name, assignment=result,
-        diff=diff(current, result),
-        balance=balance(after.cluster, members, result),
-        stickiness=stickiness(after.cluster, members, current, result),
+        basis=Basis(after.cluster, tuple(members), current),
         violations=tuple(check_validity(after.cluster, members, result)),
         threads=threads,
         rounds=tuple(rounds),

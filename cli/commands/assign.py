@@ -43,7 +43,8 @@ def assign(
     if run.error is not None or run.assignment is None:
         raise RunError(f"assignor {run.assignor}: {run.error}")
     body = {"group_id": sim.before.group.group_id, "assignor": run.assignor,
-            "assignment": documents.assignment(run.assignment)}
+            "assignment": (documents.compact_assignment(run.assignment) if output is OutputFormat.yaml
+                           else documents.assignment(run.assignment))}
     if run.threads is not None:
         body["threads"] = {t: documents.partitions(p) for t, p in run.threads.items()}
     for line in loaded.warnings:

@@ -10,6 +10,7 @@ from kgroup.assignors.java.semantics import coordinator_partition, java_string_h
 from kgroup.cli.errors import handle_errors
 from kgroup.cli.options import OutputOpt
 from kgroup.cli.output import OutputFormat, document, emit
+from kgroup.inspectors.errors import InputError
 
 
 @handle_errors
@@ -29,6 +30,8 @@ def coordinator(
 
       kgroup coordinator orders-app billing --partitions 100 -o json
     """
+    if partitions > 2**31 - 1:  # offsets.topic.num.partitions is an int config (KafkaConfig)
+        raise InputError(f"at most {2**31 - 1} (Kafka's int), got {partitions}", field="--partitions")
     rows = [{"group_id": g, "java_hash_code": java_string_hash(g), "partitions": partitions,
              "partition": coordinator_partition(g, partitions)} for g in group_ids]
 

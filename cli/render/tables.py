@@ -40,17 +40,38 @@ def _signed(parts: tuple[TopicPartition, ...], sign: str) -> str:
     return " ".join(f"{sign}{tp}" for tp in parts) if len(parts) <= 4 else f"{sign}{len(parts)}: {compact(parts)}"
 
 
+TABLE_MEMBERS = 100
+TABLE_PARTITIONS = 10_000
+CELL_LINES = 4
+
+
+def _clipped(text: str) -> str:
+    """A cell of a large table: its first few topics and how many more there are."""
+    chunks = text.split(" ")
+    if len(chunks) <= CELL_LINES:
+        return text
+    return " ".join(chunks[:CELL_LINES - 1] + [f"... {len(chunks) - CELL_LINES + 1} more"])
+
+
 def assignment_table(title: str, value: Assignment, change: AssignmentDiff | None = None) -> Table:
     table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
     for column in ("MEMBER", "PARTITIONS", "COUNT") + (("GAINED", "REVOKED") if change else ()):
         table.add_column(column, justify="right" if column == "COUNT" else "left",
                          overflow="fold", no_wrap=column == "MEMBER")
     changes = {c.member_id: c for c in change.members} if change else {}
-    for member, parts in value.owners.items():
-        row = [member, compact(parts), str(len(parts))]
+    shown = value.owners.items()
+    if len(value.owners) > TABLE_MEMBERS:  # a table of 2,000 members is for nobody; the documents list all
+        shown = list(shown)[:TABLE_MEMBERS]
+        table.caption = (f"{TABLE_MEMBERS} of {len(value.owners)} members shown; -o json or -o yaml lists "
+                         "every one")
+    large = len(value.owners) > TABLE_MEMBERS or sum(map(len, value.owners.values())) > TABLE_PARTITIONS
+    cell = _clipped if large else (lambda text: text)
+    for member, parts in shown:
+        row = [member, cell(compact(parts)), str(len(parts))]
         if change:
             c = changes.get(member)
-            row += [_signed(c.gained, "+") if c and c.gained else "", _signed(c.revoked, "-") if c and c.revoked else ""]
+            row += [cell(_signed(c.gained, "+")) if c and c.gained else "",
+                    cell(_signed(c.revoked, "-")) if c and c.revoked else ""]
         table.add_row(*row)
     if change:  # members that left still lose their partitions
         for c in change.members:

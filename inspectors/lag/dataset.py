@@ -183,6 +183,7 @@ def newest_commits(path: str, skip_bad: bool = False
     if not tables:
         return {}, skipped
     data = pa.concat_tables(tables)
+    _require_values(COMMITS, data, newest_day)
     newest = (data.sort_by("observed_ts").group_by(keys, use_threads=False)
               .aggregate([("committed_offset", "last"), ("commit_ts", "last")]))
     found = {}
@@ -233,7 +234,9 @@ def survey(path: str) -> Survey:
     damaged, rows, size, oldest = {}, 0, 0, None
     for table in (COMMITS, LOG_OFFSETS, GAPS):
         for file in table_files(path, table):
-            stamp = os.path.basename(file).split("-")[1] if table == COMMITS else ""
+            # part-<first observation ms>-...; a file renamed by hand simply tells no time
+            parts = os.path.basename(file).split("-")
+            stamp = parts[1] if table == COMMITS and len(parts) > 1 else ""
             if stamp.isdigit():
                 oldest = int(stamp) if oldest is None else min(oldest, int(stamp))
             try:
@@ -262,12 +265,36 @@ def read_samples(path: str, skip: frozenset[str] = frozenset()) -> tuple[list[Co
             except (OSError, pa.ArrowException) as exc:
                 raise InputError(f"cannot read it as Parquet: {exc}", source=file) from None
             check_columns(table, {f.name: arrow_kind(f.type) for f in data.schema}, file)
+            _require_values(table, data, file)
             for row in data.select(list(COLUMNS[table])).to_pylist():
                 for column in _TIME_COLUMNS & row.keys():
                     row[column] = _millis(row[column])
                 rows.append(make(**row))
         out[table] = rows
     return out[COMMITS], out[LOG_OFFSETS]
+
+
+def _require_values(table: str, data: Any, where: str) -> None:
+    """No nulls where the schema requires a value, and timestamps Python can represent (years 1 to 9999)."""
+    pa = pyarrow()
+    import pyarrow.compute as pc
+
+    for name, (kind, nullable) in COLUMNS[table].items():
+        if name not in data.column_names:
+            continue
+        column = data.column(name)
+        if not nullable and column.null_count:
+            raise InputError(f"{table}.{name}: {column.null_count} empty (null) values; the column is required",
+                             source=where)
+        if kind == "timestamp" and len(column) - column.null_count:
+            millis = column.cast(pa.timestamp("ms", "UTC"), safe=False).cast(pa.int64())
+            low, high = pc.min(millis).as_py(), pc.max(millis).as_py()
+            if low < _FIRST_MS or high > _LAST_MS:
+                raise InputError(f"{table}.{name}: a timestamp outside the years 1 to 9999", source=where)
+
+
+_FIRST_MS = -62135596800000  # 0001-01-01T00:00:00Z
+_LAST_MS = 253402300799999  # 9999-12-31T23:59:59.999Z
 
 
 def _millis(value: datetime) -> int:

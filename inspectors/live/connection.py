@@ -117,12 +117,19 @@ def _profile(name: str | None, env: Mapping[str, str], explicit: bool) -> dict:
 
 def read_properties(path: str) -> dict[str, str]:
     """A Java properties file (key=value or key: value, # and ! comments, backslash continuations)."""
+    from kgroup.inspectors.limits import MAX_PROPERTIES_BYTES
+
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with open(path, "rb") as handle:
+            raw_bytes = handle.read(MAX_PROPERTIES_BYTES + 1)
+        text = raw_bytes.decode("utf-8")
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", path, field="--command-config") from None
     except UnicodeDecodeError:
         raise InputError("not a text file (expected key=value lines)", path, field="--command-config") from None
+    if len(raw_bytes) > MAX_PROPERTIES_BYTES:
+        raise InputError(f"larger than {MAX_PROPERTIES_BYTES // 1024} KB (the limit for a properties file)", path,
+                         field="--command-config")
     raw: dict[str, tuple[str, int]] = {}
     pending, start = "", 0
     for number, line in enumerate(text.splitlines(), start=1):
@@ -137,13 +144,10 @@ def read_properties(path: str) -> dict[str, str]:
         entry, pending = pending + stripped, ""
         match = re.match(r"([^=:\s]+)\s*[=:]\s*(.*)$", entry) or re.match(r"([^=:\s]+)\s+(.+)$", entry)
         if match is None:
-            raise InputError(f"expected key=value, got {_shown(entry)!r}", path, start)
+            # The file holds secrets, and a line without a key may be one: name the line, never its text.
+            raise InputError("expected key=value (the line is not shown: it may hold a secret)", path, start)
         raw[match.group(1)] = (match.group(2).strip(), start)
     return _to_librdkafka(raw, path)
-
-
-def _shown(entry: str) -> str:
-    return "***" if SECRET_KEY.search(entry) else entry[:60]
 
 
 def _to_librdkafka(raw: dict[str, tuple[str, int]], path: str) -> dict[str, str]:

@@ -117,7 +117,7 @@ def _line(doc: YamlDoc, group_id: str) -> int | None:
     groups = doc.data.get("groups") if isinstance(doc.data, dict) else None
     for i, raw in enumerate(groups or []):
         if isinstance(raw, dict) and str(raw.get("group_id")) == group_id:
-            return doc.lines.get(("groups", i, "group_id"), doc.lines.get(("groups", i)))
+            return doc.line(("groups", i, "group_id")) or doc.line(("groups", i))
     return None
 
 
@@ -147,5 +147,5 @@ def _scenario_case(doc: YamlDoc, limits: ScenarioLimits, warnings: list[str]) ->
     scenario = scenario_from_doc(doc)
     warnings += scenario.warnings
     outcome = run_scenario(scenario)
-    line = doc.lines.get(("events",), 1)
+    line = doc.line(("events",)) or 1
     return Case(scenario.source, line, scenario.group.group_id, "scenario", tuple(scenario_checks(outcome, limits)))

@@ -12,10 +12,15 @@ from kgroup.assignors.analysis.whatif import AddMember, AddPartitions, RemoveMem
 from kgroup.inspectors.assignor_lookup import resolve
 from kgroup.inspectors.errors import InputError, RunError
 from kgroup.inspectors.fixtures.group_file import Fixture
+from kgroup.inspectors.limits import MAX_PARTITIONS_PER_TOPIC, id_problem, partition_budget
 
 
 def _topics(text: str, flag: str) -> tuple[str, ...]:
     topics = tuple(t.strip() for t in text.split(",") if t.strip())
+    for topic in topics:
+        problem = id_problem(topic)
+        if problem:
+            raise InputError(problem, field=flag)
     if not topics:
         raise InputError(f"{text!r}: expected a comma-separated list of topics", field=flag)
     return topics
@@ -41,7 +46,10 @@ def parse_changes(add_members: list[str], remove_members: list[str], add_partiti
     for spec in add_members:
         member_id, sep, topics = spec.partition("=")
         if not member_id:
-            raise InputError(f"{spec!r}: expected ID or ID=topic1,topic2", field="--add-member")
+            raise InputError(f"{spec[:80]!r}: expected ID or ID=topic1,topic2", field="--add-member")
+        problem = id_problem(member_id)
+        if problem:
+            raise InputError(problem, field="--add-member")
         changes.append(AddMember(member_id, _topics(topics, "--add-member") if sep else None, static.get(member_id)))
     for spec in subscribe:
         member_id, sep, topics = spec.partition("=")
@@ -53,11 +61,21 @@ def parse_changes(add_members: list[str], remove_members: list[str], add_partiti
         relative = count.startswith("+")
         digits = count[1:] if relative else count
         if not sep or not topic or not digits.isascii() or not digits.isdigit():
-            raise InputError(f"{spec!r}: expected TOPIC=N (new total) or TOPIC=+N (add N)", field="--add-partitions")
+            raise InputError(f"{spec[:80]!r}: expected TOPIC=N (new total) or TOPIC=+N (add N)",
+                             field="--add-partitions")
         existing = state.cluster.topic(topic)
         if existing is None:
-            raise InputError(f"{spec!r}: topic {topic!r} is not in the cluster", field="--add-partitions")
-        total = existing.partitions + int(digits) if relative else int(digits)
+            raise InputError(f"{spec[:80]!r}: topic {topic[:60]!r} is not in the cluster", field="--add-partitions")
+        # Checked on the digits first: no number (and no partition list) is built from an absurd value.
+        total = existing.partitions + int(digits) if relative and len(digits) <= 9 else \
+            int(digits) if len(digits) <= 9 else MAX_PARTITIONS_PER_TOPIC + 1
+        if total > MAX_PARTITIONS_PER_TOPIC:
+            raise InputError(f"{spec[:80]!r}: a topic has at most {MAX_PARTITIONS_PER_TOPIC} partitions "
+                             "(kgroup's limit per topic)", field="--add-partitions")
+        grown = sum(t.partitions for t in state.cluster.topics) - existing.partitions + total
+        if grown > partition_budget():
+            raise InputError(f"{spec[:80]!r}: the cluster would have more than {partition_budget()} partitions "
+                             "(kgroup's limit; KGROUP_MAX_PARTITIONS=N raises it)", field="--add-partitions")
         changes.append(AddPartitions(topic, total))
     return changes
 
