@@ -76,9 +76,12 @@ def print_outcome(console: Console, outcome: ScenarioOutcome) -> None:
     console.print()
     ranked = sorted(((outcome.unconsumed_ms(tp), tp) for tp in sim.created), key=lambda x: (-x[0], x[1]))
     worst = [(ms, tp) for ms, tp in ranked if ms > 0][:TOP_PARTITIONS]
-    gaps = Table(title=f"Unconsumed: {outcome.total_unconsumed_ms / 1000:.1f} partition-seconds in total"
-                       + (f" (worst {len(worst)} of {len(ranked)} partitions)" if len(ranked) > len(worst) else ""),
-                 title_justify="left", show_edge=False, pad_edge=False)
+    # The heading is a line of its own, not the table's title: rich folds a title to the table's width,
+    # which in a pipe or a log split one sentence over two lines.
+    console.print(f"Unconsumed: {outcome.total_unconsumed_ms / 1000:.1f} partition-seconds in total"
+                  + (f" (worst {len(worst)} of {len(ranked)} partitions)" if len(ranked) > len(worst) else ""),
+                  style="italic", markup=False, highlight=False, soft_wrap=True)
+    gaps = Table(show_edge=False, pad_edge=False)
     for column in ("PARTITION", "SECONDS", "WHEN NOBODY CONSUMED IT"):
         gaps.add_column(column, overflow="fold", justify="right" if column == "SECONDS" else "left")
     for ms, tp in worst:
