@@ -4,22 +4,14 @@ the screenshot's pixels checked for each group's line, on the README walk-throug
 from __future__ import annotations
 
 import os
-import shutil
-import struct
-import subprocess
-import zlib
 from pathlib import Path
 
-import pytest
 
 from kgroup.assignors.lag.samples import CommitSample, LogSample
 from kgroup.cli.render.lag_chart import COLOURS
 from kgroup.inspectors.lag.dataset import write_all
+from tests.browser import pixels, screenshot
 from tests.cli.helpers import run
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs the Debian package chromium (.ci/run installs it)")
-
 
 def _walk_through(path: Path, groups: list[str]) -> None:
     """The README's history: 6 polls 5 s apart over 25 s; `orders-0` grows 10/s past a stopped group, and
@@ -32,42 +24,6 @@ def _walk_through(path: Path, groups: list[str]) -> None:
         for i, group in enumerate(groups):
             commits.append(CommitSample("c", group, "orders", 0, 10 + 5 * i, start, None, None, None, None, ts))
     write_all(str(path), commits, logs)
-
-
-def _pixels(png: bytes) -> tuple[int, int, list[bytes]]:
-    """(width, height, rows of RGB(A) bytes) of an 8-bit PNG, as Chromium writes it."""
-    assert png[:8] == b"\x89PNG\r\n\x1a\n"
-    position, data, width = 8, b"", 0
-    height = colour_type = 0
-    while position < len(png):
-        length, kind = struct.unpack(">I4s", png[position:position + 8])
-        body = png[position + 8:position + 8 + length]
-        if kind == b"IHDR":
-            width, height, depth, colour_type = struct.unpack(">IIBB", body[:10])
-            assert depth == 8
-        elif kind == b"IDAT":
-            data += body
-        position += 12 + length
-    channels = {2: 3, 6: 4}[colour_type]
-    raw, stride, rows, previous = zlib.decompress(data), width * channels, [], bytearray(width * channels)
-    for y in range(height):
-        kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for x in range(stride):
-            left = line[x - channels] if x >= channels else 0
-            up, corner = previous[x], previous[x - channels] if x >= channels else 0
-            if kind == 1:
-                line[x] = (line[x] + left) & 255
-            elif kind == 2:
-                line[x] = (line[x] + up) & 255
-            elif kind == 3:
-                line[x] = (line[x] + (left + up) // 2) & 255
-            elif kind == 4:
-                p = left + up - corner
-                guess = min((abs(p - left), 0, left), (abs(p - up), 1, up), (abs(p - corner), 2, corner))[2]
-                line[x] = (line[x] + guess) & 255
-        rows.append(bytes(line))
-        previous = line
-    return width, channels, rows
 
 
 def _count(rows: list[bytes], channels: int, colour: str) -> int:
@@ -90,11 +46,7 @@ def test_the_walk_through_chart_draws_a_line_per_group_on_a_time_axis(tmp_path: 
     assert text.count('class="series"') == 2 * len(groups)  # every group, in both panels
     assert all(f">11:0{t}<" in text for t in ("6:45", "6:50", "6:55", "7:00", "7:05"))  # UTC times, 5 s apart
     assert text.count("<circle") == 2 * 6 * len(groups)  # 1 s buckets from the 25 s span: every poll a point
-    shot = tmp_path / "lag.png"
-    subprocess.run([str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                    "--window-size=1000,800", f"--screenshot={shot}", chart.as_uri()],
-                   capture_output=True, timeout=120, check=False)
-    assert shot.exists(), "chromium wrote no screenshot"
-    _, channels, rows = _pixels(shot.read_bytes())
+    shot = screenshot(chart, tmp_path / "lag.png", 1000, 800)
+    _, _, channels, rows = pixels(shot.read_bytes())
     for i, group in enumerate(groups):
         assert _count(rows, channels, COLOURS[i]) > 200, f"no line drawn for {group} ({COLOURS[i]})"

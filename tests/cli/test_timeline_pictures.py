@@ -7,15 +7,11 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import struct
-import subprocess
-import zlib
 from pathlib import Path
 
-import pytest
 
 from kgroup.cli.render.timeline_svg import colours, round_ticks
+from tests.browser import colours_seen, pixels, screenshot
 from tests.cli.helpers import FIXTURES, run
 
 ALL = "classic-eager,classic-cooperative,consumer,zk-watcher,external"
@@ -40,62 +36,6 @@ events:
 """
 
 
-def _browser() -> str:
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if found is None:
-        pytest.fail("headless Chromium is needed to look at the pictures: apt-get install -y chromium "
-                    "(.ci/run installs it)")
-    return found
-
-
-def _screenshot(page: Path, out: Path) -> Path:
-    subprocess.run([_browser(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                    "--window-size=1600,1400", f"--screenshot={out}", page.as_uri()],
-                   capture_output=True, timeout=120, check=False)
-    assert out.exists(), f"Chromium wrote no screenshot of {page}"
-    return out
-
-
-def _pixels(png: Path) -> tuple[int, int, set[tuple[int, int, int]]]:
-    """Width, height and the distinct colours of an 8-bit RGB(A) PNG (what Chromium writes)."""
-    data = png.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    pos, idat, width = 8, b"", 0
-    while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        chunk = data[pos + 8:pos + 8 + length]
-        if kind == b"IHDR":
-            width, height, depth, colour_type = struct.unpack(">IIBB", chunk[:10])
-            assert depth == 8 and colour_type in (2, 6)
-            step = 3 if colour_type == 2 else 4
-        elif kind == b"IDAT":
-            idat += chunk
-        pos += 12 + length
-    raw = zlib.decompress(idat)
-    stride = width * step
-    previous = bytearray(stride)
-    seen: set[tuple[int, int, int]] = set()
-    for row in range(height):
-        kind, line = raw[row * (stride + 1)], bytearray(raw[row * (stride + 1) + 1:(row + 1) * (stride + 1)])
-        for i in range(stride):
-            a = line[i - step] if i >= step else 0
-            b, c = previous[i], previous[i - step] if i >= step else 0
-            if kind == 1:
-                line[i] = (line[i] + a) & 255
-            elif kind == 2:
-                line[i] = (line[i] + b) & 255
-            elif kind == 3:
-                line[i] = (line[i] + (a + b) // 2) & 255
-            elif kind == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        if row % 4 == 0:
-            seen.update(tuple(line[i:i + 3]) for i in range(0, stride, step * 2))  # type: ignore[misc]
-        previous = line
-    return width, height, seen
-
-
 def _rgb(hex_colour: str) -> tuple[int, int, int]:
     return int(hex_colour[1:3], 16), int(hex_colour[3:5], 16), int(hex_colour[5:7], 16)
 
@@ -108,7 +48,9 @@ def test_each_page_renders_in_a_real_browser(tmp_path: Path) -> None:
     for name, args in pages.items():
         result = run(*args, "--timeline-out", str(tmp_path / name))
         assert result.exit_code == 0, result.output
-        width, height, seen = _pixels(_screenshot(tmp_path / name, tmp_path / f"{name}.png"))
+        shot = screenshot(tmp_path / name, tmp_path / f"{name}.png", 1600, 1400)
+        width, height, channels, rows = pixels(shot.read_bytes())
+        seen = colours_seen(rows, channels)
         assert (width, height) == (1600, 1400)
         # The consumers' colours and the red of unconsumed time are on screen, not just in the file.
         for colour in ("#4e79a7", "#f28e2b", "#59a14f", "#e15759"):
