@@ -77,7 +77,7 @@ def test_without_pyspark_it_says_what_to_install(history: str, tmp_path: Path) -
     shadow = tmp_path / "shadow" / "pyspark"
     shadow.mkdir(parents=True)
     (shadow / "__init__.py").write_text("raise ImportError('No module named pyspark')\n")
-    result = run_process("lag", "analyze", history, env={"PYTHONPATH": str(shadow.parent)})
+    result = run_process("lag", "analyze", history, "--engine", "spark", env={"PYTHONPATH": str(shadow.parent)})
     assert result.returncode == 2
     assert "pip install 'kgroup[spark]'" in result.stderr and "Traceback" not in result.stderr
 
@@ -86,7 +86,7 @@ def test_without_java_it_says_so(history: str) -> None:
     path = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep)
                            if not os.path.exists(os.path.join(p, "java")) or p == str(Path(sys.executable).parent))
     env = {k: v for k, v in os.environ.items() if k != "JAVA_HOME"}
-    result = run_process("lag", "analyze", history, env={**env, "PATH": path, "JAVA_HOME": ""})
+    result = run_process("lag", "analyze", history, "--engine", "spark", env={**env, "PATH": path, "JAVA_HOME": ""})
     assert result.returncode == 2, result.stderr
     assert "needs Java 17" in result.stderr
 
