@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from kgroup.cli.commands.simulate import _what_if, chosen_partitions, read_live
+from kgroup.cli.commands.simulate import _what_if, chosen_partitions
 from kgroup.cli.errors import handle_errors
 from kgroup.cli.options import (
     AddMemberOpt, AddPartitionsOpt, AssignorsOpt, BootstrapOpt, ClientOpt, CommandConfigOpt, FixtureArg, GroupOpt,
@@ -18,6 +18,7 @@ from kgroup.inspectors.fixtures.bundled import locate
 from kgroup.inspectors.fixtures.group_file import fixture_from_doc
 from kgroup.inspectors.fixtures.scenario_file import is_scenario, scenario_from_doc
 from kgroup.inspectors.fixtures.yaml_doc import read_yaml
+from kgroup.inspectors.live.snapshot import read_for_what_if
 
 
 def _scenario(doc, chosen: list[str], output: OutputFormat) -> None:  # type: ignore[no-untyped-def]
@@ -85,7 +86,7 @@ def explain(
             raise InputError("a live explanation needs the group: --group G", field="--group")
         if fixture is not None:  # with a live cluster, every positional argument is a partition
             chosen.insert(0, fixture)
-        live, _, _, reason = read_live(connect(bootstrap_server, command_config, profile, timeout), group)
+        live, _, _, reason = read_for_what_if(connect(bootstrap_server, command_config, profile, timeout), group)
         _what_if(live, group, flags, output, live_reason=reason, explain=chosen or True, kind="explanation")
         return
     doc = read_yaml(locate(fixture)) if fixture is not None else None

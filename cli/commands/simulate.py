@@ -25,9 +25,8 @@ from kgroup.cli.render.explain import explanation_body, print_explanations
 from kgroup.assignors.analysis.evaluate import AssignorRun
 from kgroup.assignors.analysis.explain import Explanation, explain as explain_run
 from kgroup.assignors.model import Assignment, Cluster, TopicPartition
-from kgroup.inspectors.live.admin import read_groups
 from kgroup.inspectors.simulation.whatif_run import leader_client, require_valid, simulate_flags
-from kgroup.inspectors.live.snapshot import fixture_document, live_fixture, untrusted
+from kgroup.inspectors.live.snapshot import read_for_what_if
 from kgroup.inspectors.fixtures.plan_file import is_plan, plan_from_doc
 from kgroup.inspectors.simulation.gate import plan_flags
 
@@ -91,7 +90,7 @@ def simulate(
             raise InputError("give a fixture or a live cluster (--bootstrap-server), not both", field="--bootstrap-server")
         if group is None:
             raise InputError("a live what-if needs the group: --group G", field="--group")
-        live, document_data, source, reason = read_live(connect(bootstrap_server, command_config, profile, timeout),
+        live, document_data, source, reason = read_for_what_if(connect(bootstrap_server, command_config, profile, timeout),
                                                         group)
         _what_if(live, group, flags, output, lambda: _save_plan(save_plan, document_data, source, group, flags),
                  reason, explain or None)
@@ -126,18 +125,6 @@ def simulate(
     chosen = loaded.group(group).group_id
     _what_if(loaded, chosen, flags, output, lambda: _save_plan(save_plan, raw, loaded.source, chosen, flags),
              explain=explain or None)
-
-
-def read_live(admin, group: str):  # type: ignore[no-untyped-def]
-    """A live group as `kgroup snapshot` would save it: the fixture, its document, its source, and why its
-    leader's client is what it is. Refused (exit 2) when the broker's answer cannot be trusted."""
-    read = read_groups(admin, [group], subscriptions=True)
-    problem = untrusted(read.groups[0])
-    if problem:
-        raise InputError(f"no live what-if: {problem}; save the group with `kgroup snapshot`, complete it and "
-                         "simulate the file", field="--group")
-    source = f"live:{admin.settings.bootstrap_servers}"
-    return live_fixture(read, source), fixture_document(read, source), source, read.groups[0].client_reason
 
 
 def _save_plan(path: str | None, fixture_data, source: str, group_id: str, flags) -> None:  # type: ignore[no-untyped-def]

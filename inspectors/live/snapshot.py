@@ -26,7 +26,8 @@ from kgroup.inspectors.fixtures.group_file import (
     fixture_from_mapping,
 )
 from kgroup.inspectors.fixtures.yaml_doc import YamlDoc
-from kgroup.inspectors.live.admin import LiveGroup, LiveRead
+from kgroup.inspectors.errors import InputError
+from kgroup.inspectors.live.admin import LiveAdmin, LiveGroup, LiveRead, read_groups
 
 
 def group_topics(group: Group) -> list[str]:
@@ -75,6 +76,18 @@ def untrusted(live: LiveGroup) -> str | None:
         return (f"the broker labels group {group.group_id!r} a KIP-848 'consumer' group but names "
                 f"{live.assignor!r} as its assignor, which no KIP-848 coordinator uses")
     return None
+
+
+def read_for_what_if(admin: LiveAdmin, group_id: str) -> tuple[Fixture, dict[str, Any], str, str | None]:
+    """A live group as `kgroup snapshot` would save it: the fixture, its document, its source, and why its
+    leader's client is what it is. Refused (InputError, exit 2) when the broker's answer cannot be trusted."""
+    read = read_groups(admin, [group_id], subscriptions=True)
+    problem = untrusted(read.groups[0])
+    if problem:
+        raise InputError(f"no live what-if: {problem}; save the group with `kgroup snapshot`, complete it and "
+                         "simulate the file", field="--group")
+    source = f"live:{admin.settings.bootstrap_servers}"
+    return live_fixture(read, source), fixture_document(read, source), source, read.groups[0].client_reason
 
 
 def live_fixture(read: LiveRead, source: str) -> Fixture:
