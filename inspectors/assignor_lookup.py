@@ -15,6 +15,7 @@ from typing import Any
 from kgroup.assignors import registry
 from kgroup.assignors.base import Assignor
 from kgroup.assignors.model import Assignment, Cluster, Member, TopicPartition
+from kgroup.assignors.validity import Violation, check_validity
 from kgroup.inspectors.errors import InputError, RunError
 
 def known_assignor_names() -> list[str]:
@@ -34,8 +35,21 @@ def resolve(name: str, client: str = "java") -> Assignor:
                      "(or a user assignor as package.module:Class)", field="--assignor")
 
 
+def invalid_assignment(name: str, violations: Sequence[Violation]) -> RunError:
+    """The one line for an assignor whose output breaks Kafka's rules (exit 1), the first three broken rules."""
+    details = "; ".join(v.detail for v in violations[:3])
+    more = f" (+{len(violations) - 3} more)" if len(violations) > 3 else ""
+    return RunError(f"assignor {name} returned an invalid assignment: {details}{more}")
+
+
 class _UserAssignor:
-    """Wraps a user assignor: normalises what it returns and reports its failures as one line."""
+    """Wraps a user assignor: normalises what it returns and reports its failures as one line.
+
+    Its output is checked here, where every command gets it (a what-if, a plan, a scenario's leader), so an
+    invalid one fails the same way (exit 1) from every command. Kafka's own coordinator would pass such an
+    assignment on (`ConsumerCoordinator.onLeaderElected` checks only cooperative revocations); kgroup
+    refuses to predict from it.
+    """
 
     def __init__(self, spec: str, target: Any) -> None:
         self.spec = spec
@@ -48,14 +62,19 @@ class _UserAssignor:
         except Exception as exc:  # a plugin bug must not become a traceback
             raise RunError(f"user assignor {self.spec} raised {type(exc).__name__}: {exc}") from None
         if isinstance(raw, Assignment):
-            return raw
-        if not isinstance(raw, Mapping):
+            result = raw
+        elif not isinstance(raw, Mapping):
             raise RunError(f"user assignor {self.spec} returned {type(raw).__name__}; "
                            "expected a mapping member id -> partitions")
-        try:
-            return Assignment.of({str(member): [_as_partition(p) for p in parts] for member, parts in raw.items()})
-        except (TypeError, ValueError) as exc:
-            raise RunError(f"user assignor {self.spec} returned an invalid partition: {exc}") from None
+        else:
+            try:
+                result = Assignment.of({str(member): [_as_partition(p) for p in parts] for member, parts in raw.items()})
+            except (TypeError, ValueError) as exc:
+                raise RunError(f"user assignor {self.spec} returned an invalid partition: {exc}") from None
+        violations = check_validity(cluster, members, result)
+        if violations:
+            raise invalid_assignment(self.name, violations)
+        return result
 
 
 def _as_partition(value: Any) -> TopicPartition:

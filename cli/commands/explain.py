@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from kgroup.cli.commands.simulate import _what_if, chosen_partitions
+from kgroup.cli.commands.simulate import _what_if, chosen_partitions, fixture_or_plan
 from kgroup.cli.errors import handle_errors
 from kgroup.cli.options import (
     AddMemberOpt, AddPartitionsOpt, AssignorsOpt, BootstrapOpt, ClientOpt, CommandConfigOpt, FixtureArg, GroupOpt,
@@ -15,7 +15,6 @@ from kgroup.cli.options import (
 from kgroup.cli.output import OutputFormat, document, emit, warn
 from kgroup.inspectors.errors import InputError
 from kgroup.inspectors.fixtures.bundled import locate
-from kgroup.inspectors.fixtures.group_file import fixture_from_doc
 from kgroup.inspectors.fixtures.scenario_file import is_scenario, scenario_from_doc
 from kgroup.inspectors.fixtures.yaml_doc import read_yaml
 from kgroup.inspectors.live.snapshot import read_for_what_if
@@ -96,5 +95,8 @@ def explain(
                              "its own events", doc.source)
         _scenario(doc, chosen, output)
         return
-    loaded = fixture_from_doc(doc) if doc is not None else load(fixture)
+    if doc is None:
+        _what_if(load(fixture), group, flags, output, explain=chosen or True, kind="explanation")
+        return
+    loaded, group, flags = fixture_or_plan(doc, group, flags)
     _what_if(loaded, group, flags, output, explain=chosen or True, kind="explanation")

@@ -114,17 +114,22 @@ def simulate(
         raise InputError("--timeline-out needs a scenario (kind: scenario), not a fixture", field="--timeline-out")
     if doc is None:
         doc = read_yaml(locate(None))
+    loaded, chosen, flags = fixture_or_plan(doc, group, flags)
+    raw = doc.data
+    _what_if(loaded, chosen, flags, output, lambda: _save_plan(save_plan, raw, loaded.source, chosen, flags),
+             explain=explain or None)
+
+
+def fixture_or_plan(doc, group: str | None, flags):  # type: ignore[no-untyped-def]
+    """The fixture and group a what-if runs on, and its flags: a plan's own flags first, then the ones given."""
     if is_plan(doc):
         plan = plan_from_doc(doc)
         if group is not None and group != plan.group_id:
             raise InputError(f"the plan is for group {plan.group_id!r}, not {group!r}", doc.source)
-        flags = plan_flags(plan).then(flags)
-        loaded, group, raw = plan.fixture, plan.group_id, doc.data
-    else:
-        loaded, raw = fixture_from_doc(doc), doc.data
-    chosen = loaded.group(group).group_id
-    _what_if(loaded, chosen, flags, output, lambda: _save_plan(save_plan, raw, loaded.source, chosen, flags),
-             explain=explain or None)
+        loaded = plan.fixture
+        return loaded, loaded.group(plan.group_id).group_id, plan_flags(plan).then(flags)
+    loaded = fixture_from_doc(doc)
+    return loaded, loaded.group(group).group_id, flags
 
 
 def _save_plan(path: str | None, fixture_data, source: str, group_id: str, flags) -> None:  # type: ignore[no-untyped-def]

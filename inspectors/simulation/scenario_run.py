@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from kgroup.assignors.base import Assignor
 from kgroup.assignors.coordinator.classic.client import ClassicClient
 from kgroup.assignors.coordinator.classic.simulation import ClassicSimulation
 from kgroup.assignors.coordinator.consumer.simulation import ConsumerSimulation
@@ -13,6 +14,7 @@ from kgroup.assignors.coordinator.classic.explain import Explanation, explain
 from kgroup.assignors.coordinator.classic.pathologies import Finding, findings
 from kgroup.assignors.coordinator.settling import Settle, time_to_stable
 from kgroup.inspectors.assignor_lookup import resolve
+from kgroup.inspectors.errors import RunError
 from kgroup.inspectors.fixtures.scenario_file import Scenario, ScenarioEvent
 
 
@@ -35,7 +37,11 @@ class ScenarioOutcome:
 
 def run_scenario(scenario: Scenario) -> ScenarioOutcome:
     group = scenario.group
-    sim = ClassicSimulation(scenario.cluster, resolve, scenario.broker, autonomous=True, group_id=group.group_id)
+    def by_protocol_name(name: str) -> Assignor:
+        return scenario.user_assignors.get(name) or resolve(name)
+
+    sim = ClassicSimulation(scenario.cluster, by_protocol_name, scenario.broker, autonomous=True,
+                            group_id=group.group_id)
     owned = {m.member_id: group.assignment.partitions_of(m.member_id) for m in group.members}
     for member in group.members:
         sim.add_client(member.member_id, scenario.clients[member.member_id], member.topics)
@@ -51,7 +57,10 @@ def run_scenario(scenario: Scenario) -> ScenarioOutcome:
             sim.start(client)
     for event in scenario.events:
         sim.at(event.at_ms, apply_event, sim, scenario, event)
-    sim.run_until(scenario.duration_ms)
+    try:
+        sim.run_until(scenario.duration_ms)
+    except RunError as exc:  # a user assignor failed on the leader: say when, so the replay can be followed
+        raise RunError(f"{scenario.source}: at {sim.now / 1000:.1f}s: {exc}") from None
     settle = time_to_stable([e.at_ms for e in scenario.events], sim.ledger.timelines(), sim.created,
                             [(r.start, r.end) for r in sim.rebalances], sim.now,
                             [e.kind != "outage" for e in scenario.events])

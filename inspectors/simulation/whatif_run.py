@@ -9,7 +9,7 @@ from kgroup.assignors.analysis.placement import order_can_matter, possible_order
 from kgroup.assignors.base import AssignorError
 from kgroup.assignors.model import Assignment, GroupState
 from kgroup.assignors.analysis.whatif import AddMember, AddPartitions, RemoveMember, Subscribe, WhatIf, WhatIfError, apply_all
-from kgroup.inspectors.assignor_lookup import resolve
+from kgroup.inspectors.assignor_lookup import invalid_assignment, resolve
 from kgroup.inspectors.errors import InputError, RunError
 from kgroup.inspectors.fixtures.group_file import Fixture
 from kgroup.inspectors.limits import MAX_PARTITIONS_PER_TOPIC, id_problem, partition_budget
@@ -134,7 +134,7 @@ def simulate(fixture: Fixture, group_id: str | None, assignors: list[str], add_m
     names = assignors or [before.group.assignors[0]]
     resolved = [(name, resolve(name, client)) for name in dict.fromkeys(names)]
     # A user assignor is shown by its own `name` (Kafka's ConsumerPartitionAssignor.name()), as a built-in is.
-    runs = tuple(evaluate(before, after, assignor.name if ":" in name else name, assignor, explain)
+    runs = tuple(evaluate(before, after, assignor.name, assignor, explain)
                  for name, assignor in resolved)
     added = [c.member_id for c in changes if isinstance(c, AddMember)]
     alternatives: dict[str, tuple[Assignment, ...]] = {}
@@ -173,9 +173,7 @@ def require_valid(runs: tuple[AssignorRun, ...]) -> None:
     """An assignor whose output breaks Kafka's rules is a failure, reported before anything is printed."""
     for run in runs:
         if run.violations:
-            details = "; ".join(v.detail for v in run.violations[:3])
-            more = f" (+{len(run.violations) - 3} more)" if len(run.violations) > 3 else ""
-            raise RunError(f"assignor {run.assignor} returned an invalid assignment: {details}{more}")
+            raise invalid_assignment(run.assignor, run.violations)
 
 
 def leader_client(fixture: Fixture, group_id: str | None, flag: str | None) -> tuple[str, str]:

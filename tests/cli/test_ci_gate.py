@@ -161,6 +161,9 @@ USER = textwrap.dedent("""
             parts = [(t.name, p) for t in cluster.topics for p in range(t.partitions)]
             return {ids[i % len(ids)]: [tp for j, tp in enumerate(parts) if j % len(ids) == i] for i in range(len(ids))}
 
+    class LikeRange(Named):
+        name = "range"
+
     class Invalid:
         name = "my-invalid"
         def assign(self, cluster, members):
@@ -176,25 +179,69 @@ def user_module(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
     sys.modules.pop("gate_assignors", None)
 
 
-def test_a_user_assignor_keeps_its_name_in_every_table(user_module: str) -> None:
+def _user_scenario(tmp_path, spec: str):  # type: ignore[no-untyped-def]
+    """The bundled rolling restart with every client (and the group) on the user assignor `spec`."""
+    text = (FIXTURES / "scenario-rolling-restart.yaml").read_text().replace("[cooperative-sticky]", f"[{spec}]")
+    path = tmp_path / f"restart-{spec.split(':')[1]}.yaml"
+    path.write_text(text)
+    return path
+
+
+def _user_plan(tmp_path, spec: str):  # type: ignore[no-untyped-def]
+    plan = tmp_path / f"plan-{spec.split(':')[1]}.yaml"
+    plan.write_text(yaml.safe_dump({**yaml.safe_load((FIXTURES / "demo.yaml").read_text()), "kind": "plan",
+                                    "group_id": "orders-service", "what_if": {"assignor": [spec]}}))
+    return plan
+
+
+def test_a_user_assignor_keeps_its_name_in_every_table(user_module: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
     spec = f"{user_module}:Named"
-    for args in (["simulate", "demo", "-a", spec], ["assign", "demo", "-a", spec], ["check", "demo", "-a", spec]):
-        result = run(*args)
-        assert result.exit_code == 0, result.output
-        assert "my-named" in result.stdout and spec not in result.stdout, args
+    scenario, plan = str(_user_scenario(tmp_path, spec)), str(_user_plan(tmp_path, spec))
+    for args in (["simulate", "demo", "-a", spec], ["assign", "demo", "-a", spec], ["check", "demo", "-a", spec],
+                 ["explain", "demo", "-a", spec], ["check", plan], ["simulate", plan], ["explain", plan],
+                 # a scenario: the leader runs it by the name the members' JoinGroup carries
+                 ["simulate", scenario], ["explain", scenario, "events-0"]):
+        for fmt in ("table", "json", "yaml"):
+            result = run(*args, "-o", fmt)
+            assert result.exit_code == 0, (args, result.output)
+            assert "my-named" in result.stdout and spec not in result.stdout, (args, fmt)
+    log = run_json("simulate", scenario)
+    assert {r["assignor"] for r in log["rebalances"]} == {"my-named"}
+    assert log["clients"]["d1"]["assignors"] == ["my-named"]
+
+
+def test_a_user_assignor_named_like_a_built_in_is_refused_in_a_scenario(user_module: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    scenario = _user_scenario(tmp_path, f"{user_module}:LikeRange")
+    result = run("simulate", str(scenario))
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "restart-LikeRange.yaml:15: groups[0].assignors: user assignor gate_assignors:LikeRange is named " \
+           "'range', as a built-in assignor is" in result.stderr
 
 
 def test_an_invalid_user_assignor_exits_1_from_every_command(user_module: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
     spec = f"{user_module}:Invalid"
-    plan = tmp_path / "plan.yaml"
-    plan.write_text(yaml.safe_dump({**yaml.safe_load((FIXTURES / "demo.yaml").read_text()), "kind": "plan",
-                                    "group_id": "orders-service", "what_if": {"assignor": [spec]}}))
+    plan, scenario = str(_user_plan(tmp_path, spec)), str(_user_scenario(tmp_path, spec))
     for args in (["simulate", "demo", "-a", spec], ["assign", "demo", "-a", spec],
-                 ["check", "demo", "-a", spec, "--max-imbalance", "1"], ["diff", "demo", str(plan)],
-                 ["check", str(plan)]):
+                 ["check", "demo", "-a", spec, "--max-imbalance", "1"], ["diff", "demo", plan],
+                 ["check", plan], ["simulate", plan], ["explain", "demo", "-a", spec], ["explain", plan],
+                 ["simulate", scenario], ["check", scenario, "--max-rebalances", "9"], ["explain", scenario]):
         result = run(*args)
         assert result.exit_code == 1, (args, result.output)
         assert "my-invalid returned an invalid assignment" in result.stderr and result.stdout == "", args
+    assert f"{scenario}: at 62.6s: assignor my-invalid" in run("simulate", scenario).stderr  # the leader's run
+
+
+def test_a_user_assignor_that_cannot_be_imported_exits_2_from_every_command(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    spec = "no_such_module_xyz:Thing"
+    plan, scenario = str(_user_plan(tmp_path, spec)), str(_user_scenario(tmp_path, spec))
+    for args in (["simulate", "demo", "-a", spec], ["assign", "demo", "-a", spec],
+                 ["check", "demo", "-a", spec], ["diff", "demo", plan], ["check", plan], ["simulate", plan],
+                 ["explain", "demo", "-a", spec], ["explain", plan],
+                 ["simulate", scenario], ["check", scenario, "--max-rebalances", "9"], ["explain", scenario]):
+        result = run(*args)
+        assert result.exit_code == 2, (args, result.output)
+        assert "cannot import 'no_such_module_xyz'" in result.stderr and result.stdout == "", args
+        assert result.stderr.count("\n") == 1, args
 
 
 @pytest.mark.parametrize("args,words", [
