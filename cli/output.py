@@ -33,7 +33,38 @@ def _width(stream: Any) -> int | None:
 
 def stdout_console() -> Console:
     # Console() follows NO_COLOR and drops ANSI codes when stdout is not a terminal.
-    return Console(file=sys.stdout, highlight=False, soft_wrap=False, width=_width(sys.stdout))
+    isatty = getattr(sys.stdout, "isatty", None)
+    stream = sys.stdout if callable(isatty) and isatty() else _TrimmedLines(sys.stdout)
+    return Console(file=stream, highlight=False, soft_wrap=False, width=_width(sys.stdout))
+
+
+class _TrimmedLines:
+    """Stdout that is not a terminal, without the spaces rich pads titles and last columns with to the
+    table's width: a file or a log holds each line as long as its text, as `kafka-consumer-groups.sh`
+    writes it, and compares equal to an expected output."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.pending = ""  # the unfinished last line: its padding may still be followed by text
+
+    def write(self, text: str) -> int:
+        lines = (self.pending + text).split("\n")
+        self.pending = lines.pop()
+        if lines:
+            self.stream.write("".join(line.rstrip(" ") + "\n" for line in lines))
+        return len(text)
+
+    def flush(self) -> None:
+        if self.pending:
+            self.stream.write(self.pending)
+            self.pending = ""
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+    def __getattr__(self, name: str) -> Any:  # encoding, fileno, ... as the real stream has them
+        return getattr(self.stream, name)
 
 
 def stderr_console() -> Console:
