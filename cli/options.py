@@ -69,6 +69,13 @@ TimeoutOpt = Annotated[float, typer.Option("--timeout", help="Seconds to wait fo
                                            metavar="SECONDS")]
 
 
+# The groups a live command reads, besides those it names: `lag record`, `lag analyze` and `triage`.
+GroupsOpt = Annotated[Optional[list[str]], typer.Option("--group", "-g", help="Only this group (repeatable).",
+                                                        show_default=False)]
+RegexOpt = Annotated[Optional[str], typer.Option("--regex", "-r", help="Only groups whose id matches.",
+                                                 show_default=False, metavar="PATTERN")]
+
+
 def connect(bootstrap: str | None, command_config: str | None, profile: str | None, timeout: float):  # type: ignore[no-untyped-def]
     """A LiveAdmin for the resolved settings (flags > environment > profile)."""
     from kgroup.inspectors.live.connection import resolve

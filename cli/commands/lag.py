@@ -16,8 +16,8 @@ from kgroup.assignors.lag.samples import READ_UNCOMMITTED
 from kgroup.cli.errors import ExitCode, handle_errors
 from kgroup.cli.render.lag import method_legend, partition_table, report_body, rollup_body, rollup_table
 from kgroup.cli.render.lag_chart import chart_html
-from kgroup.cli.options import (BootstrapOpt, CommandConfigOpt, IsolationOpt, OutputOpt, ProfileOpt, TimeoutOpt,
-                                connect, isolation_level)
+from kgroup.cli.options import (BootstrapOpt, CommandConfigOpt, GroupsOpt, IsolationOpt, OutputOpt, ProfileOpt,
+                                RegexOpt, TimeoutOpt, connect, isolation_level)
 from kgroup.cli.output import OutputFormat, document, emit, stderr_console, warn
 from kgroup.inspectors.errors import InputError, NotReachableError
 from kgroup.inspectors.files import output_folder, write_atomically
@@ -26,10 +26,6 @@ from kgroup.inspectors.offsets.reset_times import datetime_ms, span_ms
 lag = typer.Typer(name="lag", help="Offset history: record it from a cluster, analyze it on Spark.",
                   no_args_is_help=True)
 
-GroupsOpt = Annotated[Optional[list[str]], typer.Option("--group", "-g", help="Only this group (repeatable).",
-                                                        show_default=False)]
-RegexOpt = Annotated[Optional[str], typer.Option("--regex", "-r", help="Only groups whose id matches.",
-                                                 show_default=False, metavar="PATTERN")]
 
 
 def _time(text: str | None, option: str) -> tuple[int | None, int | None]:

@@ -24,24 +24,9 @@ from kgroup.inspectors.live.record_timestamps import described_time_lags
 from kgroup.inspectors.live.snapshot import fixture_document, fixture_group
 
 @handle_errors
-def groups(
-    regex: Annotated[Optional[str], typer.Option("--regex", "-r", help="Only groups whose id matches.",
-                                                 metavar="PATTERN")] = None,
-    state: Annotated[Optional[str], typer.Option("--state", help="Only groups in this state, e.g. Stable.")] = None,
-    bootstrap_server: BootstrapOpt = None,
-    command_config: CommandConfigOpt = None,
-    profile: ProfileOpt = None,
-    timeout: TimeoutOpt = 10.0,
-    output: OutputOpt = OutputFormat.table,
-) -> None:
-    """List consumer groups: id, type, state, members, assignor, coordinator and total lag.
-
-    Examples:
-
-      kgroup groups -b localhost:9092
-
-      kgroup groups -r '^payments-' --state Stable -o json
-    """
+def groups(regex: str | None, state: str | None, bootstrap_server: str | None, command_config: str | None,
+           profile: str | None, timeout: float, output: OutputFormat) -> None:
+    """The listing behind `kgroup groups` (its options are declared on that command, cli/commands/groups.py)."""
     pattern = group_pattern(regex or None)
     admin = connect(bootstrap_server, command_config, profile, timeout)
     ids = chosen_group_ids([], pattern is None, pattern, lambda: [g.group_id for g in admin.list_groups()])

@@ -9,11 +9,10 @@ import typer
 from rich.console import Console
 
 from kgroup.assignors.lag.burrow_status import ERRORS, WARN, worst
-from kgroup.cli.commands.lag import GroupsOpt, RegexOpt
 from kgroup.cli.errors import handle_errors
 from kgroup.cli.render.lag import method_legend, partition_table, report_body, rollup_body, rollup_table
-from kgroup.cli.options import (BootstrapOpt, CommandConfigOpt, IsolationOpt, OutputOpt, ProfileOpt, TimeoutOpt,
-                                connect, isolation_level)
+from kgroup.cli.options import (BootstrapOpt, CommandConfigOpt, GroupsOpt, IsolationOpt, OutputOpt, ProfileOpt,
+                                RegexOpt, TimeoutOpt, connect, isolation_level)
 from kgroup.cli.output import OutputFormat, document, emit, stderr_console
 from kgroup.assignors.lag.samples import READ_UNCOMMITTED
 from kgroup.inspectors.offsets.reset_times import span_ms
