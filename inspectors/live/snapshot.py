@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from kgroup.assignors.model import Cluster, Group, Member, Topic
-from kgroup.inspectors.assignor_lookup import known_assignor_names
+from kgroup.inspectors.assignor_lookup import known_assignor_names, resolve
 from kgroup.inspectors.fixtures.group_file import (
     CONSUMER_PROTOCOL_NAMES,
     DEFAULT_ASSIGNORS,
@@ -166,6 +166,13 @@ def fixture_group(saved: Fixture, group_id: str) -> LiveGroup:
     the name the broker reports, and no coordinator, which a fixture does not record."""
     group = saved.group(group_id)
     assignor = group.assignors[0] if group.assignors else None
+    if assignor is not None and ":" in assignor:
+        # A user assignor: the broker reports the protocol name its members send, the assignor's own `name`
+        # (ConsumerPartitionAssignor.name() in ConsumerCoordinator.metadata).
+        try:
+            assignor = resolve(assignor).name
+        except InputError as exc:
+            raise InputError(f"group {group.group_id!r}: assignors: {exc.message}", saved.source) from None
     if group.protocol == "consumer":
         assignor = {fixture_name: broker_name for broker_name, fixture_name in CONSUMER_PROTOCOL_NAMES.items()
                     }.get(assignor, assignor)  # type: ignore[arg-type]

@@ -194,11 +194,21 @@ def _user_plan(tmp_path, spec: str):  # type: ignore[no-untyped-def]
     return plan
 
 
+def _user_fixture(tmp_path, spec: str):  # type: ignore[no-untyped-def]
+    """The demo group recording the user assignor `spec` as its own, as a live group running it would."""
+    path = tmp_path / f"demo-{spec.split(':')[1]}.yaml"
+    path.write_text((FIXTURES / "demo.yaml").read_text().replace("assignors: [range, roundrobin]",
+                                                                 f"assignors: [{spec}, range]"))
+    return path
+
+
 def test_a_user_assignor_keeps_its_name_in_every_table(user_module: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
     spec = f"{user_module}:Named"
     scenario, plan = str(_user_scenario(tmp_path, spec)), str(_user_plan(tmp_path, spec))
+    own = str(_user_fixture(tmp_path, spec))
     for args in (["simulate", "demo", "-a", spec], ["assign", "demo", "-a", spec], ["check", "demo", "-a", spec],
                  ["explain", "demo", "-a", spec], ["check", plan], ["simulate", plan], ["explain", plan],
+                 ["simulate", own], ["describe", "--fixture", own, "--state"],
                  # a scenario: the leader runs it by the name the members' JoinGroup carries
                  ["simulate", scenario], ["explain", scenario, "events-0"]):
         for fmt in ("table", "json", "yaml"):
@@ -234,9 +244,10 @@ def test_an_invalid_user_assignor_exits_1_from_every_command(user_module: str, t
 def test_a_user_assignor_that_cannot_be_imported_exits_2_from_every_command(tmp_path) -> None:  # type: ignore[no-untyped-def]
     spec = "no_such_module_xyz:Thing"
     plan, scenario = str(_user_plan(tmp_path, spec)), str(_user_scenario(tmp_path, spec))
+    own = str(_user_fixture(tmp_path, spec))
     for args in (["simulate", "demo", "-a", spec], ["assign", "demo", "-a", spec],
                  ["check", "demo", "-a", spec], ["diff", "demo", plan], ["check", plan], ["simulate", plan],
-                 ["explain", "demo", "-a", spec], ["explain", plan],
+                 ["explain", "demo", "-a", spec], ["explain", plan], ["describe", "--fixture", own],
                  ["simulate", scenario], ["check", scenario, "--max-rebalances", "9"], ["explain", scenario]):
         result = run(*args)
         assert result.exit_code == 2, (args, result.output)
