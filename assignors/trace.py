@@ -39,10 +39,12 @@ BALANCE_MOVE = "balance-move"  # moved from a member with too many to one with t
 BALANCE_UNDONE = "balance-undone"  # the balancing did not improve the score: back where it was
 WITHHELD = "withheld"  # cooperative: its owner must revoke it first; the next rebalance hands it over
 FILL_QUOTA = "fill-quota"  # uniform, equal subscriptions: next member still short of its quota
+UNASSIGNABLE = "unassignable"  # claimed, but no member subscribes to its topic or it no longer exists
+HANDED_BACK = "handed-back"  # librdkafka's leader: an owned partition the assignor left out goes back to its owner
 
 RULES = (RANGE, RANGE_RACK, RANGE_COPARTITIONED, RANGE_AFTER_RACKS, ROUNDROBIN, KEPT, CLAIM_CONFLICT,
          OLDER_CLAIM, OVER_QUOTA, NOT_SUBSCRIBED, RACK_MISMATCH, QUOTA_ROUND_ROBIN, RACK_ROUND_ROBIN,
-         LEAST_LOADED, BALANCE_MOVE, BALANCE_UNDONE, WITHHELD, FILL_QUOTA)
+         LEAST_LOADED, BALANCE_MOVE, BALANCE_UNDONE, WITHHELD, FILL_QUOTA, UNASSIGNABLE, HANDED_BACK)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +78,14 @@ class Trace:
         """The member order a rule read (`member_order.member_sort_key`), with each static member's id."""
         self.note(member_order=[m.member_id for m in ordered],
                   static={m.member_id: m.instance_id for m in ordered if m.instance_id is not None})
+
+    def note_librdkafka_order(self, join_order: list[Member] | tuple[Member, ...] | Any) -> None:
+        """librdkafka sorts members with a comparator that is not a total order (instance ids only when
+        both members are static) through glibc's merge sort, so the order it starts from, the JoinGroup
+        order, is an input too."""
+        members = list(join_order)
+        self.note(member_sort="librdkafka", join_order=[m.member_id for m in members],
+                  mixed_static=len({m.instance_id is None for m in members}) == 2)
 
     def next_round(self) -> None:
         self.round += 1
