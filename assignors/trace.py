@@ -41,10 +41,13 @@ WITHHELD = "withheld"  # cooperative: its owner must revoke it first; the next r
 FILL_QUOTA = "fill-quota"  # uniform, equal subscriptions: next member still short of its quota
 UNASSIGNABLE = "unassignable"  # claimed, but no member subscribes to its topic or it no longer exists
 HANDED_BACK = "handed-back"  # librdkafka's leader: an owned partition the assignor left out goes back to its owner
+LEGACY_RANGE = "legacy-range"  # Scala ZooKeeper consumer: range over the topic's threads in string order
+LEGACY_ROUNDROBIN = "legacy-roundrobin"  # the same: partitions by hash of "[topic,partition]", dealt to threads
 
 RULES = (RANGE, RANGE_RACK, RANGE_COPARTITIONED, RANGE_AFTER_RACKS, ROUNDROBIN, KEPT, CLAIM_CONFLICT,
          OLDER_CLAIM, OVER_QUOTA, NOT_SUBSCRIBED, RACK_MISMATCH, QUOTA_ROUND_ROBIN, RACK_ROUND_ROBIN,
-         LEAST_LOADED, BALANCE_MOVE, BALANCE_UNDONE, WITHHELD, FILL_QUOTA, UNASSIGNABLE, HANDED_BACK)
+         LEAST_LOADED, BALANCE_MOVE, BALANCE_UNDONE, WITHHELD, FILL_QUOTA, UNASSIGNABLE, HANDED_BACK,
+         LEGACY_RANGE, LEGACY_ROUNDROBIN)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +121,16 @@ _ACTIVE: ContextVar[Trace | None] = ContextVar("kgroup_assignor_trace", default=
 def active() -> Trace | None:
     """The trace to record into, or None when nobody asked (then the assignor records nothing)."""
     return _ACTIVE.get()
+
+
+@contextmanager
+def untraced() -> Iterator[None]:
+    """Run a second view of the same decisions (e.g. per thread) without recording them twice."""
+    token = _ACTIVE.set(None)
+    try:
+        yield
+    finally:
+        _ACTIVE.reset(token)
 
 
 @contextmanager

@@ -173,6 +173,21 @@ def sentence(step: Step, context: dict[str, Any]) -> str:
     if rule == rules.HANDED_BACK:
         return (f"handed back to {owner}: it still owns it and the assignor gave it to nobody, so librdkafka's leader "
                 f"returns it to its owner (claimed by {', '.join(f['claimants'])}; the last in JoinGroup order wins)")
+    if rule == rules.LEGACY_RANGE:
+        n, t, q, r = f["partitions"], len(f["threads"]), f["quota"], f["extra"]
+        share = (f"so the first {r} get{'s' if r == 1 else ''} {q + 1} and the rest {q}" if r else f"so each gets {q}")
+        first, last = f["first"], f["last"]
+        held = f"{tp.topic}-{first}" if first == last else f"{tp.topic}-{first}..{last}"
+        return (f"legacy range: {tp.topic} has {n} partitions and {t} consumer threads in string order "
+                f"[{', '.join(f['threads'])}] (string order: C-10 sorts before C-2); {n} = {t}×{q} + {r}, {share}; {tp} is the "
+                f"{_ordinal(tp.partition + 1)} partition → the {_ordinal(f['position'] + 1)} thread, {f['thread']} "
+                f"of {owner}, which takes {held}")
+    if rule == rules.LEGACY_ROUNDROBIN:
+        threads = context.get("threads", [])
+        return (f"legacy roundrobin: all {f['count']} partitions sorted by the Java hash of \"[topic,partition]\" "
+                f"({f['hash']} for {tp}) are dealt in turn to the threads in string order [{', '.join(threads)}]; "
+                f"{tp} is number {f['index'] + 1} in that order → thread {f['index'] % len(threads) + 1}, "
+                f"{f['thread']} of {owner}")
     if rule == rules.UNASSIGNABLE:
         return (f"released by {f['member']}: nobody subscribes to {tp.topic} any more, or {tp} no longer exists")
     if rule == rules.WITHHELD:
@@ -202,7 +217,7 @@ def explanation_body(item: Explanation) -> dict[str, Any]:
 
 def print_explanations(console: Console, items: list[Explanation], assignor: str, traced: bool) -> None:
     if not traced:
-        console.print(f"{assignor}: this assignor records no explanation (a user or legacy assignor)", markup=False)
+        console.print(f"{assignor}: this assignor records no explanation (a user assignor)", markup=False)
         return
     if not items:
         console.print(f"{assignor}: no partition moved; name partitions to explain them", markup=False)

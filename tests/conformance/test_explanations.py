@@ -6,6 +6,8 @@ what Kafka would do; each step's arithmetic is then recomputed from the inputs t
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from kgroup.assignors import registry, trace as rules
@@ -167,3 +169,66 @@ def test_librdkafka_records_nothing_outside_tracing() -> None:
         pass
     registry.builtin("cooperative-sticky", "librdkafka").assign(case.cluster, case.members)  # type: ignore[union-attr]
     assert trace.steps == [] and rules.active() is None
+
+
+# -- the legacy Scala assignors (per thread) and the coordinator's incremental uniform ----------------------
+
+LEGACY = [c for c in yaml_cases() + jsonl_cases() if c.legacy and not c.expected_error and c.expected is not None]
+
+
+@pytest.mark.parametrize("case", LEGACY, ids=[c.id for c in LEGACY])
+def test_replaying_legacy_explanations_gives_each_thread_its_partitions(case: Case) -> None:
+    """The case's `expected` is per thread (`<consumer>-<i>`); each step names its thread and its member."""
+    assignor = registry.builtin(case.assignor)
+    with tracing() as trace:
+        assignor.assign(case.cluster, case.members)  # type: ignore[union-attr]
+    per_thread: dict[str, set[str]] = {}
+    for step in trace.steps:
+        assert step.rule in (rules.LEGACY_RANGE, rules.LEGACY_ROUNDROBIN)
+        thread = step.facts["thread"]
+        assert thread.rsplit("-", 1)[0] == step.owner
+        per_thread.setdefault(thread, set()).add(str(step.partition))
+        if step.rule == rules.LEGACY_RANGE:  # thread i starts at i*q + min(i, r), as for range
+            q, r = divmod(step.facts["partitions"], len(step.facts["threads"]))
+            starts = [i * q + min(i, r) for i in range(len(step.facts["threads"]))]
+            position = max(i for i, start in enumerate(starts) if start <= step.partition.partition)
+            assert step.facts["threads"][position] == thread
+        else:
+            threads = trace.context[1]["threads"]
+            assert threads[step.facts["index"] % len(threads)] == thread
+    assert per_thread == _nonempty(case.expected)
+    members = {m.member_id for m in case.members}
+    assert set(_replayed(trace)) <= members
+
+
+HOMOGENEOUS_UNIFORM = [c for c in CASES if c.assignor == "uniform" and len(c.members) > 1
+                       and len({frozenset(m.topics) for m in c.members}) == 1 and c.members[0].topics
+                       and not c.raw.get("subscription_type")]
+
+
+@pytest.mark.parametrize("change", ["leave", "join"])
+@pytest.mark.parametrize("case", HOMOGENEOUS_UNIFORM, ids=[c.id for c in HOMOGENEOUS_UNIFORM])
+def test_replaying_the_derived_uniform_target_gives_the_full_assignors(case: Case, change: str) -> None:
+    """The coordinator's incremental uniform (UniformTargets): after a member leaves or one joins, the
+    derived target's steps replay to what the full UniformAssignor computes for the same group."""
+    from kgroup.assignors.model import Member
+    from kgroup.assignors.server.uniform import UniformAssignor
+    from kgroup.assignors.server.uniform_incremental import UniformTargets
+
+    members = [Member(m.member_id, m.topics) for m in case.members]
+    first = UniformAssignor().assign(case.cluster, members)
+    current = {m.member_id: frozenset(first.partitions_of(m.member_id)) for m in members}
+    targets = UniformTargets()
+    targets.remember(case.cluster, [m.topics for m in members], current)
+    if change == "leave":
+        current.pop(members.pop(0).member_id)
+    else:
+        members.append(Member("zz-newcomer", members[0].topics))
+    with tracing() as trace:
+        derived = targets.compute(case.cluster, [m.member_id for m in members], [m.topics for m in members], current)
+    assert derived is not None
+    given = [Member(m.member_id, m.topics, owned=tuple(sorted(current.get(m.member_id, ())))) for m in members]
+    full = UniformAssignor().assign(case.cluster, given)
+    assert _replayed(trace) == _nonempty({m: {str(tp) for tp in parts} for m, parts in full.owners.items()})
+    for step in trace.steps:
+        _check_step(step, trace, replace(case, members=given))
