@@ -11,9 +11,19 @@ assignors that read the current assignment (sticky, cooperative-sticky, uniform)
 Each (implementation, assignor, shape) runs in its own process, so peak memory (ru_maxrss) is its own.
 
 Usage: python bench/assignors.py [--shapes a,b] [--repeat N] [--assignors name,...] [--explain]
+       python bench/assignors.py --off-path [--shapes a,b,c] [--repeat N] [--assignors name[@client],...]
 
 --explain runs kgroup's assignors with explanations recorded (`kgroup explain`), to show what they cost
 when asked; without it nothing is recorded, which is the speed every other command gets.
+
+--off-path checks that speed: each assignor with explanations off against the same package with its
+explanation hooks compiled out (bench/off_path.py), on the same input, in the same run. Both are loaded
+in one process and alternate sample by sample (which one goes first alternating too), so a neighbour's
+load falls on both alike; a sample is the CPU time (time.process_time) of enough back-to-back runs to
+take ~0.2 s. It prints the ratio of the least samples and the median and interquartile range of the
+ratios of adjacent samples; both sides must give the same assignment. Shape c (10 topics x 200
+partitions, 200 members) is for librdkafka's port, whose cooperative-sticky takes ~20 s on shape a.
+Target: median ratio <= 1.03.
 
 Java figures: Kafka's own code in a warm JVM on this machine (shared/spec/oracle.md), median ms.
 Targets: shape b within 1.5x of Java for the sticky family and uniform, range <= 1.0 s, roundrobin
@@ -31,8 +41,9 @@ import subprocess
 import sys
 import time
 from collections import namedtuple
+from pathlib import Path
 
-SHAPES = {"a": (10, 1_000, 1_000), "b": (500, 2_000, 2_000)}
+SHAPES = {"a": (10, 1_000, 1_000), "b": (500, 2_000, 2_000), "c": (10, 200, 200)}
 ASSIGNORS = ("range", "roundrobin", "sticky", "cooperative-sticky", "uniform", "server-range")
 STATEFUL = {"sticky", "cooperative-sticky", "uniform"}
 JAVA_S = {  # (shape, assignor, round) -> seconds
@@ -60,8 +71,12 @@ def topic_names(shape: str) -> list[str]:
     return [f"t{i:03d}" for i in range(SHAPES[shape][0])]
 
 
-def build_kgroup(shape: str):  # type: ignore[no-untyped-def]
-    from kgroup.assignors.model import Cluster, Member, Topic
+def build_kgroup(shape: str, model=None):  # type: ignore[no-untyped-def]
+    """The shape's cluster and members, in `model` (default kgroup.assignors.model; --off-path passes
+    the baseline's own)."""
+    if model is None:
+        from kgroup.assignors import model
+    Cluster, Member, Topic = model.Cluster, model.Member, model.Topic
 
     _, n_partitions, n_members = SHAPES[shape]
     names = topic_names(shape)
@@ -192,14 +207,117 @@ def _seconds(value: float | None, width: int) -> str:
     return f"{value:{width}.3f}" if value is not None else " " * (width - 3) + "n/a"
 
 
+# --off-path: (shape, assignor, client). librdkafka's port only on shapes it finishes quickly.
+OFF_PATH = tuple(("a", name, "java") for name in ASSIGNORS) + tuple(("b", name, "java") for name in ASSIGNORS) + (
+    ("a", "range", "librdkafka"), ("a", "roundrobin", "librdkafka"),
+    ("c", "range", "librdkafka"), ("c", "roundrobin", "librdkafka"), ("c", "cooperative-sticky", "librdkafka"),
+    ("a", "legacy-range", "java"), ("a", "legacy-roundrobin", "java"))
+OFF_PATH_TARGET = 1.03
+STATEFUL_LIBRDKAFKA = {"cooperative-sticky"}
+
+
+def measure_cpu(assignor: str, client: str, shape: str, repeat: int, baseline: str) -> dict:
+    """In a child process: the assignor with its hooks (explanations off) and without them, alternating
+    sample by sample (which goes first alternating too). A sample is the CPU time of k back-to-back runs,
+    k chosen so a sample takes about 0.2 s. Per round: each side's least sample per run, the ratio of
+    each adjacent pair of samples, and whether both sides gave the same assignment."""
+    import importlib
+
+    sys.path.insert(0, baseline)
+    sides = {}
+    for side, package in (("current", "kgroup"), ("baseline", "kgroup_baseline")):
+        registry = importlib.import_module(f"{package}.assignors.registry")
+        model = importlib.import_module(f"{package}.assignors.model")
+        chosen = registry.builtin(assignor, client)
+        assert chosen is not None
+        sides[side] = (chosen, build_kgroup(shape, model))
+    assert type(sides["baseline"][0]).__module__.startswith("kgroup_baseline."), type(sides["baseline"][0])
+    stateful = assignor in (STATEFUL if client == "java" else STATEFUL_LIBRDKAFKA)
+    report: dict = {"same": True}
+    last: dict = {}
+    for round_ in ("first", "steady") if stateful else ("first",):
+        given = {side: (cluster, members if round_ == "first" else steady_kgroup(members, last[side]))
+                 for side, (_, (cluster, members)) in sides.items()}
+
+        def sample(side: str, k: int) -> float:
+            cluster, members = given[side]
+            start = time.process_time()
+            for _ in range(k):
+                last[side] = None  # the previous result is freed before the next run, as in _best
+                last[side] = sides[side][0].assign(cluster, members)
+            return (time.process_time() - start) / k
+
+        warm = max(sample("current", 1), sample("baseline", 1))  # also warms both sides' caches
+        k = max(1, min(50, round(0.2 / max(warm, 1e-6))))
+        times: dict[str, list[float]] = {"current": [], "baseline": []}
+        for i in range(repeat):
+            for side in (("current", "baseline") if i % 2 == 0 else ("baseline", "current")):
+                times[side].append(sample(side, k))
+        owners = [{m: [str(tp) for tp in parts] for m, parts in last[side].owners.items()} for side in sides]
+        report["same"] = report["same"] and owners[0] == owners[1]
+        report[round_] = {"current": min(times["current"]), "baseline": min(times["baseline"]), "k": k,
+                          "pairs": [a / b for a, b in zip(times["current"], times["baseline"])]}
+    return report
+
+
+def off_path(checks: list[tuple[str, str, str]], repeat: int) -> None:
+    import statistics
+    import tempfile
+
+    from off_path import write_baseline
+
+    with tempfile.TemporaryDirectory(prefix="kgroup-off-path-") as baseline:
+        hooks = write_baseline(Path(baseline))
+        print(f"baseline: kgroup.assignors with its {hooks} explanation hooks compiled out, in the same process; "
+              f"{repeat} alternating samples per side ({min(repeat, 5)} on shape b), CPU time")
+        print(f"{'shape':5} {'assignor':18} {'client':10} {'round':6} {'hooks s':>9} {'no hooks s':>10} "
+              f"{'min':>6} {'median':>6} {'IQR':>11}  target: median <= {OFF_PATH_TARGET}")
+        for shape, assignor, client in checks:
+            runs = min(repeat, 5) if shape == "b" else repeat
+            args = [sys.executable, __file__, "--cpu-one", assignor, client, shape, str(runs), baseline]
+            done = subprocess.run(args, capture_output=True, text=True, timeout=3600)
+            if done.returncode != 0:
+                print(f"{shape:5} {assignor:18} {client:10} failed: {(done.stderr.strip().splitlines() or ['?'])[-1]}")
+                continue
+            report = json.loads(done.stdout)
+            for round_ in ("first", "steady"):
+                if round_ not in report:
+                    continue
+                got = report[round_]
+                ours, theirs, pairs = got["current"], got["baseline"], got["pairs"]
+                median = statistics.median(pairs)
+                quartiles = statistics.quantiles(pairs, n=4) if len(pairs) >= 2 else [pairs[0]] * 3
+                verdict = "met" if median <= OFF_PATH_TARGET else "MISSED"
+                if not report["same"]:
+                    verdict = "DIFFERENT ASSIGNMENTS"
+                print(f"{shape:5} {assignor:18} {client:10} {round_:6} {ours:9.4f} {theirs:10.4f} {ours / theirs:6.3f} "
+                      f"{median:6.3f} {quartiles[0]:5.2f}-{quartiles[2]:<5.2f}  {verdict}")
+                sys.stdout.flush()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--shapes", default="a,b")
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=None, help="runs per measurement (default 3; --off-path: "
+                        "samples per side, default 15, 5 on shape b)")
     parser.add_argument("--assignors", default=",".join(ASSIGNORS))
     parser.add_argument("--explain", action="store_true", help="record explanations (kgroup only)")
+    parser.add_argument("--off-path", action="store_true",
+                        help="explanations off against the assignors without explanation hooks")
     parser.add_argument("--one", nargs=4, help=argparse.SUPPRESS)
+    parser.add_argument("--cpu-one", nargs=5, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.cpu_one:
+        assignor, client, shape, repeat, baseline = args.cpu_one
+        print(json.dumps(measure_cpu(assignor, client, shape, int(repeat), baseline)))
+        return
+    if args.off_path:
+        shapes = args.shapes.split(",") if args.shapes != "a,b" else ["a", "b", "c"]
+        wanted = None if args.assignors == ",".join(ASSIGNORS) else set(args.assignors.split(","))
+        checks = [(shape, name, client) for shape, name, client in OFF_PATH if shape in shapes
+                  and (wanted is None or name in wanted or f"{name}@{client}" in wanted)]
+        off_path(checks, args.repeat or 15)
+        return
     if args.explain:
         os.environ["KGROUP_BENCH_EXPLAIN"] = "1"  # the child processes inherit it
     if args.one:
@@ -211,7 +329,7 @@ def main() -> None:
           f"{'speed-up':>8} {'Java s':>8} {'vs Java':>8}  target")
     for shape in args.shapes.split(","):
         for assignor in args.assignors.split(","):
-            repeat = 1 if shape == "b" else args.repeat
+            repeat = 1 if shape == "b" else (args.repeat or 3)
             ours = spawn("kgroup", assignor, shape, repeat)
             theirs = spawn("kafka-python", assignor, shape, 1) if assignor in KAFKA_PYTHON[shape] else {}
             for round_ in ("first", "steady"):

@@ -17,7 +17,7 @@ from kgroup.assignors.client.librdkafka.partition_movements import PartitionMove
 from kgroup.assignors.client.librdkafka.rd_containers import MapEntry, RdMap, remove_first
 from kgroup.assignors.client.librdkafka.subscriptions import eligible_topics, uses_rack_awareness
 from kgroup.assignors.trace import (BALANCE_MOVE, BALANCE_UNDONE, CLAIM_CONFLICT, KEPT, LEAST_LOADED, NOT_SUBSCRIBED,
-                                    OLDER_CLAIM, RACK_MISMATCH, UNASSIGNABLE, active)
+                                    OLDER_CLAIM, RACK_MISMATCH, UNASSIGNABLE, Trace, active)
 
 Parts = list[TopicPartition]
 Entry = MapEntry[str, Parts]
@@ -210,18 +210,22 @@ def _drop_invalid_owned(state: _State, unassigned: Parts) -> bool:
                     trace.record(tp, None, UNASSIGNABLE, member=member_id)
             elif tp.topic not in topics or state.racks_mismatch(member_id, tp):
                 revocation_required = True
-                if trace is None:
-                    continue
-                if tp.topic not in topics:
-                    trace.record(tp, None, NOT_SUBSCRIBED, member=member_id, topics=list(topics))
-                else:
-                    trace.record(tp, None, RACK_MISMATCH, member=member_id, rack=state.member_rack[member_id],
-                                 replica_racks=sorted(state.partition_racks.get(tp) or ()))
+                if trace is not None:
+                    _record_released(trace, state, member_id, topics, tp)
             else:
                 remove_first(unassigned, tp)
                 kept.append(tp)
         parts[:] = kept
     return revocation_required
+
+
+def _record_released(trace: Trace, state: _State, member_id: str, topics: tuple[str, ...],
+                     tp: TopicPartition) -> None:
+    if tp.topic not in topics:
+        trace.record(tp, None, NOT_SUBSCRIBED, member=member_id, topics=list(topics))
+    else:
+        trace.record(tp, None, RACK_MISMATCH, member=member_id, rack=state.member_rack[member_id],
+                     replica_racks=sorted(state.partition_racks.get(tp) or ()))
 
 
 def _maybe_assign(state: _State, unassigned: Parts, remove_assigned: bool, check_racks: bool) -> None:
