@@ -20,10 +20,12 @@ when asked; without it nothing is recorded, which is the speed every other comma
 explanation hooks compiled out (bench/off_path.py), on the same input, in the same run. Both are loaded
 in one process and alternate sample by sample (which one goes first alternating too), so a neighbour's
 load falls on both alike; a sample is the CPU time (time.process_time) of enough back-to-back runs to
-take ~0.2 s. It prints the ratio of the least samples and the median and interquartile range of the
-ratios of adjacent samples; both sides must give the same assignment. Shape c (10 topics x 200
-partitions, 200 members) is for librdkafka's port, whose cooperative-sticky takes ~20 s on shape a.
-Target: median ratio <= 1.03.
+take ~0.2 s. The figure is the median of the ratios of adjacent samples, with its 95% interval (sign
+test); pairs are added until that interval lies on one side of the target or --repeat pairs were taken
+(default 80, 8 on shape b, where a sample is one run). Verdict: met when the whole interval is at or
+below the target, MISSED when it is above, otherwise inconclusive. Both sides must give the same
+assignment. Shape c (10 topics x 200 partitions, 200 members) is for librdkafka's port, whose
+cooperative-sticky takes ~20 s on shape a. Target: median ratio <= 1.03.
 
 Java figures: Kafka's own code in a warm JVM on this machine (shared/spec/oracle.md), median ms.
 Targets: shape b within 1.5x of Java for the sticky family and uniform, range <= 1.0 s, roundrobin
@@ -216,11 +218,23 @@ OFF_PATH_TARGET = 1.03
 STATEFUL_LIBRDKAFKA = {"cooperative-sticky"}
 
 
-def measure_cpu(assignor: str, client: str, shape: str, repeat: int, baseline: str) -> dict:
+def median_interval(ratios: list[float]) -> tuple[float, float, float]:
+    """The median and its ~95% confidence interval (order statistics: the sign test's binomial, normal
+    approximation), which needs no assumption about how the noise is distributed."""
+    import statistics
+
+    ordered, n = sorted(ratios), len(ratios)
+    half = 0.98 * n ** 0.5
+    low, high = max(0, int(n / 2 - half)), min(n - 1, int(n / 2 + half + 0.999))
+    return statistics.median(ordered), ordered[low], ordered[high]
+
+
+def measure_cpu(assignor: str, client: str, shape: str, most: int, baseline: str) -> dict:
     """In a child process: the assignor with its hooks (explanations off) and without them, alternating
     sample by sample (which goes first alternating too). A sample is the CPU time of k back-to-back runs,
-    k chosen so a sample takes about 0.2 s. Per round: each side's least sample per run, the ratio of
-    each adjacent pair of samples, and whether both sides gave the same assignment."""
+    k chosen so a sample takes about 0.2 s. Pairs of samples are added in batches until the confidence
+    interval of the median ratio lies on one side of the target, or `most` pairs were taken. Per round:
+    each side's least sample, every pair's ratio, and whether both sides gave the same assignment."""
     import importlib
 
     sys.path.insert(0, baseline)
@@ -249,10 +263,15 @@ def measure_cpu(assignor: str, client: str, shape: str, repeat: int, baseline: s
 
         warm = max(sample("current", 1), sample("baseline", 1))  # also warms both sides' caches
         k = max(1, min(50, round(0.2 / max(warm, 1e-6))))
+        batch = 2 if warm > 0.5 else 10
         times: dict[str, list[float]] = {"current": [], "baseline": []}
-        for i in range(repeat):
-            for side in (("current", "baseline") if i % 2 == 0 else ("baseline", "current")):
-                times[side].append(sample(side, k))
+        while len(times["current"]) < most:
+            for i in range(batch):
+                for side in (("current", "baseline") if i % 2 == 0 else ("baseline", "current")):
+                    times[side].append(sample(side, k))
+            _, low, high = median_interval([a / b for a, b in zip(times["current"], times["baseline"])])
+            if high <= OFF_PATH_TARGET or low > OFF_PATH_TARGET:
+                break
         owners = [{m: [str(tp) for tp in parts] for m, parts in last[side].owners.items()} for side in sides]
         report["same"] = report["same"] and owners[0] == owners[1]
         report[round_] = {"current": min(times["current"]), "baseline": min(times["baseline"]), "k": k,
@@ -260,8 +279,7 @@ def measure_cpu(assignor: str, client: str, shape: str, repeat: int, baseline: s
     return report
 
 
-def off_path(checks: list[tuple[str, str, str]], repeat: int) -> None:
-    import statistics
+def off_path(checks: list[tuple[str, str, str]], most: int) -> None:
     import tempfile
 
     from off_path import write_baseline
@@ -269,11 +287,11 @@ def off_path(checks: list[tuple[str, str, str]], repeat: int) -> None:
     with tempfile.TemporaryDirectory(prefix="kgroup-off-path-") as baseline:
         hooks = write_baseline(Path(baseline))
         print(f"baseline: kgroup.assignors with its {hooks} explanation hooks compiled out, in the same process; "
-              f"{repeat} alternating samples per side ({min(repeat, 5)} on shape b), CPU time")
+              f"alternating CPU-time samples, up to {most} pairs ({min(most, 8)} on shape b)")
         print(f"{'shape':5} {'assignor':18} {'client':10} {'round':6} {'hooks s':>9} {'no hooks s':>10} "
-              f"{'min':>6} {'median':>6} {'IQR':>11}  target: median <= {OFF_PATH_TARGET}")
+              f"{'min':>6} {'median':>6} {'95% interval':>12} {'pairs':>5}  target: median <= {OFF_PATH_TARGET}")
         for shape, assignor, client in checks:
-            runs = min(repeat, 5) if shape == "b" else repeat
+            runs = min(most, 8) if shape == "b" else most
             args = [sys.executable, __file__, "--cpu-one", assignor, client, shape, str(runs), baseline]
             done = subprocess.run(args, capture_output=True, text=True, timeout=3600)
             if done.returncode != 0:
@@ -285,13 +303,13 @@ def off_path(checks: list[tuple[str, str, str]], repeat: int) -> None:
                     continue
                 got = report[round_]
                 ours, theirs, pairs = got["current"], got["baseline"], got["pairs"]
-                median = statistics.median(pairs)
-                quartiles = statistics.quantiles(pairs, n=4) if len(pairs) >= 2 else [pairs[0]] * 3
-                verdict = "met" if median <= OFF_PATH_TARGET else "MISSED"
+                median, low, high = median_interval(pairs)
+                verdict = "met" if high <= OFF_PATH_TARGET else "MISSED" if low > OFF_PATH_TARGET else \
+                    "inconclusive (noise)"
                 if not report["same"]:
                     verdict = "DIFFERENT ASSIGNMENTS"
                 print(f"{shape:5} {assignor:18} {client:10} {round_:6} {ours:9.4f} {theirs:10.4f} {ours / theirs:6.3f} "
-                      f"{median:6.3f} {quartiles[0]:5.2f}-{quartiles[2]:<5.2f}  {verdict}")
+                      f"{median:6.3f} {low:5.3f}-{high:<6.3f} {len(pairs):5}  {verdict}")
                 sys.stdout.flush()
 
 
@@ -299,7 +317,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--shapes", default="a,b")
     parser.add_argument("--repeat", type=int, default=None, help="runs per measurement (default 3; --off-path: "
-                        "samples per side, default 15, 5 on shape b)")
+                        "most sample pairs, default 80, 8 on shape b)")
     parser.add_argument("--assignors", default=",".join(ASSIGNORS))
     parser.add_argument("--explain", action="store_true", help="record explanations (kgroup only)")
     parser.add_argument("--off-path", action="store_true",
@@ -316,7 +334,7 @@ def main() -> None:
         wanted = None if args.assignors == ",".join(ASSIGNORS) else set(args.assignors.split(","))
         checks = [(shape, name, client) for shape, name, client in OFF_PATH if shape in shapes
                   and (wanted is None or name in wanted or f"{name}@{client}" in wanted)]
-        off_path(checks, args.repeat or 15)
+        off_path(checks, args.repeat or 80)
         return
     if args.explain:
         os.environ["KGROUP_BENCH_EXPLAIN"] = "1"  # the child processes inherit it
