@@ -65,11 +65,12 @@ class LegacyRangeAssignor:
                 start = q * i + min(i, r)
                 length = q + (1 if i + 1 <= r else 0)
                 out.setdefault(tid, []).extend(TopicPartition(topic, p) for p in range(start, start + length))
-                if trace is not None:
-                    for p in range(start, start + length):
+            if trace is not None:  # each thread's run, as just dealt
+                for i, tid in enumerate(ordered):
+                    first, last = q * i + min(i, r), q * (i + 1) + min(i + 1, r) - 1
+                    for p in range(first, last + 1):
                         trace.record(TopicPartition(topic, p), owner[tid], LEGACY_RANGE, thread=tid, threads=ordered,
-                                     partitions=n, quota=q, extra=r, position=i, first=start,
-                                     last=start + length - 1)
+                                     partitions=n, quota=q, extra=r, position=i, first=first, last=last)
         return out
 
     def assign(self, cluster: Cluster, members: Sequence[Member]) -> Assignment:
