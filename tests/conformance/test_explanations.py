@@ -12,6 +12,7 @@ import pytest
 
 from kgroup.assignors import registry, trace as rules
 from kgroup.assignors.client.librdkafka.cooperative_sticky import LibrdkafkaCooperativeStickyAssignor
+from kgroup.assignors.client.librdkafka.errors import LibrdkafkaCrash
 from kgroup.assignors.client.sticky.assignors import CooperativeStickyAssignor
 from kgroup.assignors.trace import Step, Trace, tracing
 from tests.conformance.cases import Case, jsonl_cases, librdkafka_cases, yaml_cases
@@ -151,10 +152,14 @@ def test_replaying_librdkafka_explanations_gives_librdkafka_assignment(case: Cas
 LIBRDKAFKA_COOPERATIVE = [c for c in LIBRDKAFKA if c.assignor == "cooperative-sticky"]
 
 
-@pytest.mark.parametrize("case", LIBRDKAFKA_COOPERATIVE[::10], ids=[c.id for c in LIBRDKAFKA_COOPERATIVE[::10]])
+@pytest.mark.parametrize("case", LIBRDKAFKA_COOPERATIVE, ids=[c.id for c in LIBRDKAFKA_COOPERATIVE])
 def test_librdkafka_cooperative_rounds_replay_round_by_round(case: Case) -> None:
     with tracing() as trace:
-        played = LibrdkafkaCooperativeStickyAssignor().assign_rounds(case.cluster, case.members)
+        try:
+            played = LibrdkafkaCooperativeStickyAssignor().assign_rounds(case.cluster, case.members)
+        except LibrdkafkaCrash:  # a follow-up librdkafka itself would crash on: the first round still replays
+            assert trace.round > 1 and _replayed(trace, 1) == _nonempty(case.expected)
+            return
     assert trace.rounds() == list(range(1, len(played.rounds) + 1))
     for number, played_round in enumerate(played.rounds, start=1):
         expected = {m: {str(tp) for tp in parts} for m, parts in played_round.assignment.owners.items()}
