@@ -39,10 +39,15 @@ BALANCE_MOVE = "balance-move"  # moved from a member with too many to one with t
 BALANCE_UNDONE = "balance-undone"  # the balancing did not improve the score: back where it was
 WITHHELD = "withheld"  # cooperative: its owner must revoke it first; the next rebalance hands it over
 FILL_QUOTA = "fill-quota"  # uniform, equal subscriptions: next member still short of its quota
+UNASSIGNABLE = "unassignable"  # claimed, but no member subscribes to its topic or it no longer exists
+HANDED_BACK = "handed-back"  # librdkafka's leader: an owned partition the assignor left out goes back to its owner
+LEGACY_RANGE = "legacy-range"  # Scala ZooKeeper consumer: range over the topic's threads in string order
+LEGACY_ROUNDROBIN = "legacy-roundrobin"  # the same: partitions by hash of "[topic,partition]", dealt to threads
 
 RULES = (RANGE, RANGE_RACK, RANGE_COPARTITIONED, RANGE_AFTER_RACKS, ROUNDROBIN, KEPT, CLAIM_CONFLICT,
          OLDER_CLAIM, OVER_QUOTA, NOT_SUBSCRIBED, RACK_MISMATCH, QUOTA_ROUND_ROBIN, RACK_ROUND_ROBIN,
-         LEAST_LOADED, BALANCE_MOVE, BALANCE_UNDONE, WITHHELD, FILL_QUOTA)
+         LEAST_LOADED, BALANCE_MOVE, BALANCE_UNDONE, WITHHELD, FILL_QUOTA, UNASSIGNABLE, HANDED_BACK,
+         LEGACY_RANGE, LEGACY_ROUNDROBIN)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +82,14 @@ class Trace:
         self.note(member_order=[m.member_id for m in ordered],
                   static={m.member_id: m.instance_id for m in ordered if m.instance_id is not None})
 
+    def note_librdkafka_order(self, join_order: list[Member] | tuple[Member, ...] | Any) -> None:
+        """librdkafka sorts members with a comparator that is not a total order (instance ids only when
+        both members are static) through glibc's merge sort, so the order it starts from, the JoinGroup
+        order, is an input too."""
+        members = list(join_order)
+        self.note(member_sort="librdkafka", join_order=[m.member_id for m in members],
+                  mixed_static=len({m.instance_id is None for m in members}) == 2)
+
     def next_round(self) -> None:
         self.round += 1
 
@@ -108,6 +121,16 @@ _ACTIVE: ContextVar[Trace | None] = ContextVar("kgroup_assignor_trace", default=
 def active() -> Trace | None:
     """The trace to record into, or None when nobody asked (then the assignor records nothing)."""
     return _ACTIVE.get()
+
+
+@contextmanager
+def untraced() -> Iterator[None]:
+    """Run a second view of the same decisions (e.g. per thread) without recording them twice."""
+    token = _ACTIVE.set(None)
+    try:
+        yield
+    finally:
+        _ACTIVE.reset(token)
 
 
 @contextmanager

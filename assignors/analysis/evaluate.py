@@ -9,7 +9,7 @@ from functools import cached_property
 from kgroup.assignors.base import Assignor, AssignorError
 from kgroup.assignors.analysis.diff import AssignmentDiff, Balance, Stickiness, balance, diff, stickiness
 from kgroup.assignors.model import Assignment, Cluster, GroupState, Member, TopicPartition
-from kgroup.assignors.trace import Trace, tracing
+from kgroup.assignors.trace import Trace, tracing, untraced
 from kgroup.assignors.validity import Violation, check_validity
 
 
@@ -114,7 +114,8 @@ def _evaluate(before: GroupState, after: GroupState, name: str, assignor: Assign
         threads = None
         assign_threads = getattr(assignor, "assign_threads", None)
         if callable(assign_threads):
-            threads = {t: tuple(parts) for t, parts in assign_threads(after.cluster, members).items()}
+            with untraced():  # the same run per thread: its steps are already recorded
+                threads = {t: tuple(parts) for t, parts in assign_threads(after.cluster, members).items()}
     except AssignorError as exc:
         return AssignorRun(name, error=f"{exc.kafka_exception}: {exc}")
     result = _every_member(result, members)

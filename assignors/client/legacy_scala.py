@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from kgroup.assignors.base import AssignorError, subscribed_topics
 from kgroup.assignors.java.semantics import java_string_hash, java_string_key
 from kgroup.assignors.model import Assignment, Cluster, Member, TopicPartition
+from kgroup.assignors.trace import LEGACY_RANGE, LEGACY_ROUNDROBIN, active
 
 
 def thread_ids(member: Member, topic: str) -> list[str]:
@@ -33,8 +34,12 @@ def _threads_per_topic(cluster: Cluster, members: Sequence[Member]) -> tuple[dic
     return topics, threads
 
 
+def _thread_owners(members: Sequence[Member]) -> dict[str, str]:
+    return {tid: m.member_id for m in members for t in m.topics for tid in thread_ids(m, t)}
+
+
 def _fold_to_members(members: Sequence[Member], per_thread: dict[str, list[TopicPartition]]) -> Assignment:
-    owner_of_thread = {tid: m.member_id for m in members for t in m.topics for tid in thread_ids(m, t)}
+    owner_of_thread = _thread_owners(members)
     out: dict[str, list[TopicPartition]] = {m.member_id: [] for m in members}
     for tid, parts in per_thread.items():
         out[owner_of_thread[tid]].extend(parts)
@@ -49,6 +54,10 @@ class LegacyRangeAssignor:
     def assign_threads(self, cluster: Cluster, members: Sequence[Member]) -> dict[str, list[TopicPartition]]:
         topics, threads = _threads_per_topic(cluster, members)
         out: dict[str, list[TopicPartition]] = {}
+        trace = active()
+        owner = _thread_owners(members) if trace is not None else {}
+        if trace is not None:
+            trace.note(assignor=self.name)
         for topic, n in topics.items():
             ordered = threads[topic]
             q, r = divmod(n, len(ordered))
@@ -56,6 +65,12 @@ class LegacyRangeAssignor:
                 start = q * i + min(i, r)
                 length = q + (1 if i + 1 <= r else 0)
                 out.setdefault(tid, []).extend(TopicPartition(topic, p) for p in range(start, start + length))
+            if trace is not None:  # each thread's run, as just dealt
+                for i, tid in enumerate(ordered):
+                    first, last = q * i + min(i, r), q * (i + 1) + min(i + 1, r) - 1
+                    for p in range(first, last + 1):
+                        trace.record(TopicPartition(topic, p), owner[tid], LEGACY_RANGE, thread=tid, threads=ordered,
+                                     partitions=n, quota=q, extra=r, position=i, first=first, last=last)
         return out
 
     def assign(self, cluster: Cluster, members: Sequence[Member]) -> Assignment:
@@ -86,6 +101,14 @@ class LegacyRoundRobinAssignor:
         out: dict[str, list[TopicPartition]] = {}
         for i, tp in enumerate(everything):
             out.setdefault(ordered[i % len(ordered)], []).append(tp)
+        trace = active()
+        if trace is not None:
+            trace.note(assignor=self.name, threads=ordered)
+            owner = _thread_owners(members)
+            for i, tp in enumerate(everything):
+                tid = ordered[i % len(ordered)]
+                trace.record(tp, owner[tid], LEGACY_ROUNDROBIN, thread=tid, index=i, count=len(everything),
+                             hash=java_string_hash(f"[{tp.topic},{tp.partition}]"))
         return out
 
     def assign(self, cluster: Cluster, members: Sequence[Member]) -> Assignment:

@@ -21,6 +21,7 @@ from kgroup.assignors.java.hash_order import capacity_by_size, spread, string_or
 from kgroup.assignors.java.semantics import java_string_hash
 from kgroup.assignors.model import Cluster, Member, TopicPartition
 from kgroup.assignors.server.group_spec import HOMOGENEOUS, LISTED, ServerGroup, subscription_type_of
+from kgroup.assignors.trace import FILL_QUOTA, KEPT, OVER_QUOTA, Trace, active
 
 Partitions = frozenset[TopicPartition]
 Subscription = tuple[str, ...]
@@ -97,6 +98,9 @@ class UniformTargets:
         if taken < len(unassigned):
             return None  # the full builder raises "Partitions were left unassigned"
 
+        trace = active()
+        if trace is not None:
+            _record(trace, order, by_member, revoked, unfilled, added, total)
         result = {}
         for member_id, target in by_member.items():
             if member_id in revoked:
@@ -106,6 +110,30 @@ class UniformTargets:
             result[member_id] = target
         self._metadata, self._issued = metadata, result
         return dict(result)  # the caller's to change
+
+
+def _record(trace: Trace, order: list[str], by_member: Mapping[str, Partitions],
+            revoked: Mapping[str, list[TopicPartition]], unfilled: list[tuple[str, int]],
+            added: Mapping[str, list[TopicPartition]], total: int) -> None:
+    """The full builder's steps (kgroup.assignors.server.uniform) for this derived target: each member keeps
+    its current target up to its quota, the excess is revoked, and the members still short are filled."""
+    min_quota, extra = divmod(total, len(order))
+    trace.note(assignor="uniform", subscriptions="homogeneous", path="homogeneous, derived from the last target",
+               member_order=list(order), partitions=total, members=len(order), min_quota=min_quota,
+               members_over=extra)
+    for index, member_id in enumerate(order):
+        target, excess = by_member[member_id], revoked.get(member_id, ())
+        quota = min_quota + (1 if index < extra else 0)
+        gone = set(excess)
+        for tp in sorted(target - gone):
+            trace.record(tp, member_id, KEPT, member=member_id, held=len(target), quota=quota)
+        for tp in excess:
+            trace.record(tp, None, OVER_QUOTA, member=member_id, held=len(target), quota=quota,
+                         order="the current target's record order")
+    short = [[member_id, quota] for member_id, quota in unfilled]
+    for member_id, quota in unfilled:
+        for tp in added.get(member_id, ()):
+            trace.record(tp, member_id, FILL_QUOTA, short=short, remaining=quota)
 
 
 def _metadata(cluster: Cluster, subscriptions: Sequence[Subscription]) -> tuple[Subscription,

@@ -230,7 +230,7 @@ def chosen_partitions(texts: list[str], cluster: Cluster) -> list[TopicPartition
 
 
 def traced(run: AssignorRun) -> bool:
-    """Whether the assignor recorded its decisions (built-ins do; user and legacy assignors do not)."""
+    """Whether the assignor recorded its decisions (built-ins do; user assignors do not)."""
     return run.trace is not None and bool(run.trace.context or run.trace.steps)
 
 

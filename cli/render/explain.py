@@ -23,6 +23,10 @@ def _members(ids: list[str], context: dict[str, Any]) -> str:
     return "[" + ", ".join(f"{m} (static: {static[m]})" if m in static else m for m in ids) + "]"
 
 
+def _librdkafka_order(context: dict[str, Any]) -> str:
+    return f" ({_order(context)})" if context.get("member_sort") == "librdkafka" else ""
+
+
 def _loads(loads: dict[str, int]) -> str:
     return ", ".join(f"{m}={n}" for m, n in loads.items())
 
@@ -38,6 +42,18 @@ def _racks(racks: list[str] | None) -> str:
     return "{" + ", ".join(racks or []) + "}"
 
 
+def _order(context: dict[str, Any]) -> str:
+    """How the members were sorted: Java's rule, or librdkafka's comparator through glibc's merge sort."""
+    if context.get("member_sort") != "librdkafka":
+        return "static members first by instance id, then member id"
+    words = "librdkafka's order: by group.instance.id when both members are static, else by member id, as bytes"
+    if context.get("mixed_static"):
+        words += ("; static and dynamic members are mixed, so that comparison is not a total order and the result "
+                  "is what glibc's merge sort makes of the JoinGroup order "
+                  + _members(context.get("join_order", []), context))
+    return words
+
+
 def sentence(step: Step, context: dict[str, Any]) -> str:
     """One step in a user's words, with the inputs the rule read."""
     f, tp, owner = step.facts, step.partition, step.owner
@@ -45,7 +61,7 @@ def sentence(step: Step, context: dict[str, Any]) -> str:
     rule = step.rule
     if rule == rules.RANGE:
         n, k, q, r = f["partitions"], len(f["members"]), f["quota"], f["extra"]
-        order = "static members first by instance id, then member id"
+        order = _order(context)
         if assignor == "server-range" and context.get("subscriptions") == "homogeneous":
             who = "members (every member takes a share: identical subscriptions)"
         else:
@@ -63,7 +79,8 @@ def sentence(step: Step, context: dict[str, Any]) -> str:
         rack = f["rack"] or "(none: matches any rack)"
         return (f"rack-aware range, rack pass: {owner} is on rack {rack} and {tp} has replicas on "
                 f"{_racks(f['replica_racks'])}; {how}, {_up_to(f['quota'], f['extra_left'])}; members in sort order "
-                f"{_members(f['members'], context)}; {owner} held {f['held_before']} of {tp.topic} before")
+                f"{_members(f['members'], context)}{_librdkafka_order(context)}; {owner} held {f['held_before']} of "
+                f"{tp.topic} before")
     if rule == rules.RANGE_AFTER_RACKS:
         if f["rack_aware"]:
             lead = (f"rack-aware range: the rack pass gave way for {tp} (replicas on {_racks(f['replica_racks'])}): "
@@ -71,7 +88,8 @@ def sentence(step: Step, context: dict[str, Any]) -> str:
         else:
             lead = (f"range: racks do not help on {tp.topic} (no member rack holds a replica, or every partition "
                     "has replicas on the same racks), so plain range")
-        return (f"{lead}: members in sort order {_members(f['members'], context)} take the lowest partitions left, "
+        return (f"{lead}: members in sort order {_members(f['members'], context)}{_librdkafka_order(context)} take "
+                "the lowest partitions left, "
                 f"each {_up_to(f['quota'], f['extra_left'])} ({f['partitions']} partitions in {tp.topic}); "
                 f"{owner} held {f['held_before']} of {tp.topic}")
     if rule == rules.ROUNDROBIN:
@@ -83,8 +101,8 @@ def sentence(step: Step, context: dict[str, Any]) -> str:
             skipped.append(order[at])
             at = (at + 1) % len(order)
         skip = f", skipping {', '.join(skipped)} (not subscribed to {tp.topic})" if skipped else ""
-        return (f"roundrobin: one cursor walks the sorted members {_members(order, context)} over every topic "
-                f"in name order; at {tp} it stood at position {cursor} ({order[cursor] if order else '?'}), and the "
+        return (f"roundrobin: one cursor walks the sorted members {_members(order, context)}"
+                f"{_librdkafka_order(context)} over every topic in name order; at {tp} it stood at position {cursor} ({order[cursor] if order else '?'}), and the "
                 f"first subscriber of {tp.topic} from there is {owner} (position {f['position']}){skip}")
     if rule == rules.KEPT:
         if assignor in _SERVER:
@@ -148,6 +166,30 @@ def sentence(step: Step, context: dict[str, Any]) -> str:
     if rule == rules.BALANCE_UNDONE:
         return (f"balancing had moved it to {f['moved_to']}, but the balance score did not improve "
                 f"({f['score_before']} → {f['score_after']}), so every balancing move was undone: back to {owner}")
+    if rule == rules.WITHHELD and f.get("leader"):
+        return (f"withheld in this rebalance by librdkafka's leader (its cooperative adjustment): the assignor gave it "
+                f"to {f['target']}, but {f['source']} still owns it and must revoke it first; {f['target']} gets it "
+                "in the next rebalance")
+    if rule == rules.HANDED_BACK:
+        return (f"handed back to {owner}: it still owns it and the assignor gave it to nobody, so librdkafka's leader "
+                f"returns it to its owner (claimed by {', '.join(f['claimants'])}; the last in JoinGroup order wins)")
+    if rule == rules.LEGACY_RANGE:
+        n, t, q, r = f["partitions"], len(f["threads"]), f["quota"], f["extra"]
+        share = (f"so the first {r} get{'s' if r == 1 else ''} {q + 1} and the rest {q}" if r else f"so each gets {q}")
+        first, last = f["first"], f["last"]
+        held = f"{tp.topic}-{first}" if first == last else f"{tp.topic}-{first}..{last}"
+        return (f"legacy range: {tp.topic} has {n} partitions and {t} consumer threads in string order "
+                f"[{', '.join(f['threads'])}] (string order: C-10 sorts before C-2); {n} = {t}×{q} + {r}, {share}; {tp} is the "
+                f"{_ordinal(tp.partition + 1)} partition → the {_ordinal(f['position'] + 1)} thread, {f['thread']} "
+                f"of {owner}, which takes {held}")
+    if rule == rules.LEGACY_ROUNDROBIN:
+        threads = context.get("threads", [])
+        return (f"legacy roundrobin: all {f['count']} partitions sorted by the Java hash of \"[topic,partition]\" "
+                f"({f['hash']} for {tp}) are dealt in turn to the threads in string order [{', '.join(threads)}]; "
+                f"{tp} is number {f['index'] + 1} in that order → thread {f['index'] % len(threads) + 1}, "
+                f"{f['thread']} of {owner}")
+    if rule == rules.UNASSIGNABLE:
+        return (f"released by {f['member']}: nobody subscribes to {tp.topic} any more, or {tp} no longer exists")
     if rule == rules.WITHHELD:
         return (f"withheld in this rebalance: {f['source'] or 'its previous owner'} must revoke it first; "
                 f"{f['target']} gets it in the next rebalance")
@@ -175,7 +217,7 @@ def explanation_body(item: Explanation) -> dict[str, Any]:
 
 def print_explanations(console: Console, items: list[Explanation], assignor: str, traced: bool) -> None:
     if not traced:
-        console.print(f"{assignor}: this assignor records no explanation (a user or legacy assignor)", markup=False)
+        console.print(f"{assignor}: this assignor records no explanation (a user assignor)", markup=False)
         return
     if not items:
         console.print(f"{assignor}: no partition moved; name partitions to explain them", markup=False)

@@ -108,7 +108,49 @@ def test_scenario_rejects_what_if_flags() -> None:
     assert result.exit_code == 2 and "scenario" in result.stderr
 
 
-def test_an_assignor_that_records_nothing_says_so() -> None:
-    doc = run_json("explain", "seed-legacy", "-a", "legacy-range")
+def test_an_assignor_that_records_nothing_says_so(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "silent_assignors.py").write_text(
+        "class FirstTakesAll:\n"
+        "    name = 'first-takes-all'\n"
+        "    def assign(self, cluster, members):\n"
+        "        return {members[0].member_id: [(t.name, p) for t in cluster.topics for p in range(t.partitions)]}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    doc = run_json("explain", "demo", "-a", "silent_assignors:FirstTakesAll")
     assert doc["results"][0]["explanations"] is None
-    assert "records no explanation" in run("explain", "seed-legacy", "-a", "legacy-range").stdout
+    assert "records no explanation" in run("explain", "demo", "-a", "silent_assignors:FirstTakesAll").stdout
+
+
+def test_legacy_range_explains_per_thread() -> None:
+    # seed-legacy: T1 has 10 partitions, C1 runs 1 stream and C2 2, so threads [C1-0, C2-0, C2-1];
+    # 10 = 3x3 + 1: C1-0 takes 0-3, C2-0 4-6, C2-1 7-9. T1-5 is C2-0's.
+    doc = run_json("explain", "seed-legacy", "T1-5", "-a", "legacy-range")
+    (item,) = doc["results"][0]["explanations"]
+    (step,) = item["steps"]
+    assert (item["after"], step["rule"], step["inputs"]["thread"]) == ("C2", "legacy-range", "C2-0")
+    assert step["inputs"]["threads"] == ["C1-0", "C2-0", "C2-1"] and "10 = 3×3 + 1" in step["why"]
+
+
+def test_librdkafka_roundrobin_explains_with_librdkafka_member_order() -> None:
+    # librdkafka compares member ids as bytes: [c4, M0, M1, M2]; topics by name: orders first, so
+    # orders-0..3 go to positions 0..3 and orders-3 to M2, its cursor at position 3.
+    doc = run_json("explain", "demo", "orders-3", "--add-member", "c4", "--client", "librdkafka", "-a", "roundrobin")
+    assert doc["client"] == "librdkafka"
+    (item,) = doc["results"][0]["explanations"]
+    (step,) = item["steps"]
+    assert (item["after"], step["rule"], step["inputs"]["cursor"], step["inputs"]["position"]) == (M2, "roundrobin", 3, 3)
+    assert "librdkafka's order" in step["why"]
+
+
+def test_librdkafka_cooperative_sticky_shows_the_leaders_withholding() -> None:
+    # M1 owns orders-3 at generation 7; c4 joins. Whatever librdkafka's sticky assignor does with it, the
+    # first step is M1 keeping its claim; orders-3 leaves M1 in the end (M1 held 5 of 10 for 4 members),
+    # and librdkafka's leader withholds a partition changing owner until its owner revokes it.
+    doc = run_json("explain", "demo", "orders-3", "--add-member", "c4", "--client", "librdkafka",
+                   "-a", "cooperative-sticky")
+    (item,) = doc["results"][0]["explanations"]
+    steps = item["steps"]
+    assert (steps[0]["rule"], steps[0]["owner"], steps[0]["rebalance"]) == ("kept", M1, 1)
+    withheld = [s for s in steps if s["rule"] == "withheld"]
+    assert withheld and withheld[0]["rebalance"] == 1 and withheld[0]["inputs"]["source"] == M1
+    assert "librdkafka's leader" in withheld[0]["why"]
+    assert steps[-1]["rebalance"] == 2 and steps[-1]["owner"] == item["after"] != M1

@@ -61,9 +61,9 @@ def test_snapshot_and_live_what_if_of_a_group_with_a_real_member(
         plan = tmp_path / "plan.yaml"
         what_if = run("simulate", "-b", describing_broker, "--group", group, "--add-member", "c2", "-o", "json",
                       "--save-plan", str(plan))
-        # --client java: the member is librdkafka (its bytes say so), whose port records no explanation yet.
+        # No --client: the member is librdkafka (its bytes say so), so the librdkafka port explains.
         why = run("explain", "-b", describing_broker, "--group", group, f"{topic}-1", "--add-member", "c2",
-                  "--client", "java", "-o", "json")
+                  "-o", "json")
     finally:
         consumer.close()
 
@@ -87,11 +87,15 @@ def test_snapshot_and_live_what_if_of_a_group_with_a_real_member(
 
     # The live explanation runs the same path: 4 = 2x2 + 0, and partition 1 is in c2's run.
     assert why.exit_code == 0, why.output
-    (item,) = json.loads(why.stdout)["results"][0]["explanations"]
+    explained = json.loads(why.stdout)
+    assert explained["client"] == "librdkafka"
+    (item,) = explained["results"][0]["explanations"]
     assert (item["partition"], item["before"], item["after"]) == (f"{topic}-1", member_id, "c2")
     (step,) = item["steps"]
+    # librdkafka's member order (member ids as bytes: "c2" < "reader-1-..."), then Java's arithmetic.
     assert step["rule"] == "range" and step["inputs"]["members"] == ["c2", member_id]
-    assert (step["inputs"]["quota"], step["inputs"]["extra"]) == (2, 0)
+    assert (step["inputs"]["quota"], step["inputs"]["extra"], step["inputs"]["position"]) == (2, 0, 0)
+    assert "librdkafka's order" in step["why"] and f"{topic}-1 is the 2nd partition" in step["why"]
 
 
 def test_a_live_what_if_needs_the_group(broker: str) -> None:

@@ -19,6 +19,7 @@ from kgroup.assignors.client.librdkafka.byte_order import partition_key
 from kgroup.assignors.client.librdkafka.member_order import same_member
 from kgroup.assignors.client.librdkafka.sticky_general import sticky_assignment
 from kgroup.assignors.client.sticky.assignors import MAX_FOLLOW_UPS, CooperativeRound, CooperativeRounds
+from kgroup.assignors.trace import HANDED_BACK, WITHHELD, active
 
 
 def adjust_for_cooperative(members: Sequence[Member], assigned: dict[str, list[TopicPartition]]) \
@@ -41,15 +42,20 @@ def adjust_for_cooperative(members: Sequence[Member], assigned: dict[str, list[T
             owner[tp] = member.member_id
     sent: dict[str, list[TopicPartition]] = {m.member_id: [] for m in members}
     withheld: dict[TopicPartition, str] = {}
+    trace = active()
     for tp, member_id in assignee.items():
         claimant = owner.get(tp)
         if claimant is None or same_member(by_id[member_id], by_id[claimant]):
             sent[member_id].append(tp)
         else:
             withheld[tp] = member_id
+            if trace is not None:
+                trace.record(tp, None, WITHHELD, source=claimant, target=member_id, leader=True)
     for tp, claimant in owner.items():
         if tp not in assignee:
             sent[claimant].append(tp)
+            if trace is not None:
+                trace.record(tp, claimant, HANDED_BACK, claimants=[m.member_id for m in members if tp in m.owned])
     return sent, withheld
 
 
@@ -66,6 +72,9 @@ class LibrdkafkaCooperativeStickyAssignor:
     def assign_round(self, cluster: Cluster,
                      members: Sequence[Member]) -> tuple[Assignment, dict[TopicPartition, str]]:
         """One rebalance: what SyncGroup gives each member, and the partitions withheld until revoked."""
+        trace = active()
+        if trace is not None:
+            trace.note(assignor=self.name)
         sent, withheld = adjust_for_cooperative(members, sticky_assignment(cluster, members))
         return Assignment.of(sent), withheld
 
@@ -86,7 +95,11 @@ class LibrdkafkaCooperativeStickyAssignor:
                 generation = max((m.generation for m in members if m.generation is not None), default=0) + 1
             assignment, withheld = self.assign_round(cluster, members)
             rounds = [CooperativeRound(assignment, withheld, None)]
+            trace = active()
             while withheld and len(rounds) <= MAX_FOLLOW_UPS:
+                if trace is not None:
+                    trace.next_round()
+                    trace.note(generation=generation)
                 members = [replace(m, owned=tuple(sorted(assignment.partitions_of(m.member_id), key=partition_key)),
                                    generation=generation) for m in members]
                 assignment, withheld = self.assign_round(cluster, members)

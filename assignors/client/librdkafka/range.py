@@ -16,6 +16,7 @@ from kgroup.assignors.client.librdkafka.byte_order import byte_cmp
 from kgroup.assignors.client.librdkafka.glibc_sort import glibc_qsort
 from kgroup.assignors.client.librdkafka.member_order import sorted_members
 from kgroup.assignors.client.librdkafka.subscriptions import eligible_topics, member_rack, uses_rack_awareness
+from kgroup.assignors.trace import RANGE, RANGE_AFTER_RACKS, RANGE_COPARTITIONED, RANGE_RACK, Trace, active
 
 
 class _TopicState:
@@ -30,6 +31,25 @@ class _TopicState:
         self.assigned = {m.member_id: 0 for m in members}
         self.racks = [topic.racks_of(p) for p in range(topic.partitions)]
         self.needs_rack_aware = uses_rack_awareness([(topic, members)])
+        self.trace: Trace | None = None  # set only when someone asked why (kgroup.assignors.trace)
+
+    def record(self, member: Member, partitions: list[int], rule: str, position: int, **more: object) -> None:
+        """The trace step of each partition about to be assigned to `member` (before `assign` counts it)."""
+        trace, name = self.trace, self.topic.name
+        assert trace is not None
+        ids = [m.member_id for m in self.members]
+        if rule == RANGE:  # the plain pass on an untouched topic: contiguous runs, Java's arithmetic
+            for p in partitions:
+                trace.record(TopicPartition(name, p), member.member_id, RANGE, partitions=self.topic.partitions,
+                             members=ids, quota=self.quota, extra=self.topic.partitions % len(ids), position=position,
+                             first=partitions[0], last=partitions[-1])
+            return
+        held = self.assigned[member.member_id]
+        for i, p in enumerate(partitions):
+            trace.record(TopicPartition(name, p), member.member_id, rule, partitions=self.topic.partitions,
+                         members=ids, quota=self.quota, extra_left=self.extra, held_before=held + i,
+                         rack=member_rack(member), replica_racks=sorted(self.racks[p]),
+                         rack_aware=self.needs_rack_aware, **more)
 
     def max_assignable(self, member: Member) -> int:
         return self.quota + (1 if self.extra > 0 else 0) - self.assigned[member.member_id]
@@ -66,9 +86,10 @@ def _racks_match(state: _TopicState, member: Member, partition: int) -> bool:
     return rack is None or rack in state.racks[partition]
 
 
-def _assign_ranges(state: _TopicState, may_assign: MayAssign, out: dict[str, list[TopicPartition]]) -> None:
+def _assign_ranges(state: _TopicState, may_assign: MayAssign, out: dict[str, list[TopicPartition]],
+                   rule: str = RANGE_AFTER_RACKS) -> None:
     """librdkafka: `rd_kafka_assign_ranges`: each member in order takes the lowest partitions it may."""
-    for member in state.members:
+    for position, member in enumerate(state.members):
         if state.left == 0:
             break
         room = state.max_assignable(member)
@@ -80,6 +101,8 @@ def _assign_ranges(state: _TopicState, may_assign: MayAssign, out: dict[str, lis
                 break
             if state.unassigned[p] and may_assign(state, member, p):
                 chosen.append(p)
+        if state.trace is not None and chosen:
+            state.record(member, chosen, rule, position)
         for p in chosen:
             state.assign(member, p, out)
 
@@ -92,6 +115,9 @@ def _assign_co_partitioned(bucket: list[_TopicState], out: dict[str, list[TopicP
             rack = member_rack(member)
             if rack is not None and all(rack in s.racks[p] and s.max_assignable(member) > 0 for s in bucket):
                 for state in bucket:
+                    if state.trace is not None:
+                        state.record(member, [p], RANGE_COPARTITIONED, 0,
+                                     topics=[s.topic.name for s in bucket])
                     state.assign(member, p, out)
                 break
 
@@ -117,11 +143,20 @@ class LibrdkafkaRangeAssignor:
             out: dict[str, list[TopicPartition]] = {m.member_id: [] for m in members}
             states = glibc_qsort((_TopicState(topic, sorted_members(subscribers))
                                   for topic, subscribers in eligible_topics(cluster, members)), _state_cmp)
+            trace = active()
+            if trace is not None:
+                trace.note(assignor=self.name, client="librdkafka")
+                trace.note_member_order(sorted_members(members))
+                trace.note_librdkafka_order(members)
+                for state in states:
+                    state.trace = trace
             for bucket in _buckets(states):
                 if len(bucket) > 1:
                     _assign_co_partitioned(bucket, out)
                 elif bucket[0].needs_rack_aware:
-                    _assign_ranges(bucket[0], _racks_match, out)
+                    _assign_ranges(bucket[0], _racks_match, out, RANGE_RACK)
             for state in states:
-                _assign_ranges(state, lambda s, m, p: True, out)
+                # A topic no rack pass touched gets plain contiguous runs (Java's range arithmetic).
+                untouched = state.left == state.topic.partitions
+                _assign_ranges(state, lambda s, m, p: True, out, RANGE if untouched else RANGE_AFTER_RACKS)
             return Assignment.of(out)

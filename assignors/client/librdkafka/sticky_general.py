@@ -16,6 +16,8 @@ from kgroup.assignors.client.librdkafka.errors import LibrdkafkaCrash
 from kgroup.assignors.client.librdkafka.partition_movements import PartitionMovements, PartitionRef, deref
 from kgroup.assignors.client.librdkafka.rd_containers import MapEntry, RdMap, remove_first
 from kgroup.assignors.client.librdkafka.subscriptions import eligible_topics, uses_rack_awareness
+from kgroup.assignors.trace import (BALANCE_MOVE, BALANCE_UNDONE, CLAIM_CONFLICT, KEPT, LEAST_LOADED, NOT_SUBSCRIBED,
+                                    OLDER_CLAIM, RACK_MISMATCH, UNASSIGNABLE, Trace, active)
 
 Parts = list[TopicPartition]
 Entry = MapEntry[str, Parts]
@@ -52,6 +54,8 @@ class _State:
         self.owner: RdMap[TopicPartition, str] = RdMap()  # currentPartitionConsumer
         self.movements = PartitionMovements()
         self.sorted_subscriptions: list[Entry] = []  # sortedCurrentSubscriptions
+        self.trace = active()  # None unless someone asked why (kgroup.assignors.trace)
+        self.moves = 0  # balancing moves so far, numbered for the trace
 
     def count(self, member_id: str | None, what: str) -> int:
         """The length of a member's current list; librdkafka dereferences NULL where it is missing."""
@@ -94,12 +98,25 @@ def _prepopulate(state: _State) -> None:
         by_generation = sorted(listed, key=lambda claim: claim[1])  # rd_list_sort by generation: stable
         if any(x[1] == y[1] for x, y in zip(by_generation, by_generation[1:])):
             state.owner.delete(tp)
+            if state.trace is not None:
+                x, y = next((x, y) for x, y in zip(by_generation, by_generation[1:]) if x[1] == y[1])
+                state.trace.record(tp, None, CLAIM_CONFLICT, claimants=[x[0], y[0]], generation=_generation(x[1]))
             continue
         current = state.current.get(by_generation[-1][0])
         assert current is not None
         current.append(tp)
+        if state.trace is not None:
+            winner, generation = by_generation[-1]
+            for loser, older in by_generation[:-1]:
+                state.trace.record(tp, None, OLDER_CLAIM, loser=loser, loser_generation=_generation(older),
+                                   winner=winner, generation=_generation(generation))
+            state.trace.record(tp, winner, KEPT, member=winner, generation=_generation(generation))
         if len(by_generation) >= 2:
             state.previous.set(tp, by_generation[-2])
+
+
+def _generation(value: int) -> int | None:
+    return None if value == -1 else value
 
 
 def _populate_potential_maps(state: _State) -> None:
@@ -185,16 +202,30 @@ def _drop_invalid_owned(state: _State, unassigned: Parts) -> bool:
     for member_id, parts in state.current.items():
         topics = state.members[member_id].topics
         kept = []
+        trace = state.trace
         for tp in parts:
             if state.potential_consumers.get(tp) is None:
                 state.owner.delete(tp)
+                if trace is not None:
+                    trace.record(tp, None, UNASSIGNABLE, member=member_id)
             elif tp.topic not in topics or state.racks_mismatch(member_id, tp):
                 revocation_required = True
+                if trace is not None:
+                    _record_released(trace, state, member_id, topics, tp)
             else:
                 remove_first(unassigned, tp)
                 kept.append(tp)
         parts[:] = kept
     return revocation_required
+
+
+def _record_released(trace: Trace, state: _State, member_id: str, topics: tuple[str, ...],
+                     tp: TopicPartition) -> None:
+    if tp.topic not in topics:
+        trace.record(tp, None, NOT_SUBSCRIBED, member=member_id, topics=list(topics))
+    else:
+        trace.record(tp, None, RACK_MISMATCH, member=member_id, rack=state.member_rack[member_id],
+                     replica_racks=sorted(state.partition_racks.get(tp) or ()))
 
 
 def _maybe_assign(state: _State, unassigned: Parts, remove_assigned: bool, check_racks: bool) -> None:
@@ -212,6 +243,8 @@ def _maybe_assign(state: _State, unassigned: Parts, remove_assigned: bool, check
                     continue
                 current = state.current.get(entry.key)
                 assert current is not None
+                if state.trace is not None:
+                    _record_least_loaded(state, tp, entry.key, check_racks)
                 current.append(tp)
                 state.owner.set(tp, entry.key)
                 state.resort()
@@ -223,6 +256,17 @@ def _maybe_assign(state: _State, unassigned: Parts, remove_assigned: bool, check
             i += 1
 
 
+def _record_least_loaded(state: _State, tp: TopicPartition, member_id: str, check_racks: bool) -> None:
+    """The members that could take `tp` at this point, with their loads: the first (fewest, then member
+    id) took it."""
+    loads = {entry.key: len(entry.value) for entry in state.sorted_subscriptions
+             if tp in state.can_take.get(entry.key, ()) and not (check_racks and state.racks_mismatch(entry.key, tp))}
+    assert state.trace is not None
+    state.trace.record(tp, member_id, LEAST_LOADED, held_before=loads[member_id], loads=loads,
+                       tie_break="member id (byte order)", rack_pass=check_racks,
+                       replica_racks=sorted(state.partition_racks.get(tp) or ()))
+
+
 def _can_participate(state: _State, member_id: str) -> bool:
     """librdkafka: `canConsumerParticipateInReassignment`."""
     current = state.current.get(member_id) or []
@@ -231,13 +275,19 @@ def _can_participate(state: _State, member_id: str) -> bool:
     return any(len(state.potential_consumers.get(tp) or []) >= 2 for tp in current)
 
 
-def _move(state: _State, ref: PartitionRef, new: str) -> None:
+def _move(state: _State, ref: PartitionRef, new: str, asked: TopicPartition, why: Why) -> None:
     """librdkafka: `processPartitionMovement`: the movement is recorded before the pointer is re-read."""
     old = state.owner.get(deref(ref))
     state.movements.move(ref, old, new)
     tp = deref(ref)
     target = state.current.get(new)
     assert target is not None
+    if state.trace is not None:
+        state.moves += 1
+        source = state.current.get(old) if old is not None else None
+        state.trace.record(tp, new, BALANCE_MOVE, move=state.moves, source=old,
+                           source_held=len(source) if source is not None else None, target_held=len(target),
+                           why=_why(why), instead_of=str(asked) if asked != tp else None)
     target.append(tp)
     source = state.current.get(old) if old is not None else None
     if source is None:
@@ -247,16 +297,30 @@ def _move(state: _State, ref: PartitionRef, new: str) -> None:
     state.resort()
 
 
-def _reassign_to(state: _State, tp: TopicPartition, new: str) -> None:
+Why = tuple[str, str, object]  # (which step of performReassignments, the partition's consumer, its detail)
+
+
+def _why(why: Why) -> str:
+    """A balancing move's reason in words; formatted only when someone asked why."""
+    step, consumer, detail = why
+    if step == "previous":
+        return (f"back to its previous owner, which claimed it at generation {detail} and held at least 2 fewer "
+                f"than {consumer}")
+    rack = "rack step: both on a rack of the partition, " if step == "rack" else ""
+    return (f"{rack}{consumer} held at least 2 more than {detail}, so it went to the member with the fewest "
+            "partitions that can take it, ties by member id")
+
+
+def _reassign_to(state: _State, tp: TopicPartition, new: str, why: Why) -> None:
     """librdkafka: `reassignPartitionToConsumer`."""
-    _move(state, state.movements.actual_partition_to_move(tp, state.owner.get(tp), new), new)
+    _move(state, state.movements.actual_partition_to_move(tp, state.owner.get(tp), new), new, tp, why)
 
 
-def _reassign(state: _State, tp: TopicPartition) -> None:
+def _reassign(state: _State, tp: TopicPartition, why: Why) -> None:
     """librdkafka: `reassignPartition`: to the first member (fewest partitions) that can take it."""
     for entry in list(state.sorted_subscriptions):
         if tp in state.can_take.get(entry.key, ()):
-            _reassign_to(state, tp, entry.key)
+            _reassign_to(state, tp, entry.key, why)
             return
     raise LibrdkafkaCrash("rd_assert fails: reassignPartition() found no new consumer")
 
@@ -298,7 +362,7 @@ def _perform_reassignments(state: _State, reassignable: Parts) -> bool:
             held = state.count(consumer, "the partition's consumer")
             previous = state.previous.get(tp)
             if previous is not None and held > state.count(previous[0], "the previous consumer") + 1:
-                _reassign_to(state, tp, previous[0])
+                _reassign_to(state, tp, previous[0], ("previous", consumer, previous[1]))
                 performed = modified = True
                 continue
             if state.rack_aware and _rack_move(state, tp, consumer, consumers, held):
@@ -306,7 +370,7 @@ def _perform_reassignments(state: _State, reassignable: Parts) -> bool:
                 continue
             for other in consumers:
                 if other != consumer and held > state.count(other, "another consumer") + 1:
-                    _reassign(state, tp)
+                    _reassign(state, tp, ("fewer", consumer, other))
                     performed = modified = True
                     break
         if not modified:
@@ -321,7 +385,7 @@ def _rack_move(state: _State, tp: TopicPartition, consumer: str, consumers: list
         return False
     for other in consumers:
         if state.member_rack.get(other) in racks and held > state.count(other, "another consumer") + 1:
-            _reassign(state, tp)
+            _reassign(state, tp, ("rack", consumer, other))
             return True
     return False
 
@@ -330,6 +394,18 @@ def _score(current: RdMap[str, Parts]) -> int:
     """librdkafka: `getBalanceScore`: the sum over all member pairs of their size difference."""
     sizes = [len(parts) for _, parts in current.items()]
     return sum(abs(a - b) for i, a in enumerate(sizes) for b in sizes[i + 1:])
+
+
+def _record_undone(state: _State, before: RdMap[str, Parts]) -> None:
+    """Every partition the balancing moved, going back where it was: the score did not improve."""
+    assert state.trace is not None
+    moved_to = {tp: member_id for member_id, parts in state.current.items() for tp in parts}
+    score_before, score_after = _score(before), _score(state.current)
+    for member_id, parts in before.items():
+        for tp in parts:
+            if moved_to.get(tp) != member_id:
+                state.trace.record(tp, member_id, BALANCE_UNDONE, moved_to=moved_to.get(tp),
+                                   score_before=score_before, score_after=score_after)
 
 
 def _balance(state: _State, sorted_partitions: Parts, unassigned: Parts, revocation_required: bool) -> None:
@@ -370,6 +446,8 @@ def _balance(state: _State, sorted_partitions: Parts, unassigned: Parts, revocat
     performed = _perform_reassignments(state, sorted_partitions)
 
     if not initializing and performed and _score(state.current) >= _score(before):
+        if state.trace is not None:
+            _record_undone(state, before)
         for member_id, parts in before.items():
             state.current.set(member_id, list(parts))
         state.owner = RdMap()
@@ -388,6 +466,9 @@ def sticky_assignment(cluster: Cluster, members: Sequence[Member]) -> dict[str, 
     if not members:  # a leader is always a member: librdkafka never runs this without one
         return {}
     state = _State(cluster, members)
+    if state.trace is not None:
+        state.trace.note(client="librdkafka", path="librdkafka general (no constrained path)")
+        state.trace.note_librdkafka_order(members)
     _prepopulate(state)
     _populate_potential_maps(state)
     sorted_partitions = _sort_partitions(state)
