@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import sys
 from enum import Enum
+from collections.abc import Iterator
+from operator import itemgetter
 from typing import Any, Callable
 
 from rich.console import Console
@@ -49,7 +51,7 @@ def document(kind: str, body: dict[str, Any]) -> dict[str, Any]:
 def emit(doc: dict[str, Any], fmt: OutputFormat, table: Callable[[Console], None]) -> None:
     """Write a finished result; nothing is printed before the whole result exists."""
     if fmt is OutputFormat.json:
-        sys.stdout.write(indented_json(doc) + "\n")
+        write_json(doc, sys.stdout)
     elif fmt is OutputFormat.yaml:
         import yaml
 
@@ -81,25 +83,103 @@ def _values(value: Any, stop: int) -> int:
 
 
 def indented_json(value: Any, level: int = 0) -> str:
-    """Exactly `json.dumps(value, indent=2, ensure_ascii=False)`, with lists of strings (a million
-    partition names) encoded by the C string encoder instead of json's pure-Python indenting encoder."""
+    """Exactly `json.dumps(value, indent=2, ensure_ascii=False)`, quickly on a million values."""
+    return "".join(json_chunks(value, level))
+
+
+def write_json(value: Any, out: Any) -> None:
+    """`indented_json(value)` and a newline, written piece by piece: a 200 MB document is never one string."""
+    pending: list[str] = []
+    size = 0
+    for chunk in json_chunks(value, 0):
+        pending.append(chunk)
+        size += len(chunk)
+        if size > 1 << 20:
+            out.write("".join(pending))
+            pending, size = [], 0
+    pending.append("\n")
+    out.write("".join(pending))
+
+
+def json_chunks(value: Any, level: int = 0) -> Iterator[str]:
+    """The pieces of `json.dumps(value, indent=2, ensure_ascii=False)`. json's indenting encoder is pure
+    Python; here lists of strings (partition names) and lists of flat records (a million moves) are
+    encoded a column at a time by C code (the string encoder, `str % tuple`)."""
     inner = "\n" + "  " * (level + 1)
     if isinstance(value, dict):
         if not value:
-            return "{}"
+            yield "{}"
+            return
         if not all(isinstance(k, str) for k in value):
-            return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + "  " * level)
-        body = ("," + inner).join(f"{_encode_text(k)}: {indented_json(v, level + 1)}" for k, v in value.items())
-        return "{" + inner + body + "\n" + "  " * level + "}"
+            yield json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + "  " * level)
+            return
+        yield "{"
+        for i, (k, v) in enumerate(value.items()):
+            yield f"{',' if i else ''}{inner}{_encode_text(k)}: "
+            yield from json_chunks(v, level + 1)
+        yield "\n" + "  " * level + "}"
+        return
     if isinstance(value, (list, tuple)):
         if not value:
-            return "[]"
+            yield "[]"
+            return
         if all(type(v) is str for v in value):
-            body = ("," + inner).join(map(_encode_text, value))
+            yield "[" + inner + ("," + inner).join(map(_encode_text, value)) + "\n" + "  " * level + "]"
+            return
+        records = _flat_records(value, level + 1)
+        if records is not None:
+            template, columns = records
+            yield "[" + inner
+            for start in range(0, len(value), _BATCH):  # encoded a batch at a time: never all at once
+                if start:
+                    yield "," + inner
+                yield ("," + inner).join(map(template.__mod__, zip(*(
+                    map(encode, column[start:start + _BATCH]) for encode, column in columns))))
+            yield "\n" + "  " * level + "]"
+            return
+        yield "["
+        for i, v in enumerate(value):
+            yield ("," if i else "") + inner
+            yield from json_chunks(v, level + 1)
+        yield "\n" + "  " * level + "]"
+        return
+    yield json.dumps(value, ensure_ascii=False)
+
+
+_BATCH = 50_000
+_NONE = type(None)
+
+
+def _encode_optional_text(value: str | None) -> str:
+    return "null" if value is None else _encode_text(value)
+
+
+def _flat_records(items: list[Any] | tuple[Any, ...], level: int) -> tuple[str, list[tuple[Any, list[Any]]]] | None:
+    """For a list of dicts with the same string keys and only strings, ints and nulls as values: a `%`
+    template of one indented record and, per key, its encoder and values; None for anything else."""
+    first = items[0]
+    if type(first) is not dict or not first or len(items) < 2:
+        return None
+    keys = tuple(first)
+    if not all(type(k) is str for k in keys) or not all(
+            type(item) is dict and tuple(item) == keys for item in items):
+        return None
+    columns: list[tuple[Any, list[Any]]] = []
+    for key in keys:
+        column = list(map(itemgetter(key), items))
+        kinds = set(map(type, column))
+        if kinds <= {str}:
+            columns.append((_encode_text, column))
+        elif kinds <= {int}:
+            columns.append((int.__repr__, column))
+        elif kinds <= {str, _NONE}:
+            columns.append((_encode_optional_text, column))
         else:
-            body = ("," + inner).join(indented_json(v, level + 1) for v in value)
-        return "[" + inner + body + "\n" + "  " * level + "]"
-    return json.dumps(value, ensure_ascii=False)
+            return None
+    pad = "\n" + "  " * (level + 1)
+    template = "{" + ",".join(pad + _encode_text(k).replace("%", "%%") + ": %s" for k in keys) \
+        + "\n" + "  " * level + "}"
+    return template, columns
 
 
 def warn(message: str) -> None:
