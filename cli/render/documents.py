@@ -11,6 +11,7 @@ from kgroup.assignors.analysis.diff import AssignmentDiff
 from kgroup.assignors.analysis.evaluate import AssignorRun
 from kgroup.assignors.model import Assignment, TopicPartition
 from kgroup.assignors.analysis.whatif import AddMember, AddPartitions, RemoveMember, Subscribe, WhatIf
+from kgroup.inspectors.fixtures.partition_ranges import by_topic
 
 
 def partitions(parts: Iterable[TopicPartition]) -> list[str]:
@@ -18,18 +19,8 @@ def partitions(parts: Iterable[TopicPartition]) -> list[str]:
 
 
 def ranges(parts: Iterable[TopicPartition]) -> dict[str, Any]:
-    """Partitions per topic in the compact notation fixtures and saved assignments read (docs/fixtures.md):
-    `{orders: 0-5}`, or `{orders: [0, 3-5]}` when there are several runs; a lone partition is its number."""
-    runs: dict[str, list[list[int]]] = {}
-    for topic, number in parts:
-        topic_runs = runs.setdefault(topic, [])
-        if topic_runs and topic_runs[-1][1] == number - 1:
-            topic_runs[-1][1] = number
-        else:
-            topic_runs.append([number, number])
-    written = {topic: [first if first == last else f"{first}-{last}" for first, last in topic_runs]
-               for topic, topic_runs in runs.items()}
-    return {topic: items[0] if len(items) == 1 else items for topic, items in written.items()}
+    """Partitions per topic in the compact notation fixtures and saved assignments read (docs/fixtures.md)."""
+    return by_topic(parts)
 
 
 def compact_assignment(value: Assignment) -> dict[str, dict[str, Any]]:
