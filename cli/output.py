@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from enum import Enum
 from collections.abc import Iterator
@@ -55,10 +56,14 @@ def emit(doc: dict[str, Any], fmt: OutputFormat, table: Callable[[Console], None
     elif fmt is OutputFormat.yaml:
         import yaml
 
-        # PyYAML's emitter is pure Python; past a few thousand values libyaml's writes the same YAML.
-        dumper = yaml.CSafeDumper if _values(doc, _LARGE) >= _LARGE and hasattr(yaml, "CSafeDumper") \
-            else yaml.SafeDumper
-        sys.stdout.write(yaml.dump(doc, Dumper=dumper, sort_keys=False, allow_unicode=True, width=120))
+        # PyYAML's emitter is pure Python, and even libyaml's is driven by Python per value: past a few
+        # thousand values kgroup writes the same block YAML itself, each distinct scalar once.
+        if _values(doc, _LARGE) >= _LARGE:
+            lines = block_yaml(doc)
+            if lines is not None:
+                write_lines(lines, sys.stdout)
+                return
+        sys.stdout.write(yaml.dump(doc, Dumper=yaml.SafeDumper, sort_keys=False, allow_unicode=True, width=120))
     else:
         table(stdout_console())
 
@@ -180,6 +185,88 @@ def _flat_records(items: list[Any] | tuple[Any, ...], level: int) -> tuple[str, 
     template = "{" + ",".join(pad + _encode_text(k).replace("%", "%%") + ": %s" for k in keys) \
         + "\n" + "  " * level + "}"
     return template, columns
+
+
+def write_lines(lines: list[str], out: Any) -> None:
+    for start in range(0, len(lines), _BATCH):
+        out.write("".join(line + "\n" for line in lines[start:start + _BATCH]))
+
+
+class _NotPlainBlock(Exception):
+    """A value `block_yaml` leaves to PyYAML: a float, a multi-line or long string, a complex key."""
+
+
+def block_yaml(doc: dict[str, Any]) -> list[str] | None:
+    """The lines `yaml.dump(doc, sort_keys=False, allow_unicode=True, width=120)` writes, for documents
+    of dicts, lists, strings, ints, booleans and nulls; None when a value needs PyYAML's own judgement.
+
+    Each distinct scalar's text is asked of PyYAML once (the same few thousand member ids, topics and
+    ranges repeat across a million entries); the block structure is written here."""
+    import yaml
+
+    cache: dict[tuple[Any, bool], str] = {}
+
+    def scalar(value: Any, key: bool) -> str:
+        kind = type(value)
+        if kind is int:
+            return int.__repr__(value)
+        if kind is str and _PLAIN_TEXT(value) and len(value) < 80:
+            found = cache.get((value, key))
+            if found is not None:
+                return found
+        elif kind is not str and kind is not bool and value is not None:
+            raise _NotPlainBlock
+        # A long text with spaces is kept on one line (PyYAML would fold it where the line passes 120).
+        width = 1 << 20 if kind is str and len(value) > 60 and " " in value else 120
+        text = yaml.dump({value: 0} if key else {"k": value}, Dumper=yaml.SafeDumper, allow_unicode=True, width=width)
+        text = text[:-4] if key else text[3:-1]  # `TEXT: 0\n`, `k: TEXT\n`
+        if "".join(text.splitlines()) != text or text.startswith("? "):  # any line break (\x85 too)
+            raise _NotPlainBlock
+        if len(cache) < 100_000:
+            cache[value, key] = text
+        return text
+
+    lines: list[str] = []
+
+    def mapping(value: dict[Any, Any], pad: str, first: str) -> None:
+        for i, (k, v) in enumerate(value.items()):
+            head = (first if i == 0 else pad) + scalar(k, True) + ":"
+            if isinstance(v, dict) and v:
+                lines.append(head)
+                mapping(v, pad + "  ", pad + "  ")
+            elif isinstance(v, list) and v:
+                lines.append(head)
+                sequence(v, pad, pad)  # a list under a key is written at the key's indentation
+            elif isinstance(v, (dict, list)):
+                lines.append(head + (" {}" if isinstance(v, dict) else " []"))
+            else:
+                lines.append(head + " " + scalar(v, False))
+
+    def sequence(value: list[Any], pad: str, first: str) -> None:
+        if all(type(item) is int for item in value):
+            lines.extend(map((pad + "- %d").__mod__, value))
+            if first != pad:
+                lines[-len(value)] = first + "- " + str(value[0])
+            return
+        for i, item in enumerate(value):
+            head = (first if i == 0 else pad) + "- "
+            if isinstance(item, dict) and item:
+                mapping(item, pad + "  ", head)
+            elif isinstance(item, list) and item:
+                sequence(item, pad + "  ", head)
+            elif isinstance(item, (dict, list)):
+                lines.append(head + ("{}" if isinstance(item, dict) else "[]"))
+            else:
+                lines.append(head + scalar(item, False))
+
+    try:
+        mapping(doc, "", "")
+    except _NotPlainBlock:
+        return None
+    return lines
+
+
+_PLAIN_TEXT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*").fullmatch  # cacheable: repeats are common
 
 
 def warn(message: str) -> None:

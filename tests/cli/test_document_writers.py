@@ -1,4 +1,5 @@
-"""`-o json` is written by kgroup's own encoder for speed; it must match the standard library's, byte for byte."""
+"""`-o json` and a large `-o yaml` are written by kgroup's own writers for speed; they must write what the
+standard library's JSON encoder and PyYAML write, byte for byte."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kgroup.cli.output import indented_json, write_json
+import yaml
+
+from kgroup.cli.output import block_yaml, indented_json, write_json
 
 scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8)
 values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=5)
@@ -40,3 +43,35 @@ def test_a_long_document_streams_to_the_same_text() -> None:
     out = io.StringIO()
     write_json(doc, out)
     assert out.getvalue() == json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def _pyyaml(doc: dict) -> str:
+    return yaml.dump(doc, Dumper=yaml.SafeDumper, sort_keys=False, allow_unicode=True, width=120)
+
+
+yaml_scalars = st.none() | st.booleans() | st.integers() | st.text(max_size=8) \
+    | st.sampled_from(["yes", "0-11", "1_000", "a: b", "- x", "#", "", "2024-01-02", "null", "0o7", "é"])
+yaml_values = st.recursive(yaml_scalars, lambda inner: st.lists(inner, max_size=4)
+                           | st.dictionaries(st.text(max_size=5) | st.sampled_from(["0", "on", "a b"]), inner, max_size=4),
+                           max_leaves=30)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.dictionaries(st.text(min_size=1, max_size=5), yaml_values, min_size=1, max_size=4))
+def test_block_yaml_writes_what_pyyaml_writes_or_leaves_it_to_pyyaml(doc: dict) -> None:
+    lines = block_yaml(doc)
+    if lines is not None:
+        assert "".join(line + "\n" for line in lines) == _pyyaml(doc)
+
+
+def test_a_large_assignment_document_is_written_by_block_yaml() -> None:
+    doc = {"schema": "kgroup/v1", "kind": "assignment", "group_id": "scale", "assignor": "sticky",
+           "assignment": {f"consumer-{c:04d}": {f"topic-{t:03d}": (c if t % 2 else f"{c}-{c + 3}") for t in range(50)}
+                          for c in range(200)},
+           "threads": {"c": [1, 2, 3], "d": [[1, 2], {"x": None}]}, "note": "a long line " * 20}
+    lines = block_yaml(doc)
+    assert lines is not None
+    text = "".join(line + "\n" for line in lines)
+    assert yaml.safe_load(text) == doc
+    # Byte for byte up to the long note, which is kept on one line where PyYAML folds it.
+    assert text.split("note:")[0] == _pyyaml(doc).split("note:")[0]
