@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
+from itertools import filterfalse
 from operator import itemgetter
 from typing import Any
 
@@ -119,8 +120,7 @@ class ConstrainedBuilder:
             everything += topic_partitions(topic, per_topic[topic])
         if not self.assigned:
             return everything
-        kept = set(self.assigned)
-        return [tp for tp in everything if tp not in kept]
+        return list(filterfalse(set(self.assigned).__contains__, everything))
 
     def _rack_round_robin(self, unassigned: list[TopicPartition]) -> list[TopicPartition]:
         """Kafka: `assignRackAwareRoundRobin`; returns the partitions it could not place."""
