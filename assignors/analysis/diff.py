@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import chain, compress, filterfalse, repeat
-from operator import itemgetter, ne
+from operator import itemgetter, lt, ne
 from typing import NamedTuple
 
 from kgroup.assignors.model import Assignment, Cluster, Member, TopicPartition, sort_partitions
@@ -111,6 +111,8 @@ def _kafka_balance_issue(members: Sequence[Member], assignment: Assignment) -> s
     counts = [(m.member_id, len(assignment.partitions_of(m.member_id))) for m in members]
     if not counts or max(c for _, c in counts) - min(c for _, c in counts) <= 1:
         return None  # no pair differs by two or more: balanced without looking at pairs
+    if not _some_partition_could_move(members, assignment, dict(counts)):
+        return None  # linear in the partitions held: the pairs below are looked at only to name one
     subs = {m.member_id: set(m.topics) for m in members}
     for i, (a, len_a) in enumerate(counts):
         for b, len_b in counts[i + 1:]:
@@ -122,6 +124,18 @@ def _kafka_balance_issue(members: Sequence[Member], assignment: Assignment) -> s
                 return (f"{big} has {max(len_a, len_b)} partitions and {small} has {min(len_a, len_b)}, "
                         f"but {small} subscribes to {movable[0].topic}")
     return None
+
+
+def _some_partition_could_move(members: Sequence[Member], assignment: Assignment, counts: dict[str, int]) -> bool:
+    """Whether some member holds a partition of a topic that a member with two or more fewer subscribes to:
+    per topic, the largest count among its holders, against each subscriber's count."""
+    largest: dict[str, int] = {}
+    for member in members:
+        count = counts[member.member_id]
+        for topic in set(map(itemgetter(0), assignment.partitions_of(member.member_id))):
+            if largest.get(topic, -1) < count:
+                largest[topic] = count
+    return any(largest.get(topic, -1) >= counts[m.member_id] + 2 for m in members for topic in set(m.topics))
 
 
 def balance(cluster: Cluster, members: Sequence[Member], assignment: Assignment) -> Balance:
@@ -173,8 +187,11 @@ def stickiness(cluster: Cluster, members: Sequence[Member], old: Assignment, new
     kept = keepable = 0
     sizes = {t.name: t.partitions for t in cluster.topics}
     for member in members:
-        before = [tp for tp in old.partitions_of(member.member_id) if tp.partition < sizes.get(tp.topic, 0)]
-        after = set(new.partitions_of(member.member_id))
+        parts = old.partitions_of(member.member_id)
+        # Still existing: by C iterators over the columns, no Python step per partition.
+        before = list(compress(parts, map(lt, map(itemgetter(1), parts), map(sizes.get, map(itemgetter(0), parts),
+                                                                             repeat(0)))))
         keepable += len(before)
-        kept += sum(1 for tp in before if tp in after)
+        after_parts = new.partitions_of(member.member_id)
+        kept += len(before) if parts == after_parts else sum(map(set(after_parts).__contains__, before))
     return Stickiness(kept, keepable)
