@@ -7,6 +7,7 @@ import re
 import sys
 from enum import Enum
 from collections.abc import Iterator
+from itertools import repeat
 from operator import itemgetter
 from typing import Any, Callable
 
@@ -128,7 +129,7 @@ def json_chunks(value: Any, level: int = 0) -> Iterator[str]:
         if not value:
             yield "[]"
             return
-        if all(type(v) is str for v in value):
+        if set(map(type, value)) == {str}:
             yield "[" + inner + ("," + inner).join(map(_encode_text, value)) + "\n" + "  " * level + "]"
             return
         records = _flat_records(value, level + 1)
@@ -166,8 +167,8 @@ def _flat_records(items: list[Any] | tuple[Any, ...], level: int) -> tuple[str, 
     if type(first) is not dict or not first or len(items) < 2:
         return None
     keys = tuple(first)
-    if not all(type(k) is str for k in keys) or not all(
-            type(item) is dict and tuple(item) == keys for item in items):
+    if not all(type(k) is str for k in keys) or set(map(type, items)) != {dict} \
+            or not all(map(keys.__eq__, map(tuple, items))):
         return None
     columns: list[tuple[Any, list[Any]]] = []
     for key in keys:
@@ -210,11 +211,11 @@ def block_yaml(doc: dict[str, Any]) -> list[str] | None:
         kind = type(value)
         if kind is int:
             return int.__repr__(value)
-        if kind is str and _PLAIN_TEXT(value) and len(value) < 80:
+        if kind is str:
             found = cache.get((value, key))
             if found is not None:
                 return found
-        elif kind is not str and kind is not bool and value is not None:
+        elif kind is not bool and value is not None:
             raise _NotPlainBlock
         # A long text with spaces is kept on one line (PyYAML would fold it where the line passes 120).
         width = 1 << 20 if kind is str and len(value) > 60 and " " in value else 120
@@ -222,13 +223,26 @@ def block_yaml(doc: dict[str, Any]) -> list[str] | None:
         text = text[:-4] if key else text[3:-1]  # `TEXT: 0\n`, `k: TEXT\n`
         if "".join(text.splitlines()) != text or text.startswith("? "):  # any line break (\x85 too)
             raise _NotPlainBlock
-        if len(cache) < 100_000:
+        if kind is str and len(cache) < 100_000:
             cache[value, key] = text
         return text
 
     lines: list[str] = []
 
     def mapping(value: dict[Any, Any], pad: str, first: str) -> None:
+        if first == pad and len(value) > 8 and set(map(type, value)) == {str} \
+                and set(map(type, value.values())) <= {str, int}:
+            # A member's topics and ranges: each text looked up by C, one line each by `%`.
+            keys = list(map(cache.get, zip(value, repeat(True))))
+            if None in keys:
+                keys = [scalar(k, True) for k in value]
+            kinds = set(map(type, value.values()))
+            values = list(map(int.__repr__, value.values())) if kinds == {int} else \
+                list(map(cache.get, zip(value.values(), repeat(False)))) if kinds == {str} else [None]
+            if None in values:
+                values = [scalar(v, False) for v in value.values()]
+            lines.extend(map((pad + "%s: %s").__mod__, zip(keys, values)))
+            return
         for i, (k, v) in enumerate(value.items()):
             head = (first if i == 0 else pad) + scalar(k, True) + ":"
             if isinstance(v, dict) and v:

@@ -130,12 +130,12 @@ def _some_partition_could_move(members: Sequence[Member], assignment: Assignment
     """Whether some member holds a partition of a topic that a member with two or more fewer subscribes to:
     per topic, the largest count among its holders, against each subscriber's count."""
     largest: dict[str, int] = {}
-    for member in members:
-        count = counts[member.member_id]
-        for topic in set(map(itemgetter(0), assignment.partitions_of(member.member_id))):
-            if largest.get(topic, -1) < count:
-                largest[topic] = count
-    return any(largest.get(topic, -1) >= counts[m.member_id] + 2 for m in members for topic in set(m.topics))
+    for member in sorted(members, key=lambda m: counts[m.member_id]):  # ascending: the last write is the largest
+        largest.update(dict.fromkeys(map(itemgetter(0), assignment.partitions_of(member.member_id)),
+                                     counts[member.member_id]))
+    # Per distinct subscription (a large group has few), the largest holder of any of its topics.
+    reach = {topics: max(map(largest.get, topics, repeat(-1)), default=-1) for topics in {m.topics for m in members}}
+    return any(reach[m.topics] >= counts[m.member_id] + 2 for m in members)
 
 
 def balance(cluster: Cluster, members: Sequence[Member], assignment: Assignment) -> Balance:
