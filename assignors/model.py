@@ -51,12 +51,12 @@ def sort_partitions(parts: Iterable[TopicPartition]) -> list[TopicPartition]:
     return sorted(items, key=lambda tp: (keys[tp.topic], tp.partition))
 
 
-def _ascending(parts: Iterable[TopicPartition], distinct: set[TopicPartition]) -> tuple[TopicPartition, ...]:
-    """`parts` in tuple order without duplicates; one linear pass when they already are (assignors and
-    fixtures mostly hand them over sorted), a sort otherwise."""
-    if isinstance(parts, (list, tuple)) and len(parts) == len(distinct) and all(map(lt, parts, parts[1:])):
+def _ascending(parts: list[TopicPartition] | tuple[TopicPartition, ...]) -> tuple[TopicPartition, ...]:
+    """`parts` in tuple order without duplicates; one linear pass in C when they already are strictly
+    ascending (assignors and fixtures mostly hand them over so, and then no set is built), a sort otherwise."""
+    if all(map(lt, parts, parts[1:])):
         return tuple(parts)
-    return tuple(sorted(distinct))
+    return tuple(sorted(set(parts)))
 
 
 def _bmp_only(text: str) -> bool:
@@ -132,11 +132,11 @@ class Assignment:
     @classmethod
     def of(cls, mapping: Mapping[str, Iterable[TopicPartition]]) -> Assignment:
         """Build from any mapping; partitions are kept in Kafka's TopicPartition order."""
-        sets = {member: set(parts) for member, parts in mapping.items()}
-        topics = set(map(itemgetter(0), chain.from_iterable(sets.values())))
+        lists = {member: parts if isinstance(parts, (list, tuple)) else list(parts) for member, parts in mapping.items()}
+        topics = set(map(itemgetter(0), chain.from_iterable(lists.values())))
         if all(map(_bmp_only, topics)):  # native tuple order is Java's order (see sort_partitions)
-            return cls(MappingProxyType({member: _ascending(parts, sets[member]) for member, parts in mapping.items()}))
-        return cls(MappingProxyType({member: tuple(sort_partitions(parts)) for member, parts in sets.items()}))
+            return cls(MappingProxyType({member: _ascending(parts) for member, parts in lists.items()}))
+        return cls(MappingProxyType({member: tuple(sort_partitions(set(parts))) for member, parts in lists.items()}))
 
     @classmethod
     def presorted(cls, mapping: Mapping[str, list[TopicPartition]]) -> Assignment:

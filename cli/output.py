@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from enum import Enum
+from collections.abc import Iterator
+from itertools import repeat
+from operator import itemgetter
 from typing import Any, Callable
 
 from rich.console import Console
@@ -80,14 +84,18 @@ def document(kind: str, body: dict[str, Any]) -> dict[str, Any]:
 def emit(doc: dict[str, Any], fmt: OutputFormat, table: Callable[[Console], None]) -> None:
     """Write a finished result; nothing is printed before the whole result exists."""
     if fmt is OutputFormat.json:
-        sys.stdout.write(indented_json(doc) + "\n")
+        write_json(doc, sys.stdout)
     elif fmt is OutputFormat.yaml:
         import yaml
 
-        # PyYAML's emitter is pure Python; past a few thousand values libyaml's writes the same YAML.
-        dumper = yaml.CSafeDumper if _values(doc, _LARGE) >= _LARGE and hasattr(yaml, "CSafeDumper") \
-            else yaml.SafeDumper
-        sys.stdout.write(yaml.dump(doc, Dumper=dumper, sort_keys=False, allow_unicode=True, width=120))
+        # PyYAML's emitter is pure Python, and even libyaml's is driven by Python per value: past a few
+        # thousand values kgroup writes the same block YAML itself, each distinct scalar once.
+        if _values(doc, _LARGE) >= _LARGE:
+            lines = block_yaml(doc)
+            if lines is not None:
+                write_lines(lines, sys.stdout)
+                return
+        sys.stdout.write(yaml.dump(doc, Dumper=yaml.SafeDumper, sort_keys=False, allow_unicode=True, width=120))
     else:
         table(stdout_console())
 
@@ -112,25 +120,198 @@ def _values(value: Any, stop: int) -> int:
 
 
 def indented_json(value: Any, level: int = 0) -> str:
-    """Exactly `json.dumps(value, indent=2, ensure_ascii=False)`, with lists of strings (a million
-    partition names) encoded by the C string encoder instead of json's pure-Python indenting encoder."""
+    """Exactly `json.dumps(value, indent=2, ensure_ascii=False)`, quickly on a million values."""
+    return "".join(json_chunks(value, level))
+
+
+def write_json(value: Any, out: Any) -> None:
+    """`indented_json(value)` and a newline, written piece by piece: a 200 MB document is never one string."""
+    pending: list[str] = []
+    size = 0
+    for chunk in json_chunks(value, 0):
+        pending.append(chunk)
+        size += len(chunk)
+        if size > 1 << 20:
+            out.write("".join(pending))
+            pending, size = [], 0
+    pending.append("\n")
+    out.write("".join(pending))
+
+
+def json_chunks(value: Any, level: int = 0) -> Iterator[str]:
+    """The pieces of `json.dumps(value, indent=2, ensure_ascii=False)`. json's indenting encoder is pure
+    Python; here lists of strings (partition names) and lists of flat records (a million moves) are
+    encoded a column at a time by C code (the string encoder, `str % tuple`)."""
     inner = "\n" + "  " * (level + 1)
     if isinstance(value, dict):
         if not value:
-            return "{}"
+            yield "{}"
+            return
         if not all(isinstance(k, str) for k in value):
-            return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + "  " * level)
-        body = ("," + inner).join(f"{_encode_text(k)}: {indented_json(v, level + 1)}" for k, v in value.items())
-        return "{" + inner + body + "\n" + "  " * level + "}"
+            yield json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + "  " * level)
+            return
+        yield "{"
+        for i, (k, v) in enumerate(value.items()):
+            yield f"{',' if i else ''}{inner}{_encode_text(k)}: "
+            yield from json_chunks(v, level + 1)
+        yield "\n" + "  " * level + "}"
+        return
     if isinstance(value, (list, tuple)):
         if not value:
-            return "[]"
-        if all(type(v) is str for v in value):
-            body = ("," + inner).join(map(_encode_text, value))
+            yield "[]"
+            return
+        if set(map(type, value)) == {str}:
+            yield "[" + inner + ("," + inner).join(map(_encode_text, value)) + "\n" + "  " * level + "]"
+            return
+        records = _flat_records(value, level + 1)
+        if records is not None:
+            template, columns = records
+            yield "[" + inner
+            for start in range(0, len(value), _BATCH):  # encoded a batch at a time: never all at once
+                if start:
+                    yield "," + inner
+                yield ("," + inner).join(map(template.__mod__, zip(*(
+                    map(encode, column[start:start + _BATCH]) for encode, column in columns))))
+            yield "\n" + "  " * level + "]"
+            return
+        yield "["
+        for i, v in enumerate(value):
+            yield ("," if i else "") + inner
+            yield from json_chunks(v, level + 1)
+        yield "\n" + "  " * level + "]"
+        return
+    yield json.dumps(value, ensure_ascii=False)
+
+
+_BATCH = 50_000
+_NONE = type(None)
+
+
+def _encode_optional_text(value: str | None) -> str:
+    return "null" if value is None else _encode_text(value)
+
+
+def _flat_records(items: list[Any] | tuple[Any, ...], level: int) -> tuple[str, list[tuple[Any, list[Any]]]] | None:
+    """For a list of dicts with the same string keys and only strings, ints and nulls as values: a `%`
+    template of one indented record and, per key, its encoder and values; None for anything else."""
+    first = items[0]
+    if type(first) is not dict or not first or len(items) < 2:
+        return None
+    keys = tuple(first)
+    if not all(type(k) is str for k in keys) or set(map(type, items)) != {dict} \
+            or not all(map(keys.__eq__, map(tuple, items))):
+        return None
+    columns: list[tuple[Any, list[Any]]] = []
+    for key in keys:
+        column = list(map(itemgetter(key), items))
+        kinds = set(map(type, column))
+        if kinds <= {str}:
+            columns.append((_encode_text, column))
+        elif kinds <= {int}:
+            columns.append((int.__repr__, column))
+        elif kinds <= {str, _NONE}:
+            columns.append((_encode_optional_text, column))
         else:
-            body = ("," + inner).join(indented_json(v, level + 1) for v in value)
-        return "[" + inner + body + "\n" + "  " * level + "]"
-    return json.dumps(value, ensure_ascii=False)
+            return None
+    pad = "\n" + "  " * (level + 1)
+    template = "{" + ",".join(pad + _encode_text(k).replace("%", "%%") + ": %s" for k in keys) \
+        + "\n" + "  " * level + "}"
+    return template, columns
+
+
+def write_lines(lines: list[str], out: Any) -> None:
+    for start in range(0, len(lines), _BATCH):
+        out.write("".join(line + "\n" for line in lines[start:start + _BATCH]))
+
+
+class _NotPlainBlock(Exception):
+    """A value `block_yaml` leaves to PyYAML: a float, a multi-line or long string, a complex key."""
+
+
+def block_yaml(doc: dict[str, Any]) -> list[str] | None:
+    """The lines `yaml.dump(doc, sort_keys=False, allow_unicode=True, width=120)` writes, for documents
+    of dicts, lists, strings, ints, booleans and nulls; None when a value needs PyYAML's own judgement.
+
+    Each distinct scalar's text is asked of PyYAML once (the same few thousand member ids, topics and
+    ranges repeat across a million entries); the block structure is written here."""
+    import yaml
+
+    cache: dict[tuple[Any, bool], str] = {}
+
+    def scalar(value: Any, key: bool) -> str:
+        kind = type(value)
+        if kind is int:
+            return int.__repr__(value)
+        if kind is str:
+            found = cache.get((value, key))
+            if found is not None:
+                return found
+        elif kind is not bool and value is not None:
+            raise _NotPlainBlock
+        # A long text with spaces is kept on one line (PyYAML would fold it where the line passes 120).
+        width = 1 << 20 if kind is str and len(value) > 60 and " " in value else 120
+        text = yaml.dump({value: 0} if key else {"k": value}, Dumper=yaml.SafeDumper, allow_unicode=True, width=width)
+        text = text[:-4] if key else text[3:-1]  # `TEXT: 0\n`, `k: TEXT\n`
+        if "".join(text.splitlines()) != text or text.startswith("? "):  # any line break (\x85 too)
+            raise _NotPlainBlock
+        if kind is str and len(cache) < 100_000:
+            cache[value, key] = text
+        return text
+
+    lines: list[str] = []
+
+    def mapping(value: dict[Any, Any], pad: str, first: str) -> None:
+        if first == pad and len(value) > 8 and set(map(type, value)) == {str} \
+                and set(map(type, value.values())) <= {str, int}:
+            # A member's topics and ranges: each text looked up by C, one line each by `%`.
+            keys = list(map(cache.get, zip(value, repeat(True))))
+            if None in keys:
+                keys = [scalar(k, True) for k in value]
+            kinds = set(map(type, value.values()))
+            values = list(map(int.__repr__, value.values())) if kinds == {int} else \
+                list(map(cache.get, zip(value.values(), repeat(False)))) if kinds == {str} else [None]
+            if None in values:
+                values = [scalar(v, False) for v in value.values()]
+            lines.extend(map((pad + "%s: %s").__mod__, zip(keys, values)))
+            return
+        for i, (k, v) in enumerate(value.items()):
+            head = (first if i == 0 else pad) + scalar(k, True) + ":"
+            if isinstance(v, dict) and v:
+                lines.append(head)
+                mapping(v, pad + "  ", pad + "  ")
+            elif isinstance(v, list) and v:
+                lines.append(head)
+                sequence(v, pad, pad)  # a list under a key is written at the key's indentation
+            elif isinstance(v, (dict, list)):
+                lines.append(head + (" {}" if isinstance(v, dict) else " []"))
+            else:
+                lines.append(head + " " + scalar(v, False))
+
+    def sequence(value: list[Any], pad: str, first: str) -> None:
+        if all(type(item) is int for item in value):
+            lines.extend(map((pad + "- %d").__mod__, value))
+            if first != pad:
+                lines[-len(value)] = first + "- " + str(value[0])
+            return
+        for i, item in enumerate(value):
+            head = (first if i == 0 else pad) + "- "
+            if isinstance(item, dict) and item:
+                mapping(item, pad + "  ", head)
+            elif isinstance(item, list) and item:
+                sequence(item, pad + "  ", head)
+            elif isinstance(item, (dict, list)):
+                lines.append(head + ("{}" if isinstance(item, dict) else "[]"))
+            else:
+                lines.append(head + scalar(item, False))
+
+    try:
+        mapping(doc, "", "")
+    except _NotPlainBlock:
+        return None
+    return lines
+
+
+_PLAIN_TEXT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*").fullmatch  # cacheable: repeats are common
 
 
 def warn(message: str) -> None:

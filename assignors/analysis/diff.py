@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from operator import itemgetter
+from itertools import chain, compress, filterfalse, repeat
+from operator import itemgetter, lt, ne
+from typing import NamedTuple
 
 from kgroup.assignors.model import Assignment, Cluster, Member, TopicPartition, sort_partitions
 
@@ -20,8 +22,9 @@ class MemberChange:
     gained: tuple[TopicPartition, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Move:
+class Move(NamedTuple):
+    """A NamedTuple, not a dataclass: adding a member can move a million partitions, built in C."""
+
     tp: TopicPartition
     source: str | None  # None: nobody owned it before
     target: str | None  # None: nobody owns it after
@@ -35,7 +38,9 @@ class AssignmentDiff:
     @property
     def moved(self) -> int:
         """Partitions whose owner changed from one member to another (not newly created or dropped)."""
-        return sum(1 for m in self.moves if m.source is not None and m.target is not None)
+        # No move lacks both; counted by C over the columns, not by Python over a million moves.
+        return len(self.moves) - list(map(itemgetter(1), self.moves)).count(None) \
+            - list(map(itemgetter(2), self.moves)).count(None)
 
 
 def diff(old: Assignment, new: Assignment) -> AssignmentDiff:
@@ -48,21 +53,27 @@ def diff(old: Assignment, new: Assignment) -> AssignmentDiff:
     changes = []
     for name in names:
         before_parts, after_parts = old.partitions_of(name), new.partitions_of(name)
+        if before_parts == after_parts:
+            changes.append(MemberChange(name, before_parts, after_parts, before_parts, (), ()))
+            continue
         before, after = set(before_parts), set(after_parts)
         changes.append(MemberChange(
-            name, before_parts, after_parts,
-            tuple(tp for tp in before_parts if tp in after), tuple(tp for tp in before_parts if tp not in after),
-            tuple(tp for tp in after_parts if tp not in before)))
+            name, before_parts, after_parts, tuple(filter(after.__contains__, before_parts)),
+            tuple(filterfalse(after.__contains__, before_parts)), tuple(filterfalse(before.__contains__, after_parts))))
     old_owner, new_owner = _first_owner(old), _first_owner(new)
-    changed = [tp for tp, owner in old_owner.items() if new_owner.get(tp) != owner]
-    changed += [tp for tp in new_owner if tp not in old_owner]
-    moves = [Move(tp, old_owner.get(tp), new_owner.get(tp)) for tp in sort_partitions(changed)]
+    changed = list(compress(old_owner, map(ne, map(new_owner.get, old_owner), old_owner.values())))
+    changed += filterfalse(old_owner.__contains__, new_owner)
+    changed = sort_partitions(changed)
+    moves = map(tuple.__new__, repeat(Move), zip(changed, map(old_owner.get, changed), map(new_owner.get, changed)))
     return AssignmentDiff(tuple(changes), tuple(moves))
 
 
 def _first_owner(assignment: Assignment) -> dict[TopicPartition, str]:
-    """Partition -> the first member (in the assignment's order) that holds it."""
-    return {tp: member for member, parts in reversed(assignment.owners.items()) for tp in parts}
+    """Partition -> the first member (in the assignment's order) that holds it; later entries of a dict
+    built from the reversed order win, so the first holder is the one kept."""
+    owners = list(reversed(assignment.owners.items()))
+    return dict(zip(chain.from_iterable(map(itemgetter(1), owners)),
+                    chain.from_iterable(map(repeat, map(itemgetter(0), owners), map(len, map(itemgetter(1), owners))))))
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +111,8 @@ def _kafka_balance_issue(members: Sequence[Member], assignment: Assignment) -> s
     counts = [(m.member_id, len(assignment.partitions_of(m.member_id))) for m in members]
     if not counts or max(c for _, c in counts) - min(c for _, c in counts) <= 1:
         return None  # no pair differs by two or more: balanced without looking at pairs
+    if not _some_partition_could_move(members, assignment, dict(counts)):
+        return None  # linear in the partitions held: the pairs below are looked at only to name one
     subs = {m.member_id: set(m.topics) for m in members}
     for i, (a, len_a) in enumerate(counts):
         for b, len_b in counts[i + 1:]:
@@ -111,6 +124,18 @@ def _kafka_balance_issue(members: Sequence[Member], assignment: Assignment) -> s
                 return (f"{big} has {max(len_a, len_b)} partitions and {small} has {min(len_a, len_b)}, "
                         f"but {small} subscribes to {movable[0].topic}")
     return None
+
+
+def _some_partition_could_move(members: Sequence[Member], assignment: Assignment, counts: dict[str, int]) -> bool:
+    """Whether some member holds a partition of a topic that a member with two or more fewer subscribes to:
+    per topic, the largest count among its holders, against each subscriber's count."""
+    largest: dict[str, int] = {}
+    for member in sorted(members, key=lambda m: counts[m.member_id]):  # ascending: the last write is the largest
+        largest.update(dict.fromkeys(map(itemgetter(0), assignment.partitions_of(member.member_id)),
+                                     counts[member.member_id]))
+    # Per distinct subscription (a large group has few), the largest holder of any of its topics.
+    reach = {topics: max(map(largest.get, topics, repeat(-1)), default=-1) for topics in {m.topics for m in members}}
+    return any(reach[m.topics] >= counts[m.member_id] + 2 for m in members)
 
 
 def balance(cluster: Cluster, members: Sequence[Member], assignment: Assignment) -> Balance:
@@ -162,8 +187,11 @@ def stickiness(cluster: Cluster, members: Sequence[Member], old: Assignment, new
     kept = keepable = 0
     sizes = {t.name: t.partitions for t in cluster.topics}
     for member in members:
-        before = [tp for tp in old.partitions_of(member.member_id) if tp.partition < sizes.get(tp.topic, 0)]
-        after = set(new.partitions_of(member.member_id))
+        parts = old.partitions_of(member.member_id)
+        # Still existing: by C iterators over the columns, no Python step per partition.
+        before = list(compress(parts, map(lt, map(itemgetter(1), parts), map(sizes.get, map(itemgetter(0), parts),
+                                                                             repeat(0)))))
         keepable += len(before)
-        kept += sum(1 for tp in before if tp in after)
+        after_parts = new.partitions_of(member.member_id)
+        kept += len(before) if parts == after_parts else sum(map(set(after_parts).__contains__, before))
     return Stickiness(kept, keepable)

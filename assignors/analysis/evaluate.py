@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import chain, repeat
+from operator import itemgetter
 
 from kgroup.assignors.base import Assignor, AssignorError
 from kgroup.assignors.analysis.diff import AssignmentDiff, Balance, Stickiness, balance, diff, stickiness
@@ -100,14 +102,14 @@ def _evaluate(before: GroupState, after: GroupState, name: str, assignor: Assign
         if callable(assign_rounds):
             played = assign_rounds(after.cluster, members, _next_generation(before))
             previous = before.group.assignment
-            owner = {tp: m.member_id for m in members for tp in m.owned}
+            owner = _owners((m.member_id, m.owned) for m in members)
             for number, played_round in enumerate(played.rounds, start=1):
                 value = _every_member(played_round.assignment, members)
                 rounds.append(Rebalance(value, diff(previous, value)))
                 withheld += [Handover(tp, owner.get(tp), target, number)
                              for tp, target in sorted(played_round.withheld.items())]
                 previous = value
-                owner = {tp: m for m, parts in value.owners.items() for tp in parts}
+                owner = _owners(value.owners.items())
             result, settled = played.final, played.settled
         else:
             result = assignor.assign(after.cluster, members)
@@ -136,6 +138,13 @@ def _every_member(result: Assignment, members: Sequence[Member]) -> Assignment:
     """Kafka's assignors give every member an entry (a user assignor may leave some out), listed in
     the group's member order."""
     return Assignment.of({**{m.member_id: () for m in members}, **result.owners})
+
+
+def _owners(holdings: Iterable[tuple[str, Sequence[TopicPartition]]]) -> dict[TopicPartition, str]:
+    """Partition -> its holder (the last one listed, should two hold it), built by C: a million partitions."""
+    pairs = list(holdings)
+    return dict(zip(chain.from_iterable(map(itemgetter(1), pairs)),
+                    chain.from_iterable(map(repeat, map(itemgetter(0), pairs), map(len, map(itemgetter(1), pairs))))))
 
 
 def _next_generation(state: GroupState) -> int | None:

@@ -17,6 +17,7 @@ import base64
 import hashlib
 import heapq
 from functools import lru_cache
+from itertools import groupby
 from operator import itemgetter
 from collections import deque
 from collections.abc import Collection, Iterable, Sequence
@@ -130,13 +131,13 @@ class ServerGroup:
         """Partitions as topic id -> partition numbers, each list in the order given."""
         grouped: dict[str, list[int]] = {}
         uuid = self.uuid
-        for tp in partitions:
-            known = uuid.get(tp.topic)
-            topic_id = known.text if known else derived_topic_id(tp.topic)
+        for topic, run in groupby(partitions, itemgetter(0)):  # a topic's partitions are usually together
+            known = uuid.get(topic)
+            topic_id = known.text if known else derived_topic_id(topic)
             parts = grouped.get(topic_id)
             if parts is None:
                 parts = grouped[topic_id] = []
-            parts.append(tp.partition)
+            parts += map(itemgetter(1), run)
         return grouped
 
     def in_record_order(self, grouped: dict[str, list[int]]) -> list[tuple[str, list[int]]]:

@@ -15,6 +15,7 @@ map: the members are absent from the result, as in Kafka.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import filterfalse, repeat
 
 from kgroup.assignors.base import AssignorError, gc_paused
 from kgroup.assignors.model import Assignment, Cluster, Member, TopicPartition
@@ -63,7 +64,7 @@ def _homogeneous(group: ServerGroup) -> dict[str, list[int]] | None:
     taken: set[tuple[str, int]] = set()  # GroupSpec.isPartitionAssigned
     for grouped in targets:
         for topic_id, parts in grouped.items():
-            taken.update((topic_id, p) for p in parts)
+            taken.update(zip(repeat(topic_id), parts))
     unassigned: list[tuple[str, int]] = []
     total = 0
     for topic_id in topics:
@@ -71,7 +72,7 @@ def _homogeneous(group: ServerGroup) -> dict[str, list[int]] | None:
         if count == -1:
             raise AssignorError("PartitionAssignorException",
                                 f"Members are subscribed to topic {topic_id} which doesn't exist in the topic metadata.")
-        unassigned += [(topic_id, p) for p in range(count) if (topic_id, p) not in taken]
+        unassigned += filterfalse(taken.__contains__, zip(repeat(topic_id), range(count)))
         total += count
     wanted = set(topics)
     min_quota, extra = divmod(total, len(group.member_ids))

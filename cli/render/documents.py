@@ -4,31 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import asdict
+from operator import itemgetter
 from typing import Any
 
 from kgroup.assignors.analysis.diff import AssignmentDiff
 from kgroup.assignors.analysis.evaluate import AssignorRun
 from kgroup.assignors.model import Assignment, TopicPartition
 from kgroup.assignors.analysis.whatif import AddMember, AddPartitions, RemoveMember, Subscribe, WhatIf
+from kgroup.inspectors.fixtures.partition_ranges import by_topic
 
 
 def partitions(parts: Iterable[TopicPartition]) -> list[str]:
-    return [f"{topic}-{number}" for topic, number in parts]  # TopicPartition.__str__, without a call per item
+    return list(map("%s-%s".__mod__, parts))  # TopicPartition.__str__, formatted in C without a call per item
 
 
 def ranges(parts: Iterable[TopicPartition]) -> dict[str, Any]:
-    """Partitions per topic in the compact notation fixtures and saved assignments read (docs/fixtures.md):
-    `{orders: 0-5}`, or `{orders: [0, 3-5]}` when there are several runs; a lone partition is its number."""
-    runs: dict[str, list[list[int]]] = {}
-    for topic, number in parts:
-        topic_runs = runs.setdefault(topic, [])
-        if topic_runs and topic_runs[-1][1] == number - 1:
-            topic_runs[-1][1] = number
-        else:
-            topic_runs.append([number, number])
-    written = {topic: [first if first == last else f"{first}-{last}" for first, last in topic_runs]
-               for topic, topic_runs in runs.items()}
-    return {topic: items[0] if len(items) == 1 else items for topic, items in written.items()}
+    """Partitions per topic in the compact notation fixtures and saved assignments read (docs/fixtures.md)."""
+    return by_topic(parts)
 
 
 def compact_assignment(value: Assignment) -> dict[str, dict[str, Any]]:
@@ -42,7 +34,9 @@ def assignment(value: Assignment) -> dict[str, list[str]]:
 def diff_body(value: AssignmentDiff) -> dict[str, Any]:
     return {
         "moved": value.moved,
-        "moves": [{"partition": str(m.tp), "from": m.source, "to": m.target} for m in value.moves],
+        "moves": [{"partition": p, "from": s, "to": t} for p, s, t in zip(
+            partitions(map(itemgetter(0), value.moves)), map(itemgetter(1), value.moves),
+            map(itemgetter(2), value.moves))],
         "members": [{"member_id": c.member_id, "before": len(c.before), "after": len(c.after),
                      "kept": partitions(c.kept), "revoked": partitions(c.revoked), "gained": partitions(c.gained)}
                     for c in value.members],

@@ -1,7 +1,7 @@
 """A live group as a `kgroup/v1` fixture: `kgroup snapshot` writes it, live what-ifs run on it.
 
 What the admin API reports is copied as is: members in the broker's order (id, client id, host,
-group.instance.id), their assignment, the committed offsets with each partition's log start and end, and
+group.instance.id), their assignment (per topic, runs of partitions in the range notation), the committed offsets with each partition's log start and end, and
 the racks of every partition's replicas when brokers have racks. Each member's subscription (topics,
 rack) and the group's generation come from the ConsumerProtocol metadata DescribeGroups returns
 (`leader_view`). Where a broker returns none, the subscription is inferred from the member's assignment
@@ -25,6 +25,7 @@ from kgroup.inspectors.fixtures.group_file import (
     Fixture,
     fixture_from_mapping,
 )
+from kgroup.inspectors.fixtures.partition_ranges import by_topic
 from kgroup.inspectors.fixtures.yaml_doc import YamlDoc
 from kgroup.inspectors.errors import InputError
 from kgroup.inspectors.live.admin import LiveAdmin, LiveGroup, LiveRead, read_groups
@@ -134,7 +135,7 @@ def _group_body(group: Group, inferred: frozenset[str]) -> dict[str, Any]:
     body["members"] = [_member_body(m, m.member_id in inferred) for m in group.members]
     owners = {m: parts for m, parts in group.assignment.owners.items() if parts}
     if owners:
-        body["assignment"] = {member: _by_topic(parts) for member, parts in owners.items()}
+        body["assignment"] = {member: by_topic(parts) for member, parts in owners.items()}
     if group.offsets:
         body["offsets"] = {f"{o.tp.topic}-{o.tp.partition}": {k: v for k, v in (
             ("committed", o.committed), ("log_start", o.log_start), ("log_end", o.log_end)) if v is not None}
@@ -152,13 +153,6 @@ def _member_body(member: Member, inferred: bool) -> dict[str, Any]:
     if inferred:
         body["inferred"] = True
     return body
-
-
-def _by_topic(parts: tuple[Any, ...]) -> dict[str, list[int]]:
-    result: dict[str, list[int]] = {}
-    for tp in parts:
-        result.setdefault(tp.topic, []).append(tp.partition)
-    return result
 
 
 def fixture_group(saved: Fixture, group_id: str) -> LiveGroup:

@@ -73,7 +73,7 @@ def test_snapshot_and_live_what_if_of_a_group_with_a_real_member(
     assert member["member_id"] == member_id and member["client_id"] == "reader-1"
     # Read from the member's ConsumerProtocol subscription (DescribeGroups metadata), not inferred.
     assert member["topics"] == [topic] and "inferred" not in member
-    assert body["assignment"] == {member_id: {topic: [0, 1, 2, 3]}}
+    assert body["assignment"] == {member_id: {topic: "0-3"}}  # a run of partitions, in the range notation
     assert body["assignors"] == ["range"]
 
     assert what_if.exit_code == 0, what_if.output

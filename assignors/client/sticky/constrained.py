@@ -8,6 +8,10 @@ members still short of the minimum quota, then those allowed one more, take the 
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
+from itertools import filterfalse
+from operator import itemgetter
+from typing import Any
 
 from kgroup.assignors.base import AssignorError, topic_partitions
 from kgroup.assignors.java.semantics import java_string_key
@@ -58,17 +62,18 @@ class ConstrainedBuilder:
         racks, multiply_claimed = self.racks, self.given.multiply_claimed
         min_q, max_q = self.min_quota, self.max_quota
         trace = self.trace
+        rack_aware = racks.enabled
         for member, claimed in self.given.owned.items():
-            owned = []
-            for tp in claimed:
-                if racks.enabled and racks.mismatch(member, tp):
+            owned = [] if rack_aware else list(claimed)
+            for tp in claimed if rack_aware else ():
+                if racks.mismatch(member, tp):
                     self.maybe_revoked[tp] = member
                     if trace is not None:
                         trace.record(tp, None, RACK_MISMATCH, member=member, rack=racks.consumer_racks.get(member),
                                      replica_racks=sorted(racks.partition_racks.get(tp, ())))
                 else:
                     owned.append(tp)
-            owned.sort(key=lambda tp: (tp.partition, java_string_key(tp.topic)))
+            owned.sort(key=_partition_then_topic(owned))
             if multiply_claimed:
                 owned = [tp for tp in owned if tp not in multiply_claimed]
             mine = self.assignment[member]
@@ -115,8 +120,7 @@ class ConstrainedBuilder:
             everything += topic_partitions(topic, per_topic[topic])
         if not self.assigned:
             return everything
-        kept = set(self.assigned)
-        return [tp for tp in everything if tp not in kept]
+        return list(filterfalse(set(self.assigned).__contains__, everything))
 
     def _rack_round_robin(self, unassigned: list[TopicPartition]) -> list[TopicPartition]:
         """Kafka: `assignRackAwareRoundRobin`; returns the partitions it could not place."""
@@ -220,3 +224,16 @@ class ConstrainedBuilder:
                 raise AssignorError("IllegalStateException",
                                     f"Consumer: [{member}] doesn't reach minQuota partitions, "
                                     "and no more partitions to be assigned")
+
+
+def _partition_then_topic(parts: list[TopicPartition]) -> Callable[[TopicPartition], Any]:
+    """Sort key for `assignOwnedPartitions`' order: partition number, then topic in Java String order.
+
+    Java's order is Python's unless a topic has a character above U+FFFF, so the key is usually
+    built in C (`itemgetter`), not by a Java key per partition.
+    """
+    topics = set(map(itemgetter(0), parts))
+    if all(not topic or max(topic) <= "\uffff" for topic in topics):
+        return itemgetter(1, 0)
+    keys = {topic: java_string_key(topic) for topic in topics}
+    return lambda tp: (tp.partition, keys[tp.topic])

@@ -7,6 +7,8 @@ Kafka: `AbstractStickyAssignor.assignPartitions`, `allSubscriptionsEqual`, `Rack
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import repeat
+from operator import itemgetter, lt
 from dataclasses import dataclass, field
 
 from kgroup.assignors.java.hash_order import string_order
@@ -75,7 +77,15 @@ def read_input(cluster: Cluster, members: Sequence[Member]) -> StickyInput:
         max_generation = max(max_generation, generation)
         mine: list[TopicPartition] = []
         owned[mid] = mine
-        for tp in data[mid].partitions:
+        claimed = data[mid].partitions
+        if isinstance(claimed, (list, tuple)) and all(map(lt, claimed, claimed[1:])) \
+                and all(map(per_topic.__contains__, map(itemgetter(0), claimed))) and holder_of.keys().isdisjoint(claimed):
+            # Distinct (strictly ascending), of subscribed topics, and claimed by nobody before: a large
+            # group's usual case, taken in bulk by C; the loop below settles any conflict.
+            mine += claimed
+            holder_of.update(zip(claimed, repeat(mid)))
+            continue
+        for tp in claimed:
             if tp.topic not in per_topic:
                 continue
             holder = holder_of.get(tp)
