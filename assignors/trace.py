@@ -77,6 +77,10 @@ class Trace:
         """Inputs shared by the whole round (e.g. the path taken, the coordinator's member order)."""
         self.context.setdefault(self.round, {}).update(facts)
 
+    def note_entry(self, key: str, name: str, value: Any) -> None:
+        """One entry of a per-round mapping (e.g. `kept`: member -> what it kept), added without copying it."""
+        self.context.setdefault(self.round, {}).setdefault(key, {})[name] = value
+
     def note_member_order(self, ordered: list[Member] | tuple[Member, ...]) -> None:
         """The member order a rule read (`member_order.member_sort_key`), with each static member's id."""
         self.note(member_order=[m.member_id for m in ordered],

@@ -174,7 +174,7 @@ class RangeAssignor:
                 return contiguous_ranges(topics, ordered, positions, members)
             states = [racked.get(topic) or _state(topic, n, subscribers[topic], known) for topic, n in topics.items()]
             if trace is not None:
-                trace.note(path="rack-aware")
+                trace.note(path="rack-aware", member_racks={m.member_id: m.rack or None for m in members})
                 for state in states:
                     state.trace = trace
             out: dict[str, list[TopicPartition]] = {m.member_id: [] for m in members}

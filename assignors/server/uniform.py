@@ -112,9 +112,9 @@ def _homogeneous(group: ServerGroup) -> dict[str, list[int]] | None:
         for topic_id, p in unassigned[taken_count:taken_count + quota]:
             owners[topic_id][p] = index
         if trace is not None:
-            for topic_id, p in unassigned[taken_count:taken_count + quota]:
+            for i, (topic_id, p) in enumerate(unassigned[taken_count:taken_count + quota], start=taken_count):
                 trace.record(TopicPartition(group.name[topic_id], p), group.member_ids[index], FILL_QUOTA,
-                             short=short, remaining=quota)
+                             short=short, remaining=quota, leftover=i, leftovers=len(unassigned))
         taken_count += min(quota, len(unassigned) - taken_count)
     if taken_count < len(unassigned):
         raise AssignorError("PartitionAssignorException", "Partitions were left unassigned")
@@ -127,6 +127,7 @@ def _record_revocations(trace, group: ServerGroup, index: int, grouped: dict[str
     member = group.member_ids[index]
     held = sum(len(parts) for t, parts in grouped.items() if t in wanted)
     left = quota
+    kept: list[str] = []
     for topic_id, parts in (grouped.items() if held <= quota else group.in_record_order(grouped)):
         if topic_id not in wanted:
             continue
@@ -134,7 +135,10 @@ def _record_revocations(trace, group: ServerGroup, index: int, grouped: dict[str
             tp = TopicPartition(group.name[topic_id], p)
             if i < left:
                 trace.record(tp, member, KEPT, member=member, held=held, quota=quota)
+                kept.append(str(tp))
             else:
                 trace.record(tp, None, OVER_QUOTA, member=member, held=held, quota=quota,
                              order="the current target's record order")
         left -= min(left, len(parts))
+    if held > quota:  # which ones it kept is Java's HashMap order, so the answer lists them
+        trace.note_entry("kept", member, kept)

@@ -127,13 +127,19 @@ def _record(trace: Trace, order: list[str], by_member: Mapping[str, Partitions],
         gone = set(excess)
         for tp in sorted(target - gone):
             trace.record(tp, member_id, KEPT, member=member_id, held=len(target), quota=quota)
+        if excess:
+            trace.note_entry("kept", member_id, [str(tp) for tp in sorted(target - gone)])
         for tp in excess:
             trace.record(tp, None, OVER_QUOTA, member=member_id, held=len(target), quota=quota,
                          order="the current target's record order")
     short = [[member_id, quota] for member_id, quota in unfilled]
+    leftovers = sum(len(chunk) for chunk in added.values())
+    leftover = 0
     for member_id, quota in unfilled:
         for tp in added.get(member_id, ()):
-            trace.record(tp, member_id, FILL_QUOTA, short=short, remaining=quota)
+            trace.record(tp, member_id, FILL_QUOTA, short=short, remaining=quota, leftover=leftover,
+                         leftovers=leftovers)
+            leftover += 1
 
 
 def _metadata(cluster: Cluster, subscriptions: Sequence[Subscription]) -> tuple[Subscription,

@@ -23,19 +23,72 @@ def _members(ids: list[str], context: dict[str, Any]) -> str:
     return "[" + ", ".join(f"{m} (static: {static[m]})" if m in static else m for m in ids) + "]"
 
 
-def _librdkafka_order(context: dict[str, Any]) -> str:
-    return f" ({_order(context)})" if context.get("member_sort") == "librdkafka" else ""
-
-
 def _loads(loads: dict[str, int]) -> str:
     return ", ".join(f"{m}={n}" for m, n in loads.items())
 
 
-def _up_to(quota: int, extra_left: int) -> str:
-    """A range quota while extras are left: the first members past the quota take one more each."""
+def _share(count: int, quota: int, extra: int, noun: str = "member") -> str:
+    """How `count` members split a topic: the first `extra` take quota + 1, the others quota."""
+    if not extra:
+        return f"so each gets {quota}"
+    first = f"the first {noun} gets" if extra == 1 else f"the first {extra} {noun}s get"
+    rest = count - extra
+    others = "the last one gets" if rest == 1 else f"the other {rest} get"
+    return f"so {first} {quota + 1} and {others} {quota}"
+
+
+def _up_to(partitions: int, members: int, quota: int, extra_left: int) -> str:
+    """A range quota as the rack pass reads it: quota + 1 only while some of the extra partitions are left."""
+    extra = partitions - members * quota
+    split = f"{partitions} = {members}×{quota} + {extra}"
+    if not extra:
+        return f"{split}, so a member takes up to {quota}"
     if not extra_left:
-        return f"up to {quota}"
-    return f"up to {quota} ({quota + 1} while {extra_left} extra partition{'s' if extra_left != 1 else ''} left)"
+        taken = "the extra is" if extra == 1 else f"all {extra} extras are"
+        return f"{split}, so a member takes up to {quota} now ({taken} taken)"
+    left = "the extra is" if extra == 1 else f"{extra_left} of the {extra} extras {'is' if extra_left == 1 else 'are'}"
+    return f"{split}, so a member takes up to {quota + 1} while an extra is left ({left} still left)"
+
+
+def _server_quotas(context: dict[str, Any]) -> str:
+    """uniform's quotas: total // members each, one more for the first total % members in member order."""
+    total, members, low, over = (context.get(k) for k in ("partitions", "members", "min_quota", "members_over"))
+    if total is None or members is None:
+        return "its share of the group's partitions"
+    split = f"{total} partitions over {members} members: {low} each"
+    if not over:
+        return split
+    order = _members(context.get("member_order", []), context)
+    first = "the first member" if over == 1 else f"the first {over}"
+    return f"{split}, {low + 1} for {first} in the coordinator's member order {order}"
+
+
+def _kept_first(member: str, quota: int, context: dict[str, Any]) -> str:
+    """Which ones a member over its quota keeps: the first `quota` in Java's HashMap order of its target."""
+    kept = (context.get("kept") or {}).get(member)
+    if kept is None:
+        return f"it keeps the first {quota} in the order the coordinator reads its target"
+    shown = ", ".join(kept[:8]) + (f", … ({len(kept) - 8} more)" if len(kept) > 8 else "")
+    return (f"it keeps the first {quota} in the order the coordinator reads its target (Java hash order of "
+            f"topic ids, then partitions): {shown}")
+
+
+def _sticky_quotas(f: dict[str, Any], context: dict[str, Any]) -> str:
+    """The sticky assignors' quotas, and why a member that owned enough for the larger one did not get it."""
+    total, members, low, high, over = (context.get(k) for k in
+                                       ("partitions", "members", "min_quota", "max_quota", "members_over"))
+    if total is None:
+        return "its share of the group's partitions"
+    split = f"{total} partitions over {members} members: {low} each"
+    if not over:
+        return split
+    split += f", and {over} member{'' if over == 1 else 's'} may keep {high}"
+    if "max_taken_by" not in f:
+        return split
+    taken = f["max_taken_by"]
+    who = " and ".join(taken) if len(taken) < 3 else ", ".join(taken)
+    return (f"{split}; {who} took {'that place' if over == 1 else 'those places'}, visited before it in Java's "
+            f"HashMap order of member ids {_members(context.get('visit_order', []), context)}")
 
 
 def _racks(racks: list[str] | None) -> str:
@@ -66,7 +119,7 @@ def sentence(step: Step, context: dict[str, Any]) -> str:
             who = "members (every member takes a share: identical subscriptions)"
         else:
             who = "subscribed members"
-        share = (f"so the first {r} get{'s' if r == 1 else ''} {q + 1} and the rest {q}" if r else f"so each gets {q}")
+        share = _share(k, q, r)
         first, last = f["first"], f["last"]
         held = f"{tp.topic}-{first}" if first == last else f"{tp.topic}-{first}..{last}"
         return (f"range: {tp.topic} has {n} partitions and {k} {who} in sort order {_members(f['members'], context)} "
@@ -77,21 +130,29 @@ def sentence(step: Step, context: dict[str, Any]) -> str:
                "with a replica on its rack for all of them and room left" if rule == rules.RANGE_COPARTITIONED
                else "each member in sort order takes the lowest untaken partitions with a replica on its rack")
         rack = f["rack"] or "(none: matches any rack)"
+        quota = _up_to(f["partitions"], len(f["members"]), f["quota"], f["extra_left"])
         return (f"rack-aware range, rack pass: {owner} is on rack {rack} and {tp} has replicas on "
-                f"{_racks(f['replica_racks'])}; {how}, {_up_to(f['quota'], f['extra_left'])}; members in sort order "
-                f"{_members(f['members'], context)}{_librdkafka_order(context)}; {owner} held {f['held_before']} of "
+                f"{_racks(f['replica_racks'])}; {how}; {tp.topic}: {quota}; members in sort order "
+                f"{_members(f['members'], context)} ({_order(context)}); {owner} held {f['held_before']} of "
                 f"{tp.topic} before")
     if rule == rules.RANGE_AFTER_RACKS:
         if f["rack_aware"]:
+            member_racks = context.get("member_racks") or {}
+            on_racks = [m for m in f["members"] if member_racks.get(m) in f["replica_racks"]]
+            if on_racks:
+                why = (f"{' and '.join(on_racks) if len(on_racks) < 3 else ', '.join(on_racks)}, on those racks, "
+                       f"had no room left")
+            else:
+                why = f"no subscriber of {tp.topic} is on those racks"
             lead = (f"rack-aware range: the rack pass gave way for {tp} (replicas on {_racks(f['replica_racks'])}): "
-                    "no member on those racks had room left, so the plain range pass placed it")
+                    f"{why}, so the plain range pass placed it")
         else:
             lead = (f"range: racks do not help on {tp.topic} (no member rack holds a replica, or every partition "
                     "has replicas on the same racks), so plain range")
-        return (f"{lead}: members in sort order {_members(f['members'], context)}{_librdkafka_order(context)} take "
-                "the lowest partitions left, "
-                f"each {_up_to(f['quota'], f['extra_left'])} ({f['partitions']} partitions in {tp.topic}); "
-                f"{owner} held {f['held_before']} of {tp.topic}")
+        quota = _up_to(f["partitions"], len(f["members"]), f["quota"], f["extra_left"])
+        return (f"{lead}: members in sort order {_members(f['members'], context)} ({_order(context)}) take "
+                f"the lowest partitions left; {tp.topic}: {quota}; {owner} held {f['held_before']} of {tp.topic} "
+                "before")
     if rule == rules.ROUNDROBIN:
         order = context.get("member_order", [])
         cursor = f["cursor"]
@@ -100,19 +161,28 @@ def sentence(step: Step, context: dict[str, Any]) -> str:
         while order and order[at] != owner:
             skipped.append(order[at])
             at = (at + 1) % len(order)
-        skip = f", skipping {', '.join(skipped)} (not subscribed to {tp.topic})" if skipped else ""
-        return (f"roundrobin: one cursor walks the sorted members {_members(order, context)}"
-                f"{_librdkafka_order(context)} over every topic in name order; at {tp} it stood at position {cursor} ({order[cursor] if order else '?'}), and the "
-                f"first subscriber of {tp.topic} from there is {owner} (position {f['position']}){skip}")
+        walk = (f"roundrobin: one cursor walks the members in sort order {_members(order, context)} ({_order(context)}), "
+                "topics in name order, partitions in number order, and moves one past each partition's owner; ")
+        here = f"at {tp} it stood at the {_ordinal(cursor + 1)} member"
+        if not skipped:
+            return f"{walk}{here}, {owner}, a subscriber of {tp.topic}, so {owner} takes it"
+        verb = "does" if len(skipped) == 1 else "do"
+        names = ", ".join(skipped[:-1]) + " and " + skipped[-1] if len(skipped) > 1 else skipped[0]
+        return (f"{walk}{here}, {skipped[0]}; {names} {verb} not subscribe to {tp.topic}, so it goes "
+                f"to the next member that does: {owner}, the {_ordinal(f['position'] + 1)}")
     if rule == rules.KEPT:
         if assignor in _SERVER:
             if "quota" not in f:
                 return f"kept from the current target: {owner} still subscribes to {tp.topic}"
             if f["held"] <= f["quota"]:
-                return (f"kept from the current target: {owner} holds {f['held']}, within its quota of {f['quota']}")
-            return (f"kept from the current target: {owner} holds {f['held']}, above its quota of {f['quota']}, and "
-                    f"this is one of the first {f['quota']} it keeps (in the current target's record order)")
-        quota = f" and keeps up to its quota of {f['quota']} (it claimed {f['owned']})" if "quota" in f else ""
+                return (f"kept from the current target: {owner} holds {f['held']}, within its quota of {f['quota']} "
+                        f"({_server_quotas(context)})")
+            return (f"kept from the current target: {owner} holds {f['held']}, above its quota of {f['quota']} "
+                    f"({_server_quotas(context)}); {_kept_first(owner, f['quota'], context)}, this one among them")
+        quota = ""
+        if "quota" in f:
+            quota = (f" and keeps up to its quota of {f['quota']} (it claimed {f['owned']}); quotas: "
+                     f"{_sticky_quotas(f, context)}")
         gen = f"generation {f['generation']}" if f.get("generation") is not None else "no generation"
         return f"kept by its owner: {owner} claimed it ({gen}){quota}"
     if rule == rules.CLAIM_CONFLICT:
@@ -124,10 +194,10 @@ def sentence(step: Step, context: dict[str, Any]) -> str:
                 f"(generation {f['generation']})")
     if rule == rules.OVER_QUOTA:
         if assignor in _SERVER:
-            return (f"revoked to bring {f['member']} down to its quota of {f['quota']} (it held {f['held']}; "
-                    f"kept first in {f['order']})")
-        return (f"released by {f['member']}: it claimed {f['owned']}, above its quota of {f['quota']} "
-                f"(it keeps its first {f['quota']} in {f['order']} order)")
+            return (f"revoked: {f['member']} held {f['held']}, above its quota of {f['quota']} "
+                    f"({_server_quotas(context)}); {_kept_first(f['member'], f['quota'], context)}, not this one")
+        return (f"released by {f['member']}: it claimed {f['owned']}, above its quota of {f['quota']}, and keeps "
+                f"its first {f['quota']} in {f['order']} order; quotas: {_sticky_quotas(f, context)}")
     if rule == rules.NOT_SUBSCRIBED:
         return f"released by {f['member']}: it no longer subscribes to {tp.topic}"
     if rule == rules.RACK_MISMATCH:
@@ -168,14 +238,14 @@ def sentence(step: Step, context: dict[str, Any]) -> str:
                 f"({f['score_before']} → {f['score_after']}), so every balancing move was undone: back to {owner}")
     if rule == rules.WITHHELD and f.get("leader"):
         return (f"withheld in this rebalance by librdkafka's leader (its cooperative adjustment): the assignor gave it "
-                f"to {f['target']}, but {f['source']} still owns it and must revoke it first; {f['target']} gets it "
-                "in the next rebalance")
+                f"to {f['target']}, but {f['source']} still owns it and must revoke it first, so nobody gets it now; "
+                "the follow-up rebalance assigns it afresh")
     if rule == rules.HANDED_BACK:
         return (f"handed back to {owner}: it still owns it and the assignor gave it to nobody, so librdkafka's leader "
                 f"returns it to its owner (claimed by {', '.join(f['claimants'])}; the last in JoinGroup order wins)")
     if rule == rules.LEGACY_RANGE:
         n, t, q, r = f["partitions"], len(f["threads"]), f["quota"], f["extra"]
-        share = (f"so the first {r} get{'s' if r == 1 else ''} {q + 1} and the rest {q}" if r else f"so each gets {q}")
+        share = _share(t, q, r, "thread")
         first, last = f["first"], f["last"]
         held = f"{tp.topic}-{first}" if first == last else f"{tp.topic}-{first}..{last}"
         return (f"legacy range: {tp.topic} has {n} partitions and {t} consumer threads in string order "
@@ -191,17 +261,32 @@ def sentence(step: Step, context: dict[str, Any]) -> str:
     if rule == rules.UNASSIGNABLE:
         return (f"released by {f['member']}: nobody subscribes to {tp.topic} any more, or {tp} no longer exists")
     if rule == rules.WITHHELD:
-        return (f"withheld in this rebalance: {f['source'] or 'its previous owner'} must revoke it first; "
-                f"{f['target']} gets it in the next rebalance")
+        return (f"withheld in this rebalance: the assignor gave it to {f['target']}, but "
+                f"{f['source'] or 'its previous owner'} must revoke it first, so nobody gets it now; the follow-up "
+                "rebalance assigns it afresh")
     if rule == rules.FILL_QUOTA:
-        short = ", ".join(f"{m} ({n} short)" for m, n in f["short"])
-        return (f"assigned to {owner}, the next member still short of its quota, in the coordinator's member order "
-                f"{_members(context.get('member_order', []), context)}; members short: {short}")
+        if "leftover" not in f:
+            short = ", ".join(f"{m} ({n} short)" for m, n in f["short"])
+            return (f"assigned to {owner}, the next member still short of its quota, in the coordinator's member "
+                    f"order {_members(context.get('member_order', []), context)}; members short: {short}")
+        count = f["leftovers"]
+        takes = ", ".join(f"{m} {n}" for m, n in f["short"])
+        return (f"{count} partition{'s' if count != 1 else ''} no member kept (unheld ones first, then the revoked "
+                f"ones, member by member) go to the members short of their quota, in the coordinator's member order "
+                f"{_members(context.get('member_order', []), context)}, each taking as many as it lacks ({takes}); "
+                f"{tp} is the {_ordinal(f['leftover'] + 1)} of them → {owner}")
     return f"{rule}: {owner}"  # a rule added to the trace without words yet
 
 
 def _owner(value: str | None) -> str:
     return value if value is not None else "(nobody)"
+
+
+def _heading(tp: object, before: str | None, after: str | None) -> str:
+    """A partition asked about that ends where it began says so, rather than `c1 → c1`."""
+    if before == after and before is not None:
+        return f"{tp}: stays with {before}"
+    return f"{tp}: {_owner(before)} → {_owner(after)}"
 
 
 def explanation_body(item: Explanation) -> dict[str, Any]:
@@ -224,7 +309,7 @@ def print_explanations(console: Console, items: list[Explanation], assignor: str
         return
     rounds = {step.round for item in items for step in item.steps}
     for item in items:
-        console.print(f"{item.tp}: {_owner(item.before)} → {_owner(item.after)}", markup=False, highlight=False,
+        console.print(_heading(item.tp, item.before, item.after), markup=False, highlight=False,
                       style="bold", soft_wrap=True)
         if not item.steps:
             console.print(f"  {assignor} made no decision about it (not subscribed, or not in the cluster)",
@@ -261,16 +346,16 @@ def _stop(entry: dict[str, Any]) -> str:
 
 def story_lines(story: Any) -> list[str]:
     """A scenario partition's rebalances and unconsumed stretches (inspectors.simulation.scenario_explain)."""
-    lines = []
+    lines: list[tuple[int, str]] = []  # (when it began, words): told in time order
     for move in story.moves:
         how = "lost by" if move.lost else "from"
         if move.end_ms is None:
-            lines.append(f"rebalance #{move.rebalance} (from {_s(move.start_ms)}, never finished; trigger: "
-                         f"{move.trigger}) took it {how} {_owner(move.source)}, and nobody got it")
+            lines.append((move.start_ms, f"rebalance #{move.rebalance} (from {_s(move.start_ms)}, never finished; trigger: "
+                         f"{move.trigger}) took it {how} {_owner(move.source)}, and nobody got it"))
             continue
-        lines.append(f"rebalance #{move.rebalance} ({_s(move.start_ms)} → {_s(move.end_ms)}; trigger: {move.trigger}; "
+        lines.append((move.start_ms, f"rebalance #{move.rebalance} ({_s(move.start_ms)} → {_s(move.end_ms)}; trigger: {move.trigger}; "
                      f"assignor {move.assignor}, generation {move.generation}) moved it {how} "
-                     f"{_owner(move.source)} to {_owner(move.target)}")
+                     f"{_owner(move.source)} to {_owner(move.target)}"))
     for stretch in story.stretches:
         why = "; ".join(_stop(e) for e in stretch.began) or "consumption stopped"
         if stretch.during is not None:
@@ -286,10 +371,10 @@ def story_lines(story: Any) -> list[str]:
         if stretch.meanwhile is not None:
             reason = f" ({_stop(stretch.meanwhile_why)} earlier)" if stretch.meanwhile_why else ""
             meanwhile = f"; meanwhile {stretch.meanwhile} owned it but did not consume it{reason}"
-        lines.append(f"unconsumed {_s(stretch.start_ms)} → {_s(stretch.end_ms)} ({stretch.length_ms / 1000:.1f}s): "
+        lines.append((stretch.start_ms, f"unconsumed {_s(stretch.start_ms)} → {_s(stretch.end_ms)} ({stretch.length_ms / 1000:.1f}s): "
                      f"{who} at {_s(stretch.start_ms)} ({why}){meanwhile}; "
-                     + (f"until {end}" if end else "still unconsumed when the scenario ended"))
-    return lines
+                     + (f"until {end}" if end else "still unconsumed when the scenario ended")))
+    return [words for _, words in sorted(lines, key=lambda line: line[0])]
 
 
 def story_body(story: Any) -> dict[str, Any]:
@@ -310,7 +395,10 @@ def print_stories(console: Console, stories: list[Any]) -> None:
     if not stories:
         console.print("no partition changed owner or went unconsumed", markup=False)
     for story in stories:
-        console.print(f"{story.tp}: {_owner(story.first_owner)} → {_owner(story.final_owner)}", markup=False,
+        heading = _heading(story.tp, story.first_owner, story.final_owner)
+        if story.moves and story.first_owner == story.final_owner:
+            heading = f"{story.tp}: {_owner(story.first_owner)} → {_owner(story.final_owner)} (moved away and back)"
+        console.print(heading, markup=False,
                       highlight=False, style="bold", soft_wrap=True)
         for line in story_lines(story) or ["never moved, never unconsumed"]:
             console.print(f"  - {line}", markup=False, highlight=False, soft_wrap=True)

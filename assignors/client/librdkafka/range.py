@@ -148,6 +148,7 @@ class LibrdkafkaRangeAssignor:
                 trace.note(assignor=self.name, client="librdkafka")
                 trace.note_member_order(sorted_members(members))
                 trace.note_librdkafka_order(members)
+                trace.note(member_racks={m.member_id: member_rack(m) for m in members})
                 for state in states:
                     state.trace = trace
             for bucket in _buckets(states):

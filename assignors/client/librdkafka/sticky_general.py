@@ -307,8 +307,8 @@ def _why(why: Why) -> str:
         return (f"back to its previous owner, which claimed it at generation {detail} and held at least 2 fewer "
                 f"than {consumer}")
     rack = "rack step: both on a rack of the partition, " if step == "rack" else ""
-    return (f"{rack}{consumer} held at least 2 more than {detail}, so it went to the member with the fewest "
-            "partitions that can take it, ties by member id")
+    return (f"{rack}{consumer} held at least 2 more than {detail}, another subscriber, so the partition may move; "
+            "it goes to the subscriber with the fewest partitions, ties by member id")
 
 
 def _reassign_to(state: _State, tp: TopicPartition, new: str, why: Why) -> None:

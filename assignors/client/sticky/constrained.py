@@ -42,8 +42,10 @@ class ConstrainedBuilder:
         self.transferring: dict[TopicPartition, str] = {}  # partitionsTransferringOwnership
         self.trace = active()
         if self.trace is not None:
+            # Owners are visited in HashMap order; the first ones owning enough take the places over the minimum.
             self.trace.note(path="constrained", partitions=self.total, members=n, min_quota=self.min_quota,
-                            max_quota=self.max_quota, members_over=self.expected_over)
+                            max_quota=self.max_quota, members_over=self.expected_over, visit_order=list(given.owned))
+        self.kept_max: list[str] = []  # for the trace: members that kept max_quota, in visit order
 
     def build(self) -> dict[str, list[TopicPartition]]:
         self._keep_owned()
@@ -85,6 +87,8 @@ class ConstrainedBuilder:
                 self.current_over += 1
                 if self.current_over == self.expected_over:
                     self.at_min.clear()
+                if trace is not None:
+                    self.kept_max.append(member)
                 mine += owned[:max_q]
                 self.assigned += owned[:max_q]
                 for tp in owned[max_q:]:
@@ -104,13 +108,16 @@ class ConstrainedBuilder:
         trace = self.trace
         quota = self.max_quota if kept == self.max_quota and kept > self.min_quota else self.min_quota
         generation = self.given.data[member].generation
+        # It owned enough for max_quota but kept min_quota: the places over the minimum were taken already.
+        denied = len(owned) >= self.max_quota > quota
+        extra = {"max_taken_by": list(self.kept_max)} if denied else {}
         for i, tp in enumerate(owned):
             if i < kept:
                 trace.record(tp, member, KEPT, member=member, generation=generation, owned=len(owned),  # type: ignore[union-attr]
-                             quota=quota)
+                             quota=quota, **extra)
             else:
                 trace.record(tp, None, OVER_QUOTA, member=member, owned=len(owned), quota=quota,  # type: ignore[union-attr]
-                             order="partition number, then topic")
+                             order="partition number, then topic", **extra)
 
     def _unassigned(self) -> list[TopicPartition]:
         """Kafka: `getUnassignedPartitions`: topics in Java order, partitions ascending, minus kept."""

@@ -1,0 +1,124 @@
+"""The sentences `kgroup explain` prints, read as a user reads them: every number and name below was
+worked out by hand from the fixture and Kafka's rules (the comments show the arithmetic), not copied
+from a run."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.cli.helpers import run, run_json
+
+M0, M1, M2 = "orders-service-0-5f1c9a", "orders-service-1-82be44", "orders-service-2-c03d17"
+B0, B1, B2 = "6fJcIHAuTBKJ0bXL1tvcFw", "Xq3c3A2aTn6ROfDt2sRX9A", "hZbXj9PXQWi1mGbzkS5p3w"
+
+
+def _steps(*args: str) -> dict[str, list[dict[str, Any]]]:
+    doc = run_json("explain", *args)
+    (result,) = doc["results"]
+    return {item["partition"]: item["steps"] for item in result["explanations"]}
+
+
+def test_range_says_who_gets_the_extra_partitions_in_words() -> None:
+    # demo: payments has 4 partitions over [M0, M1, M2]: 4 = 3x1 + 1, so M0 takes payments-0..1 and M1, M2 one
+    # each; "the first 1 gets 2 and the rest 1" read as a riddle.
+    (step,) = _steps("demo", "payments-3")["payments-3"]
+    assert "4 = 3×1 + 1, so the first member gets 2 and the other 2 get 1" in step["why"]
+    # kip848-uniform on server-range: payments has 8 partitions over 3 members sorted by id
+    # [6fJc.., Xq3c.., hZbX..] (digits, then upper case, then lower case): 8 = 3x2 + 2.
+    (step,) = _steps("kip848-uniform", "payments-7", "-a", "server-range")["payments-7"]
+    assert "8 = 3×2 + 2, so the first 2 members get 3 and the last one gets 2" in step["why"]
+    assert "payments-7 is the 8th partition → the 3rd member" in step["why"]
+
+
+def test_legacy_range_counts_threads() -> None:
+    # seed-legacy: threads [C1-0, C2-0, C2-1], T1 has 10 partitions: 10 = 3x3 + 1, C1-0 takes 0-3.
+    (step,) = _steps("seed-legacy", "T1-9")["T1-9"]
+    assert "so the first thread gets 4 and the other 2 get 3" in step["why"]
+
+
+def test_rack_pass_states_the_quota_arithmetic() -> None:
+    # rack-aware: t3 has 2 partitions (replicas on b, c) for 3 members: 2 = 3x0 + 2, so at most 1 each while
+    # extras are left. consumer0 (rack a) has no t3 replica; consumer1 takes t3-0 (one extra used, 1 of 2
+    # left), consumer2 then takes t3-1.
+    steps = _steps("rack-aware", "t3-1", "t2-1")
+    (t3,) = steps["t3-1"]
+    assert t3["owner"] == "consumer2"
+    assert "t3: 2 = 3×0 + 2, so a member takes up to 1 while an extra is left (1 of the 2 extras is still left)" \
+        in t3["why"]
+    assert "up to 0" not in t3["why"]
+    # t2: 7 = 3x2 + 1; consumer0 (rack a: t2-0, t2-3, t2-6) takes all three, the extra; consumer1 then takes
+    # t2-1 and t2-4 with no extra left.
+    (t2,) = steps["t2-1"]
+    assert "t2: 7 = 3×2 + 1, so a member takes up to 2 now (the extra is taken)" in t2["why"]
+
+
+def test_rack_pass_gives_way_because_nobody_is_on_the_rack() -> None:
+    # Without consumer2, nobody is on rack c: t1-2 (replica on c) is left to the plain pass. Rack pass: consumer0
+    # takes t1-0, t1-3 and consumer1 t1-1, t1-4 (6 = 2x3: up to 3 each); the plain pass gives consumer0, which
+    # held 2, the lowest left, t1-2. The old words said members on rack c "had no room left".
+    (step,) = _steps("rack-aware", "t1-2", "--remove-member", "consumer2")["t1-2"]
+    assert step["owner"] == "consumer0" and step["rule"] == "range-after-racks"
+    assert "no subscriber of t1 is on those racks" in step["why"] and "room" not in step["why"]
+    assert "consumer0 held 2 of t1 before" in step["why"]
+
+
+def test_roundrobin_counts_members_from_one_and_names_the_skipped() -> None:
+    # seed-roundrobin: [C0, C1, C2]; t0-0 -> C0, t1-0 -> C1, t1-1 -> C2, so the cursor wraps to C0 for t2-0;
+    # only C2 subscribes to t2.
+    (step,) = _steps("seed-roundrobin", "t2-0")["t2-0"]
+    assert step["why"].endswith("at t2-0 it stood at the 1st member, C0; C0 and C1 do not subscribe to t2, so it "
+                                "goes to the next member that does: C2, the 3rd")
+    (step,) = _steps("seed-roundrobin", "t1-1")["t1-1"]
+    assert step["why"].endswith("at t1-1 it stood at the 3rd member, C2, a subscriber of t1, so C2 takes it")
+
+
+def test_withheld_does_not_promise_the_next_owner() -> None:
+    # demo + c4 on librdkafka's cooperative-sticky: the first rebalance's balancing gives orders-3 to c4, but
+    # the follow-up rebalance runs the assignor again and gives it to M2 (its README example). The old words,
+    # "c4 gets it in the next rebalance", were false.
+    steps = _steps("demo", "orders-3", "--add-member", "c4", "--client", "librdkafka", "-a", "cooperative-sticky")
+    withheld = [s for s in steps["orders-3"] if s["rule"] == "withheld"]
+    assert withheld[0]["inputs"]["target"] == "c4" and steps["orders-3"][-1]["owner"] == M2
+    assert "c4 gets it" not in withheld[0]["why"] and "the follow-up rebalance assigns it afresh" in withheld[0]["why"]
+
+
+def test_uniform_states_quotas_and_the_position_among_the_leftovers() -> None:
+    # kip848-uniform: 11 partitions over 3 members: 3 each, 11 % 3 = 2 members get 4: the first two in the
+    # coordinator's member order, hZbX (new, holds nothing) and 6fJc; Xq3c gets 3. 6fJc held 6 and gives up 2,
+    # Xq3c held 5 and gives up 2; nobody else is short, so hZbX takes all 4 leftovers: payments-2, -3 (6fJc's)
+    # then payments-6, -7 (Xq3c's). payments-7 is the 4th.
+    steps = _steps("kip848-uniform", "payments-7")["payments-7"]
+    revoked, filled = steps
+    assert "Xq3c3A2aTn6ROfDt2sRX9A held 5, above its quota of 3 (11 partitions over 3 members: 3 each, 4 for the " \
+        "first 2 in the coordinator's member order" in revoked["why"]
+    kept = revoked["why"].split("then partitions): ")[1].removesuffix(", not this one").split(", ")
+    assert sorted(kept) == ["payments-4", "payments-5", "refunds-2"]
+    assert filled["owner"] == B2 and (filled["inputs"]["leftover"], filled["inputs"]["leftovers"]) == (3, 4)
+    assert filled["why"].endswith(f"(hZbXj9PXQWi1mGbzkS5p3w 4); payments-7 is the 4th of them → {B2}")
+    assert "(4 short)" not in filled["why"]  # the old words gave every leftover the same, stale count
+
+
+def test_sticky_says_why_one_owner_keeps_more_than_the_other() -> None:
+    # demo on sticky: 10 partitions over 3 members: 3 each and one member may keep 4. M0 and M1 both claimed 5;
+    # M1 keeps 4 (payments-2 stays with it), so Java visited M1 first and M0 keeps 3: orders-0, payments-0,
+    # orders-1 (partition number, then topic), releasing orders-2 and payments-1.
+    steps = _steps("demo", "orders-2", "payments-2", "-a", "sticky")
+    released = steps["orders-2"][0]
+    assert released["rule"] == "over-quota" and released["inputs"]["max_taken_by"] == [M1]
+    assert ("10 partitions over 3 members: 3 each, and 1 member may keep 4; "
+            f"{M1} took that place, visited before it") in released["why"]
+    (kept,) = steps["payments-2"]
+    assert "keeps up to its quota of 4" in kept["why"] and "took that place" not in kept["why"]
+
+
+def test_headings_say_when_a_partition_stays() -> None:
+    out = run("explain", "demo", "orders-0").stdout
+    assert f"orders-0: stays with {M0}\n" in out
+
+
+def test_scenario_story_is_told_in_time_order() -> None:
+    # scenario-gc-pause: p2 stops at 180 s (GC pause), its session expires at ~223 s (rebalance #1), it rejoins
+    # at ~240 s (rebalance #2): the unconsumed stretch starting at 180 s comes first.
+    lines = run("explain", "scenario-gc-pause", "payments-2").stdout.splitlines()
+    assert lines[0] == "payments-2: p2 → p2 (moved away and back)"
+    assert [line.split()[1] for line in lines[1:]] == ["unconsumed", "rebalance", "rebalance"]
