@@ -15,7 +15,7 @@ from kgroup.assignors.base import AssignorError
 from kgroup.assignors.java.hash_order import Uuid
 from kgroup.assignors.model import TopicPartition
 from kgroup.assignors.server.group_spec import ServerGroup
-from kgroup.assignors.trace import BALANCE_MOVE, KEPT, LEAST_LOADED, active
+from kgroup.assignors.trace import BALANCE_MOVE, KEPT, LEAST_LOADED, NOT_SUBSCRIBED, UNASSIGNABLE, active
 
 MAX_ITERATION_COUNT = 16  # UniformHeterogeneousAssignmentBuilder.MAX_ITERATION_COUNT
 
@@ -163,6 +163,10 @@ class HeterogeneousBuilder:
                         kept += 1
                         if trace is not None:
                             trace.record(TopicPartition(topic, partition), member_id, KEPT, member=member_id)
+                    elif trace is not None:
+                        # Not kept: the member dropped the topic (or the topic is gone); say which.
+                        rule = NOT_SUBSCRIBED if topic in uuid else UNASSIGNABLE
+                        trace.record(TopicPartition(topic, partition), None, rule, member=member_id)
             except IndexError:
                 raise AssignorError("ArrayIndexOutOfBoundsException",
                                     f"{member_id} holds a partition beyond its topic's partition count") from None

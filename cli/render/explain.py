@@ -226,8 +226,11 @@ def sentence(step: Step, context: dict[str, Any]) -> str:
         rack = ""
         if f.get("rack_pass"):
             rack = f" on a replica's rack (first pass; replicas on {_racks(f.get('replica_racks'))})"
-        return (f"assigned to the subscriber of {tp.topic} with the fewest partitions{rack}: loads {_loads(f['loads'])}; "
-                f"{owner} held {f['held_before']}; ties broken by {ties}{order}")
+        loads = f["loads"]
+        tied = [m for m, n in loads.items() if m != owner and n == loads.get(owner, f["held_before"])]
+        tie = f"; tied with {', '.join(tied)}, broken by {ties}{order}" if tied else ""
+        return (f"assigned to the subscriber of {tp.topic} with the fewest partitions{rack}: loads at that step {_loads(loads)}; "
+                f"{owner} held {f['held_before']}{tie}")
     if rule == rules.BALANCE_MOVE:
         where = f" (pass {f['balancing_pass']})" if f.get("balancing_pass") else ""
         instead = f", undoing an earlier move instead of moving {f['instead_of']}" if f.get("instead_of") else ""

@@ -122,3 +122,21 @@ def test_scenario_story_is_told_in_time_order() -> None:
     lines = run("explain", "scenario-gc-pause", "payments-2").stdout.splitlines()
     assert lines[0] == "payments-2: p2 → p2 (moved away and back)"
     assert [line.split()[1] for line in lines[1:]] == ["unconsumed", "rebalance", "rebalance"]
+
+
+def test_uniform_heterogeneous_says_why_a_dropped_topic_left_its_owner() -> None:
+    # kip848-uniform with 6fJc subscribed to payments only: it keeps payments-0..3 and must let refunds-0, -1
+    # go; refunds' subscribers are then Xq3c (holding 5: payments-4..7, refunds-2) and hZbX (0), so hZbX
+    # takes refunds-0 with 0 and refunds-1 with 1. Before, the answer began at the second step.
+    steps = _steps("kip848-uniform", "refunds-1", "--subscribe", f"{B0}=payments")["refunds-1"]
+    assert [(s["rule"], s["owner"]) for s in steps] == [("not-subscribed", None), ("least-loaded", B2)]
+    assert steps[0]["why"] == f"released by {B0}: it no longer subscribes to refunds"
+    assert f"loads at that step {B2}=1, {B1}=5; {B2} held 1" in steps[1]["why"]
+    assert "tied" not in steps[1]["why"]  # 1 against 5: no tie to break
+
+
+def test_least_loaded_names_a_tie_only_when_there_is_one() -> None:
+    # seed-roundrobin on sticky with C3 joining on [t1, t2]: partitions with fewer possible owners go first, so
+    # t2 (C2, C3) before t1 (C1, C2, C3) before t0; t2-0 finds C2 and C3 both at 0: the lower id, C2, wins.
+    (step,) = _steps("seed-roundrobin", "t2-0", "-a", "sticky", "--add-member", "C3=t1,t2")["t2-0"]
+    assert step["why"].endswith("loads at that step C2=0, C3=0; C2 held 0; tied with C3, broken by member id")
