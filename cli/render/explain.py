@@ -337,12 +337,12 @@ def _stop(entry: dict[str, Any]) -> str:
     if kind == "gc-pause":
         return f"a GC pause of {entry['duration_ms'] / 1000:.1f}s began"
     if kind == "slow-poll":
-        return f"a slow poll began (processing {entry['processing_ms'] / 1000:.1f}s)"
+        return f"a slow poll began, processing for {entry['processing_ms'] / 1000:.1f}s"
     if kind == "poll-timeout":
         return f"it exceeded max.poll.interval.ms ({entry['max_poll_interval_ms'] / 1000:.1f}s)"
     words = {"crash": "it crashed", "close": "it closed (left the group)", "fatal": "it failed",
              "commit-failed": "its commit failed", "member-removed": "the coordinator removed it from the group",
-             "partitions-revoked": "it revoked the partition for a rebalance",
+             "partitions-revoked": "it revoked the partition",
              "partitions-lost": "it lost the partition (no longer in the group)"}
     return words.get(kind, kind)
 
@@ -361,21 +361,23 @@ def story_lines(story: Any) -> list[str]:
                      f"{_owner(move.source)} to {_owner(move.target)}"))
     for stretch in story.stretches:
         why = "; ".join(_stop(e) for e in stretch.began) or "consumption stopped"
-        if stretch.during is not None:
-            why += f", during rebalance #{stretch.during} (trigger: {stretch.during_trigger})"
+        during = ""
+        if stretch.during is not None:  # outside the parentheses, which would otherwise nest
+            during = f" during rebalance #{stretch.during} (trigger: {stretch.during_trigger})"
         who = f"{stretch.owner} stopped consuming it" if stretch.owner else "nobody had consumed it yet"
         if stretch.end_ms is None:
             end = None
         elif stretch.ended_by is not None:
-            end = f"rebalance #{stretch.ended_by} ended and {stretch.resumed_by} started consuming it"
+            again = " again" if stretch.resumed_by == stretch.owner else ""
+            end = f"rebalance #{stretch.ended_by} ended and {stretch.resumed_by} consumed it{again}"
         else:
             end = f"{stretch.resumed_by} resumed"
         meanwhile = ""
         if stretch.meanwhile is not None:
-            reason = f" ({_stop(stretch.meanwhile_why)} earlier)" if stretch.meanwhile_why else ""
+            reason = f": earlier, {_stop(stretch.meanwhile_why)}" if stretch.meanwhile_why else ""
             meanwhile = f"; meanwhile {stretch.meanwhile} owned it but did not consume it{reason}"
         lines.append((stretch.start_ms, f"unconsumed {_s(stretch.start_ms)} → {_s(stretch.end_ms)} ({stretch.length_ms / 1000:.1f}s): "
-                     f"{who} at {_s(stretch.start_ms)} ({why}){meanwhile}; "
+                     f"{who} at {_s(stretch.start_ms)} ({why}){during}{meanwhile}; "
                      + (f"until {end}" if end else "still unconsumed when the scenario ended")))
     return [words for _, words in sorted(lines, key=lambda line: line[0])]
 

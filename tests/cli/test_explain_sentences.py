@@ -140,3 +140,14 @@ def test_least_loaded_names_a_tie_only_when_there_is_one() -> None:
     # t2 (C2, C3) before t1 (C1, C2, C3) before t0; t2-0 finds C2 and C3 both at 0: the lower id, C2, wins.
     (step,) = _steps("seed-roundrobin", "t2-0", "-a", "sticky", "--add-member", "C3=t1,t2")["t2-0"]
     assert step["why"].endswith("loads at that step C2=0, C3=0; C2 held 0; tied with C3, broken by member id")
+
+
+def test_scenario_stretch_reads_without_nested_parentheses() -> None:
+    # compare-crash: range over c1..c4 with 12 partitions (3 each); c2 crashes at 60 s and its session expires
+    # 45 s after its last heartbeat, so rebalance #1 gives 4 each: c3 keeps payments-6 and -7 (now 4..7) but,
+    # eager, revokes them first and consumes them again when the rebalance ends.
+    lines = run("explain", "compare-crash", "payments-6").stdout.splitlines()
+    assert lines[0] == "payments-6: stays with c3"
+    (line,) = lines[1:]
+    assert "(it revoked the partition) during rebalance #1 (trigger: c2's session expired)" in line
+    assert line.endswith("until rebalance #1 ended and c3 consumed it again") and "))" not in line
