@@ -121,6 +121,10 @@ class LazyCommands(TyperGroup):
         except click.ClickException as exc:
             where = f" (see `{exc.ctx.command_path} --help`)" if getattr(exc, "ctx", None) is not None else ""
             message = " ".join(exc.format_message().split()).replace("Value error, ", "").rstrip(".")
+            given = list(args) if args is not None else sys.argv[1:]
+            if where.startswith(" (see `kgroup simulate") and "--explain" in given and "extra argument" in message:
+                # `simulate --explain` explains every partition that moves; naming some is `explain`'s job.
+                where = " (simulate --explain takes no partitions: `kgroup explain FIXTURE TOPIC-PARTITION...` names them)"
             sys.stderr.write(f"kgroup: error: {message}{where}\n")
             code = exc.exit_code
         except typer.Abort:

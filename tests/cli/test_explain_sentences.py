@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.cli.helpers import run, run_json
+from tests.cli.helpers import run, run_json, run_process
 
 M0, M1, M2 = "orders-service-0-5f1c9a", "orders-service-1-82be44", "orders-service-2-c03d17"
 B0, B1, B2 = "6fJcIHAuTBKJ0bXL1tvcFw", "Xq3c3A2aTn6ROfDt2sRX9A", "hZbXj9PXQWi1mGbzkS5p3w"
@@ -151,3 +151,10 @@ def test_scenario_stretch_reads_without_nested_parentheses() -> None:
     (line,) = lines[1:]
     assert "(it revoked the partition) during rebalance #1 (trigger: c2's session expired)" in line
     assert line.endswith("until rebalance #1 ended and c3 consumed it again") and "))" not in line
+
+
+def test_simulate_explain_points_to_explain_for_named_partitions() -> None:
+    done = run_process("simulate", "demo", "--explain", "orders-3")
+    assert done.returncode == 2
+    assert done.stderr == ("kgroup: error: Got unexpected extra argument(s) (orders-3) (simulate --explain takes no "
+                           "partitions: `kgroup explain FIXTURE TOPIC-PARTITION...` names them)\n")
