@@ -58,6 +58,7 @@ class _TopicState:
         self._candidates: dict[str | None, list[int]] = {}
         self._pointer: dict[str | None, int] = {}
         self.trace: Trace | None = None
+        self.copartitioned: list[str] | None = None  # for the trace: the topics its rack pass went with
 
     def racks_match(self, consumer: str, partition: int) -> bool:
         """A member without a rack matches every partition."""
@@ -83,12 +84,13 @@ class _TopicState:
 
     def _record(self, consumer: str, partitions: list[int], rule: str) -> None:
         held = self.num_assigned[consumer]
+        more = {"copartitioned": self.copartitioned} if rule == RANGE_AFTER_RACKS and self.copartitioned else {}
         for i, p in enumerate(partitions):
             self.trace.record(TopicPartition(self.topic, p), consumer, rule, partitions=self.partitions,  # type: ignore[union-attr]
                               members=self.consumers, quota=self.quota, extra_left=self.extra_left,
                               held_before=held + i, rack=self.rack_of[consumer],
                               replica_racks=sorted(self.partition_racks[p]) if self.partition_racks else [],
-                              rack_aware=self.needs_rack_aware)
+                              rack_aware=self.needs_rack_aware, **more)
 
     def lowest_untaken(self, rack: str | None, limit: int) -> list[int]:
         """The `limit` lowest untaken partitions with a replica on `rack` (any partition for None)."""
@@ -121,6 +123,9 @@ def _assign_ranges(state: _TopicState, rack_aware: bool, out: dict[str, list[Top
 def _assign_copartitioned(states: list[_TopicState], out: dict[str, list[TopicPartition]]) -> None:
     """Kafka: `RangeAssignor.assignCoPartitionedWithRackMatching`: partition p of every topic together."""
     remaining = list(states[0].consumers)
+    if states[0].trace is not None:
+        for state in states:
+            state.copartitioned = [s.topic for s in states]
     for p in range(len(states[0].partition_racks)):
         match = next((c for c in remaining
                       if all(s.racks_match(c, p) and s.max_assignable(c) > 0 for s in states)), None)

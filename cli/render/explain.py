@@ -136,15 +136,23 @@ def sentence(step: Step, context: dict[str, Any]) -> str:
                 f"{_members(f['members'], context)} ({_order(context)}); {owner} held {f['held_before']} of "
                 f"{tp.topic} before")
     if rule == rules.RANGE_AFTER_RACKS:
-        if f["rack_aware"]:
+        if f["rack_aware"] or f.get("copartitioned"):
             member_racks = context.get("member_racks") or {}
             on_racks = [m for m in f["members"] if member_racks.get(m) in f["replica_racks"]]
-            if on_racks:
+            together = f.get("copartitioned")
+            if not f["replica_racks"]:
+                why = f"no replica racks are known for {tp}"
+            elif together:
+                why = (f"{' and '.join(together) if len(together) < 3 else ', '.join(together)} have as many "
+                       f"partitions and the same subscribers, so partition {tp.partition} of each had to go together "
+                       "to one member with room in each and on a rack holding a replica of each; no member qualified")
+            elif on_racks:
                 why = (f"{' and '.join(on_racks) if len(on_racks) < 3 else ', '.join(on_racks)}, on those racks, "
                        f"had no room left")
             else:
                 why = f"no subscriber of {tp.topic} is on those racks"
-            lead = (f"rack-aware range: the rack pass gave way for {tp} (replicas on {_racks(f['replica_racks'])}): "
+            replicas = f" (replicas on {_racks(f['replica_racks'])})" if f["replica_racks"] else ""
+            lead = (f"rack-aware range: the rack pass left {tp}{replicas}: "
                     f"{why}, so the plain range pass placed it")
         else:
             lead = (f"range: racks do not help on {tp.topic} (no member rack holds a replica, or every partition "

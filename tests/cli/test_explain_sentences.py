@@ -158,3 +158,19 @@ def test_simulate_explain_points_to_explain_for_named_partitions() -> None:
     assert done.returncode == 2
     assert done.stderr == ("kgroup: error: Got unexpected extra argument(s) (orders-3) (simulate --explain takes no "
                            "partitions: `kgroup explain FIXTURE TOPIC-PARTITION...` names them)\n")
+
+
+def test_rack_pass_of_copartitioned_topics_names_the_real_reason() -> None:
+    # rack-aware with t1 grown to 7: t1 and t2 now have 7 partitions each and the same subscribers, so the rack
+    # pass places partition p of both together (Kafka assignCoPartitionedWithRackMatching; librdkafka the same).
+    # p = 0..5 match a, b, c, a, b, c: consumer0 holds 2 of each after p = 3, within its limit of 3 (7 = 3x2 + 1).
+    # t1-6 is new and has no known replica, so p = 6 fits nobody: t2-6 (on rack a) falls to the plain pass
+    # although consumer0, on rack a, still had room. The old words blamed consumer0's room.
+    for client in ("java", "librdkafka"):
+        steps = _steps("rack-aware", "t1-6", "t2-6", "--add-partitions", "t1=7", "--client", client)
+        (t2,) = steps["t2-6"]
+        assert t2["rule"] == "range-after-racks" and t2["inputs"]["copartitioned"] == ["t1", "t2"]
+        assert ("t1 and t2 have as many partitions and the same subscribers, so partition 6 of each had to go "
+                "together") in t2["why"] and "no room" not in t2["why"]
+        (t1,) = steps["t1-6"]
+        assert t1["why"].startswith("rack-aware range: the rack pass left t1-6: no replica racks are known for t1-6")

@@ -32,6 +32,7 @@ class _TopicState:
         self.racks = [topic.racks_of(p) for p in range(topic.partitions)]
         self.needs_rack_aware = uses_rack_awareness([(topic, members)])
         self.trace: Trace | None = None  # set only when someone asked why (kgroup.assignors.trace)
+        self.copartitioned: list[str] | None = None  # for the trace: the topics its rack pass went with
 
     def record(self, member: Member, partitions: list[int], rule: str, position: int, **more: object) -> None:
         """The trace step of each partition about to be assigned to `member` (before `assign` counts it)."""
@@ -102,7 +103,8 @@ def _assign_ranges(state: _TopicState, may_assign: MayAssign, out: dict[str, lis
             if state.unassigned[p] and may_assign(state, member, p):
                 chosen.append(p)
         if state.trace is not None and chosen:
-            state.record(member, chosen, rule, position)
+            more = {"copartitioned": state.copartitioned} if rule == RANGE_AFTER_RACKS and state.copartitioned else {}
+            state.record(member, chosen, rule, position, **more)
         for p in chosen:
             state.assign(member, p, out)
 
@@ -110,6 +112,9 @@ def _assign_ranges(state: _TopicState, may_assign: MayAssign, out: dict[str, lis
 def _assign_co_partitioned(bucket: list[_TopicState], out: dict[str, list[TopicPartition]]) -> None:
     """librdkafka: `rd_kafka_assign_co_partitioned`: partition p of every topic to the first member with a
     rack among p's racks in each topic and room in each; nobody qualifies: p waits for the range pass."""
+    if bucket[0].trace is not None:
+        for state in bucket:
+            state.copartitioned = [s.topic.name for s in bucket]
     for p in range(bucket[0].topic.partitions):
         for member in bucket[0].members:
             rack = member_rack(member)
