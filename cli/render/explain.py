@@ -27,10 +27,15 @@ def _loads(loads: dict[str, int]) -> str:
     return ", ".join(f"{m}={n}" for m, n in loads.items())
 
 
+def _count(n: Any, noun: str) -> str:
+    """`1 member`, `3 members`: a count with its noun, singular for one."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _share(count: int, quota: int, extra: int, noun: str = "member") -> str:
     """How `count` members split a topic: the first `extra` take quota + 1, the others quota."""
     if not extra:
-        return f"so each gets {quota}"
+        return f"so it gets {quota}" if count == 1 else f"so each gets {quota}"
     first = f"the first {noun} gets" if extra == 1 else f"the first {extra} {noun}s get"
     rest = count - extra
     others = "the last one gets" if rest == 1 else f"the other {rest} get"
@@ -55,7 +60,7 @@ def _server_quotas(context: dict[str, Any]) -> str:
     total, members, low, over = (context.get(k) for k in ("partitions", "members", "min_quota", "members_over"))
     if total is None or members is None:
         return "its share of the group's partitions"
-    split = f"{total} partitions over {members} members: {low} each"
+    split = f"{_count(total, 'partition')} over {_count(members, 'member')}: {low} each"
     if not over:
         return split
     order = _members(context.get("member_order", []), context)
@@ -79,7 +84,7 @@ def _sticky_quotas(f: dict[str, Any], context: dict[str, Any]) -> str:
                                        ("partitions", "members", "min_quota", "max_quota", "members_over"))
     if total is None:
         return "its share of the group's partitions"
-    split = f"{total} partitions over {members} members: {low} each"
+    split = f"{_count(total, 'partition')} over {_count(members, 'member')}: {low} each"
     if not over:
         return split
     split += f", and {over} member{'' if over == 1 else 's'} may keep {high}"
@@ -116,13 +121,13 @@ def sentence(step: Step, context: dict[str, Any]) -> str:
         n, k, q, r = f["partitions"], len(f["members"]), f["quota"], f["extra"]
         order = _order(context)
         if assignor == "server-range" and context.get("subscriptions") == "homogeneous":
-            who = "members (every member takes a share: identical subscriptions)"
+            who = _count(k, "member") + " (every member takes a share: identical subscriptions)"
         else:
-            who = "subscribed members"
+            who = _count(k, "subscribed member")
         share = _share(k, q, r)
         first, last = f["first"], f["last"]
         held = f"{tp.topic}-{first}" if first == last else f"{tp.topic}-{first}..{last}"
-        return (f"range: {tp.topic} has {n} partitions and {k} {who} in sort order {_members(f['members'], context)} "
+        return (f"range: {tp.topic} has {_count(n, 'partition')} and {who} in sort order {_members(f['members'], context)} "
                 f"({order}); {n} = {k}×{q} + {r}, {share}; {tp} is the {_ordinal(tp.partition + 1)} partition "
                 f"→ the {_ordinal(f['position'] + 1)} member, {owner}, which takes {held}")
     if rule in (rules.RANGE_RACK, rules.RANGE_COPARTITIONED):
@@ -198,8 +203,9 @@ def sentence(step: Step, context: dict[str, Any]) -> str:
         return (f"revoked: {a} and {b} both claimed it in the same generation ({f['generation']}), "
                 "so neither keeps it")
     if rule == rules.OLDER_CLAIM:
-        return (f"{f['loser']}'s claim (generation {f['loser_generation']}) lost to {f['winner']}'s newer claim "
-                f"(generation {f['generation']})")
+        lost = ("no generation" if f["loser_generation"] in (None, -1)
+                else f"generation {f['loser_generation']}")
+        return f"{f['loser']}'s claim ({lost}) lost to {f['winner']}'s newer claim (generation {f['generation']})"
     if rule == rules.OVER_QUOTA:
         if assignor in _SERVER:
             return (f"revoked: {f['member']} held {f['held']}, above its quota of {f['quota']} "
@@ -213,7 +219,8 @@ def sentence(step: Step, context: dict[str, Any]) -> str:
                 f"(replicas on {_racks(f['replica_racks'])})")
     if rule in (rules.QUOTA_ROUND_ROBIN, rules.RACK_ROUND_ROBIN):
         released = f"; {f['released_by']} had released it" if f.get("released_by") else ""
-        quota = f"{context.get('partitions')} partitions over {context.get('members')} members: each gets {context.get('min_quota')}"
+        quota = (f"{_count(context.get('partitions'), 'partition')} over {_count(context.get('members'), 'member')}: "
+                 f"each gets {context.get('min_quota')}")
         if context.get("members_over"):
             quota += f", {context['members_over']} of them {context.get('max_quota')}"
         if rule == rules.RACK_ROUND_ROBIN:
@@ -259,7 +266,7 @@ def sentence(step: Step, context: dict[str, Any]) -> str:
         share = _share(t, q, r, "thread")
         first, last = f["first"], f["last"]
         held = f"{tp.topic}-{first}" if first == last else f"{tp.topic}-{first}..{last}"
-        return (f"legacy range: {tp.topic} has {n} partitions and {t} consumer threads in string order "
+        return (f"legacy range: {tp.topic} has {_count(n, 'partition')} and {_count(t, 'consumer thread')} in string order "
                 f"[{', '.join(f['threads'])}] (string order: C-10 sorts before C-2); {n} = {t}×{q} + {r}, {share}; {tp} is the "
                 f"{_ordinal(tp.partition + 1)} partition → the {_ordinal(f['position'] + 1)} thread, {f['thread']} "
                 f"of {owner}, which takes {held}")

@@ -174,3 +174,10 @@ def test_rack_pass_of_copartitioned_topics_names_the_real_reason() -> None:
                 "together") in t2["why"] and "no room" not in t2["why"]
         (t1,) = steps["t1-6"]
         assert t1["why"].startswith("rack-aware range: the rack pass left t1-6: no replica racks are known for t1-6")
+
+
+def test_one_member_is_singular() -> None:
+    # seed-range with C1 gone: C0 alone subscribes to t0 (3 partitions): 3 = 1x3 + 0, it takes t0-0..2.
+    (step,) = _steps("seed-range", "t0-1", "--remove-member", "C1")["t0-1"]
+    assert "t0 has 3 partitions and 1 subscribed member in sort order [C0]" in step["why"]
+    assert "3 = 1×3 + 0, so it gets 3" in step["why"]
