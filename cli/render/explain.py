@@ -355,7 +355,7 @@ def _stop(entry: dict[str, Any]) -> str:
         return f"a slow poll began, processing for {entry['processing_ms'] / 1000:.1f}s"
     if kind == "poll-timeout":
         return f"it exceeded max.poll.interval.ms ({entry['max_poll_interval_ms'] / 1000:.1f}s)"
-    words = {"crash": "it crashed", "close": "it closed (left the group)", "fatal": "it failed",
+    words = {"crash": "it crashed", "close": "it shut down", "fatal": "it failed",
              "commit-failed": "its commit failed", "member-removed": "the coordinator removed it from the group",
              "partitions-revoked": "it revoked the partition",
              "partitions-lost": "it lost the partition (no longer in the group)"}

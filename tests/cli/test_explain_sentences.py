@@ -181,3 +181,13 @@ def test_one_member_is_singular() -> None:
     (step,) = _steps("seed-range", "t0-1", "--remove-member", "C1")["t0-1"]
     assert "t0 has 3 partitions and 1 subscribed member in sort order [C0]" in step["why"]
     assert "3 = 1×3 + 0, so it gets 3" in step["why"]
+
+
+def test_a_static_restart_is_not_called_leaving_the_group() -> None:
+    # scenario-tour: c1 is static (group.instance.id orders-app-c1) and restarts at 15 min: a static member's
+    # close sends no LeaveGroup, so no rebalance follows and c1 resumes its partitions. The old words said
+    # "it closed (left the group)".
+    lines = run("explain", "scenario-tour", "orders-0").stdout.splitlines()
+    assert lines[-1].startswith("  - unconsumed 900.0s → ")
+    assert "c1 stopped consuming it at 900.0s (it shut down; it revoked the partition)" in lines[-1]
+    assert "left the group" not in lines[-1] and lines[-1].endswith("until c1 resumed")
