@@ -18,9 +18,31 @@ def _ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
-def _members(ids: list[str], context: dict[str, Any]) -> str:
+_LONG = 10  # longer member lists show their ends and the members the sentence is about
+
+
+def _members(ids: list[str], context: dict[str, Any], *focus: str | None) -> str:
+    """A member list; a long one keeps its first two, its last and each focus member with its neighbours,
+    each shown with its place (the whole list is in `-o json`'s inputs)."""
     static = context.get("static") or {}
-    return "[" + ", ".join(f"{m} (static: {static[m]})" if m in static else m for m in ids) + "]"
+
+    def name(m: str) -> str:
+        return f"{m} (static: {static[m]})" if m in static else m
+
+    if len(ids) <= _LONG:
+        return "[" + ", ".join(map(name, ids)) + "]"
+    where = {m: i for i, m in enumerate(ids)}
+    shown = {0, 1, len(ids) - 1}
+    for m in focus:
+        if m in where:
+            shown.update(i for i in (where[m] - 1, where[m], where[m] + 1) if 0 <= i < len(ids))
+    parts, last = [], -1
+    for i in sorted(shown):
+        if i != last + 1:
+            parts.append("…")
+        parts.append(f"{_ordinal(i + 1)} {name(ids[i])}")
+        last = i
+    return "[" + ", ".join(parts) + "]"  # the last one's place is the count
 
 
 def _loads(loads: dict[str, int]) -> str:
@@ -55,7 +77,7 @@ def _up_to(partitions: int, members: int, quota: int, extra_left: int) -> str:
     return f"{split}, so a member takes up to {quota + 1} while an extra is left ({left} still left)"
 
 
-def _server_quotas(context: dict[str, Any]) -> str:
+def _server_quotas(context: dict[str, Any], member: str | None = None) -> str:
     """uniform's quotas: total // members each, one more for the first total % members in member order."""
     total, members, low, over = (context.get(k) for k in ("partitions", "members", "min_quota", "members_over"))
     if total is None or members is None:
@@ -63,7 +85,7 @@ def _server_quotas(context: dict[str, Any]) -> str:
     split = f"{_count(total, 'partition')} over {_count(members, 'member')}: {low} each"
     if not over:
         return split
-    order = _members(context.get("member_order", []), context)
+    order = _members(context.get("member_order", []), context, member)
     first = "the first member" if over == 1 else f"the first {over}"
     return f"{split}, {low + 1} for {first} in the coordinator's member order {order}"
 
@@ -93,7 +115,7 @@ def _sticky_quotas(f: dict[str, Any], context: dict[str, Any]) -> str:
     taken = f["max_taken_by"]
     who = " and ".join(taken) if len(taken) < 3 else ", ".join(taken)
     return (f"{split}; {who} took {'that place' if over == 1 else 'those places'}, visited before it in Java's "
-            f"HashMap order of member ids {_members(context.get('visit_order', []), context)}")
+            f"HashMap order of member ids {_members(context.get('visit_order', []), context, *taken)}")
 
 
 def _racks(racks: list[str] | None) -> str:
@@ -127,7 +149,7 @@ def sentence(step: Step, context: dict[str, Any]) -> str:
         share = _share(k, q, r)
         first, last = f["first"], f["last"]
         held = f"{tp.topic}-{first}" if first == last else f"{tp.topic}-{first}..{last}"
-        return (f"range: {tp.topic} has {_count(n, 'partition')} and {who} in sort order {_members(f['members'], context)} "
+        return (f"range: {tp.topic} has {_count(n, 'partition')} and {who} in sort order {_members(f['members'], context, owner)} "
                 f"({order}); {n} = {k}×{q} + {r}, {share}; {tp} is the {_ordinal(tp.partition + 1)} partition "
                 f"→ the {_ordinal(f['position'] + 1)} member, {owner}, which takes {held}")
     if rule in (rules.RANGE_RACK, rules.RANGE_COPARTITIONED):
@@ -138,7 +160,7 @@ def sentence(step: Step, context: dict[str, Any]) -> str:
         quota = _up_to(f["partitions"], len(f["members"]), f["quota"], f["extra_left"])
         return (f"rack-aware range, rack pass: {owner} is on rack {rack} and {tp} has replicas on "
                 f"{_racks(f['replica_racks'])}; {how}; {tp.topic}: {quota}; members in sort order "
-                f"{_members(f['members'], context)} ({_order(context)}); {owner} held {f['held_before']} of "
+                f"{_members(f['members'], context, owner)} ({_order(context)}); {owner} held {f['held_before']} of "
                 f"{tp.topic} before")
     if rule == rules.RANGE_AFTER_RACKS:
         if f["rack_aware"] or f.get("copartitioned"):
@@ -163,7 +185,7 @@ def sentence(step: Step, context: dict[str, Any]) -> str:
             lead = (f"range: racks do not help on {tp.topic} (no member rack holds a replica, or every partition "
                     "has replicas on the same racks), so plain range")
         quota = _up_to(f["partitions"], len(f["members"]), f["quota"], f["extra_left"])
-        return (f"{lead}: members in sort order {_members(f['members'], context)} ({_order(context)}) take "
+        return (f"{lead}: members in sort order {_members(f['members'], context, owner)} ({_order(context)}) take "
                 f"the lowest partitions left; {tp.topic}: {quota}; {owner} held {f['held_before']} of {tp.topic} "
                 "before")
     if rule == rules.ROUNDROBIN:
@@ -174,7 +196,7 @@ def sentence(step: Step, context: dict[str, Any]) -> str:
         while order and order[at] != owner:
             skipped.append(order[at])
             at = (at + 1) % len(order)
-        walk = (f"roundrobin: one cursor walks the members in sort order {_members(order, context)} ({_order(context)}), "
+        walk = (f"roundrobin: one cursor walks the members in sort order {_members(order, context, *([order[cursor]] if order else []), owner)} ({_order(context)}), "
                 "topics in name order, partitions in number order, and moves one past each partition's owner; ")
         here = f"at {tp} it stood at the {_ordinal(cursor + 1)} member"
         if not skipped:
@@ -189,9 +211,9 @@ def sentence(step: Step, context: dict[str, Any]) -> str:
                 return f"kept from the current target: {owner} still subscribes to {tp.topic}"
             if f["held"] <= f["quota"]:
                 return (f"kept from the current target: {owner} holds {f['held']}, within its quota of {f['quota']} "
-                        f"({_server_quotas(context)})")
+                        f"({_server_quotas(context, owner)})")
             return (f"kept from the current target: {owner} holds {f['held']}, above its quota of {f['quota']} "
-                    f"({_server_quotas(context)}); {_kept_first(owner, f['quota'], context)}, this one among them")
+                    f"({_server_quotas(context, owner)}); {_kept_first(owner, f['quota'], context)}, this one among them")
         quota = ""
         if "quota" in f:
             quota = (f" and keeps up to its quota of {f['quota']} (it claimed {f['owned']}); quotas: "
@@ -209,7 +231,7 @@ def sentence(step: Step, context: dict[str, Any]) -> str:
     if rule == rules.OVER_QUOTA:
         if assignor in _SERVER:
             return (f"revoked: {f['member']} held {f['held']}, above its quota of {f['quota']} "
-                    f"({_server_quotas(context)}); {_kept_first(f['member'], f['quota'], context)}, not this one")
+                    f"({_server_quotas(context, f['member'])}); {_kept_first(f['member'], f['quota'], context)}, not this one")
         return (f"released by {f['member']}: it claimed {f['owned']}, above its quota of {f['quota']}, and keeps "
                 f"its first {f['quota']} in {f['order']} order; quotas: {_sticky_quotas(f, context)}")
     if rule == rules.NOT_SUBSCRIBED:
@@ -231,13 +253,13 @@ def sentence(step: Step, context: dict[str, Any]) -> str:
             return (f"sticky, round robin ({quota}): no member is below {context.get('min_quota')} any more, so it "
                     f"went to {owner}, the next member allowed one extra; it held {f['held_before']}{released}")
         return (f"sticky, round robin ({quota}): partitions nobody kept are dealt to members below the minimum, "
-                f"in member id order {_members(f['short'], context)}; {owner} was next and held "
+                f"in member id order {_members(f['short'], context, owner)}; {owner} was next and held "
                 f"{f['held_before']}{released}")
     if rule == rules.LEAST_LOADED:
         ties = f.get("tie_break", "member id")
         order = ""
         if assignor in _SERVER and context.get("member_order"):
-            order = f" {_members(context['member_order'], context)}"
+            order = f" {_members(context['member_order'], context, owner)}"
         rack = ""
         if f.get("rack_pass"):
             rack = f" on a replica's rack (first pass; replicas on {_racks(f.get('replica_racks'))})"
@@ -291,7 +313,7 @@ def sentence(step: Step, context: dict[str, Any]) -> str:
         takes = ", ".join(f"{m} {n}" for m, n in f["short"])
         return (f"{count} partition{'s' if count != 1 else ''} no member kept (unheld ones first, then the revoked "
                 f"ones, member by member) go to the members short of their quota, in the coordinator's member order "
-                f"{_members(context.get('member_order', []), context)}, each taking as many as it lacks ({takes}); "
+                f"{_members(context.get('member_order', []), context, owner)}, each taking as many as it lacks ({takes}); "
                 f"{tp} is the {_ordinal(f['leftover'] + 1)} of them → {owner}")
     return f"{rule}: {owner}"  # a rule added to the trace without words yet
 

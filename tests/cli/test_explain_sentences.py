@@ -191,3 +191,15 @@ def test_a_static_restart_is_not_called_leaving_the_group() -> None:
     assert lines[-1].startswith("  - unconsumed 900.0s → ")
     assert "c1 stopped consuming it at 900.0s (it shut down; it revoked the partition)" in lines[-1]
     assert "left the group" not in lines[-1] and lines[-1].endswith("until c1 resumed")
+
+
+def test_a_long_member_list_keeps_its_ends_and_the_owner() -> None:
+    # demo + c4..c12: 12 members sorted by id: c10, c11, c12, c4, ..., c9, then the three orders-service ones.
+    # orders (6 partitions): 6 = 12x0 + 6, the first 6 members take one each; orders-3 is the 4th → c4.
+    joins = [arg for n in range(4, 13) for arg in ("--add-member", f"c{n}")]
+    (step,) = _steps("demo", "orders-3", *joins)["orders-3"]
+    assert step["owner"] == "c4" and len(step["inputs"]["members"]) == 12  # JSON keeps the whole list
+    assert ("in sort order [1st c10, 2nd c11, 3rd c12, 4th c4, 5th c5, …, 12th orders-service-2-c03d17]"
+            in step["why"])
+    assert "6 = 12×0 + 6, so the first 6 members get 1 and the other 6 get 0" in step["why"]
+    assert "orders-3 is the 4th partition → the 4th member, c4" in step["why"]
