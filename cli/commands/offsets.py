@@ -363,7 +363,8 @@ def _delete_note(row: Any) -> str | None:
 
 def _delete_table(console: Console, plan: Any, outcome: Any) -> None:
     if not plan.rows:
-        console.print("nothing to delete")
+        if not plan.refused:
+            console.print("nothing to delete")
     else:
         table = Table(box=None, pad_edge=False)
         columns = ["GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "NOTE"] + (["STATUS"] if outcome is not None else [])

@@ -2,8 +2,7 @@
 
 Spark has no as-of join; both as-of lookups (the log end at a time, the log sample at or below an offset)
 are a union of the two tables sorted by the lookup key with `last(..., ignorenulls)` over the partition
-(lag.md §7.1). The log end at every commit observation, where `lag record` wrote both in one poll, is an
-equi-join instead (_ends_at_polls). The Burrow rules run on each partition's window as Spark SQL array functions: no Python
+(lag.md §7.1). The Burrow rules run on each partition's window as Spark SQL array functions: no Python
 UDF, so Spark Connect servers need no kgroup installed. pyspark is imported only here.
 """
 
@@ -157,8 +156,7 @@ def _analyze(commits: Any, logs: Any, query: LagQuery, tp: list[str], gtp: list[
                      F.max(F.when(F.col("time_lag_ms").isNotNull(), F.struct(
                          F.col("time_lag_ms").alias("ms"),
                          (F.col("time_lag_method") == "lower-bound").alias("floor"))))["floor"]
-                     .alias("max_time_lag_lower_bound"),
-                     F.count(F.when(F.col("end_at").isNull(), 1)).alias("_unmatched"))
+                     .alias("max_time_lag_lower_bound"))
                 .orderBy("cluster", "group", "bucket_ts"))
     window = (answered.where(F.col("role") == EVENT).groupBy(*gtp)
               .agg(F.array_sort(F.collect_list(F.struct(F.col("at").alias("ts"), F.col("c").alias("offset"),
@@ -175,13 +173,9 @@ def _analyze(commits: Any, logs: Any, query: LagQuery, tp: list[str], gtp: list[
         rollup_rows = _rollups(parts).collect()
         rollups = sorted((Rollup(**{name: row[name] for name in Rollup.__dataclass_fields__})
                           for row in rollup_rows), key=rollup_order)
-        # `lag record` stamps a poll's commit and log samples with one time, so the log end at a commit's
-        # observation is the sample of the same poll: an equi-join, exact when every observation has its
-        # sample. Where one has none (an imported history, a topic gone, a skipped file) the history is
-        # computed again with the as-of lookup, which the equi-join's answer equals wherever both exist.
-        rows = history(_ends_at_polls(history_asks, logs)).collect()
-        if any(r["_unmatched"] for r in rows):
-            rows = history(_ends_at(history_asks, logs)).collect()
+        # the as-of lookup even where `lag record` stamped commits and log ends with one poll time: the
+        # equi-join (_ends_at_polls) measured no faster on the whole pipeline (docs/lag.md)
+        rows = history(_ends_at(history_asks, logs)).collect()
         points = [HistoryPoint(r["cluster"], r["group"], r["bucket_ts"], r["max_lag"], r["max_time_lag_ms"],
                                bool(r["max_time_lag_lower_bound"])) for r in rows]
     finally:
@@ -207,10 +201,10 @@ def _ends_at(asks: Any, logs: Any) -> Any:
 
 def _ends_at_polls(asks: Any, logs: Any) -> Any:
     """Each ask gets the log sample taken at its very time (raw end and the monotonic end, `peak`): an
-    equi-join on (partition, time) instead of _ends_at's sort of both tables. Asks with no sample at their
-    time get null ends; the caller tells them apart. The asks are shuffled by the partition key alone, as
-    the timeline already is (spark_session: requireAllClusterKeysForCoPartition off), so the join and the
-    time-lag sort after it need no other shuffle."""
+    equi-join on (partition, time) instead of _ends_at's sort of both tables, and the same answer where
+    `lag record` stamped the commits and log ends of a poll with one time. Asks with no sample at their
+    time get null ends. bench/lag.py measures it against _ends_at; the pipeline does not use it, since it
+    was no faster there (docs/lag.md) and a history with open asks would need the as-of pass as well."""
     from pyspark.sql import functions as F
 
     samples = logs.select(*KEY, F.col("ts").alias("at"), F.col("end").alias("end_at"),

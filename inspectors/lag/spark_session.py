@@ -36,12 +36,9 @@ BYTES_PER_SHUFFLE_PARTITION = 64 * 1024 * 1024
 def sized_settings(data_bytes: int | None) -> dict[str, str]:
     """What every session gets, local or Connect, before --spark-conf: shuffle partitions sized to the
     history (one per 64 MiB of Parquet, 2 to 200; Spark's default 200 makes a 3-partition history pay for
-    hundreds of empty tasks), UTC as the session time zone, and joins that keep the partition-key hashing."""
+    hundreds of empty tasks) and UTC as the session time zone."""
     partitions = 8 if data_bytes is None else max(2, min(200, -(-data_bytes // BYTES_PER_SHUFFLE_PARTITION)))
-    return {"spark.sql.shuffle.partitions": str(partitions), "spark.sql.session.timeZone": "UTC",
-            # a join on (partition key, time) may use data already hashed by the partition key alone: the
-            # log timeline is, and the time-lag sort after the join needs exactly that (spark_job._ends_at_polls)
-            "spark.sql.requireAllClusterKeysForCoPartition": "false"}
+    return {"spark.sql.shuffle.partitions": str(partitions), "spark.sql.session.timeZone": "UTC"}
 
 
 @contextmanager

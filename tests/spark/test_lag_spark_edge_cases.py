@@ -2,8 +2,9 @@
 duplicate log samples at one time, a log end that dips, an LSO below the high watermark, a commit observed
 several times (once with another offset), more commits than the window, a rewind, a partition with no log sample and one never
 committed; under both isolation levels. Each history comes in two shapes: commits observed between the log
-samples (an imported history: the as-of lookup), and `lag record`'s, where one poll stamps its commit and
-log samples with the same time (the equi-join), once with one poll's log sample missing (the fallback)."""
+samples (an imported history), and `lag record`'s, where one poll stamps its commit and log samples with the
+same time (also with one poll's log sample missing). On `lag record`'s shape the equi-join bench/lag.py
+measures must give the as-of answer."""
 
 from __future__ import annotations
 
@@ -97,8 +98,8 @@ def test_spark_matches_the_reference_on_awkward_histories(data: str, isolation: 
 
 
 def test_the_log_end_at_each_polled_commit_is_an_equi_join_with_the_as_of_answer(tmp_path: Path) -> None:
-    """On `lag record`'s shape the equi-join answers every commit observation (no fallback), with the log end
-    and the monotonic end the as-of lookup gives; where a poll's sample is missing it leaves the ask open."""
+    """On `lag record`'s shape the equi-join answers every commit observation with the log end and the
+    monotonic end the as-of lookup gives; where a poll's sample is missing it leaves the ask open."""
     from pyspark.sql import functions as F
 
     from kgroup.inspectors.lag import spark_job
@@ -125,7 +126,7 @@ def test_the_log_end_at_each_polled_commit_is_an_equi_join_with_the_as_of_answer
 
 
 def test_connect_prints_the_same_bytes_on_a_polled_history(tmp_path: Path, connect_server: str) -> None:
-    """The equi-join path through Spark Connect: the document equals the in-process one byte for byte."""
+    """`lag record`'s shape through Spark Connect: the document equals the in-process one byte for byte."""
     logs = _logs()
     path = str(tmp_path / "history")
     write_all(path, _commits(logs, polled=True), logs)
