@@ -46,7 +46,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "fixtures": ("kgroup.cli.commands.catalog", "fixtures",
                  "List the bundled fixtures and scenarios; pass a name wherever a file is expected."),
     "offsets": ("kgroup.cli.commands.offsets", "offsets",
-                "Change a group's committed offsets (dry run unless --execute)."),
+                "Reset or delete a group's committed offsets (dry run unless --execute)."),
     "lag": ("kgroup.cli.commands.lag", "lag", "Offset history: record it from a cluster, analyze it on Spark."),
 }
 

@@ -1,4 +1,5 @@
-"""`kgroup offsets reset`: kafka-consumer-groups.sh --reset-offsets, a dry run unless --execute."""
+"""`kgroup offsets reset` and `kgroup offsets delete`: kafka-consumer-groups.sh --reset-offsets and
+--delete-offsets, each a dry run unless --execute, with the same plan table, CSV and JSON conventions."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from kgroup.inspectors.offsets.live_reset import GroupOutcome, GroupPlan, ResetR
 from kgroup.inspectors.offsets.plan_file import plan_csv, read_plan_csv
 from kgroup.inspectors.offsets.reset_times import ago_ms, datetime_ms
 
-offsets = typer.Typer(name="offsets", help="Change a group's committed offsets (dry run unless --execute).",
+offsets = typer.Typer(name="offsets", help="Reset or delete a group's committed offsets (dry run unless --execute).",
                       no_args_is_help=True)
 
 
@@ -197,15 +198,20 @@ def _plan_table(console: Console, plans: list[GroupPlan], outcomes: list[GroupOu
     else:
         _partition_table(console, rows, outcomes)
     if len(plans) > 1 or any(p.refused for p in plans):
-        console.print()
-        groups = Table(box=None, pad_edge=False)
-        for column in ("GROUP", "STATE", "PARTITIONS", "RESULT"):
-            groups.add_column(column, justify="right" if column == "PARTITIONS" else "left")
-        for plan in plans:
-            why = f": {plan.refused}" if plan.refused else ""
-            groups.add_row(plan.group_id, plan.state, str(len(plan.offsets)),
-                           _result(plan, _outcome_of(outcomes, plan.group_id)) + why)
-        print_wide(console, groups)
+        _groups_table(console, [(p.group_id, p.state, len(p.offsets),
+                                 _result(p, _outcome_of(outcomes, p.group_id)) + (f": {p.refused}" if p.refused else ""))
+                                for p in plans])
+
+
+def _groups_table(console: Console, rows: list[tuple[str, str, int, str]]) -> None:
+    """Per group: GROUP STATE PARTITIONS RESULT, after the partition table (reset and delete alike)."""
+    console.print()
+    groups = Table(box=None, pad_edge=False)
+    for column in ("GROUP", "STATE", "PARTITIONS", "RESULT"):
+        groups.add_column(column, justify="right" if column == "PARTITIONS" else "left")
+    for group_id, state, partitions, result in rows:
+        groups.add_row(group_id, state, str(partitions), result)
+    print_wide(console, groups)
 
 
 def _partition_table(console: Console, rows: list[Any], outcomes: list[GroupOutcome] | None) -> None:
@@ -228,3 +234,148 @@ def _exit(plans: list[GroupPlan], outcomes: list[GroupOutcome] | None) -> None:
         raise typer.Exit(ExitCode.RUNTIME_ERROR)
     if any(p.refused for p in plans):
         raise typer.Exit(ExitCode.REFUSED)
+
+
+@offsets.command("delete")
+@handle_errors
+def delete(
+    group_id: Annotated[str, typer.Argument(help="The group whose offsets to delete.", show_default=False,
+                                            metavar="GROUP")],
+    topics: Annotated[list[str], typer.Option(
+        "--topic", help="TOPIC or TOPIC:P[,P...]; repeatable, at least one.", show_default=False)],
+    execute: Annotated[bool, typer.Option("--execute", help="Delete them. Without it nothing changes.")] = False,
+    allow_partial: Annotated[bool, typer.Option(
+        "--allow-partial", help="Delete the partitions Kafka allows when others are refused. By default a "
+                                "refused partition means none is deleted.")] = False,
+    export: Annotated[bool, typer.Option(
+        "--export", help="Print the offsets that would be deleted as CSV (topic,partition,offset): `offsets "
+                         "reset GROUP --from-file` puts them back.")] = False,
+    bootstrap_server: BootstrapOpt = None,
+    command_config: CommandConfigOpt = None,
+    profile: ProfileOpt = None,
+    timeout: TimeoutOpt = 10.0,
+    output: OutputOpt = OutputFormat.table,
+) -> None:
+    """Delete a group's committed offsets for topics, like `kafka-consumer-groups.sh --delete-offsets`: plan first, change on --execute.
+
+    Prints the plan as GROUP TOPIC PARTITION CURRENT-OFFSET NOTE. Kafka's coordinator refuses the
+    partitions of a topic the group's active members subscribe to (GROUP_SUBSCRIBED_TO_TOPIC), and
+    every partition of an active group that does not use the consumer protocol (NON_EMPTY_GROUP);
+    kgroup refuses them first, from the members' subscriptions. A refused partition means nothing is
+    deleted unless --allow-partial. After --execute kgroup reads the group's offsets back: STATUS says
+    `deleted` only for a partition that no longer has a commit. The broker must offer OffsetDelete
+    (API 47, Kafka 2.4+).
+    Exit codes: 0 done (or planned), 1 some partitions failed, 5 no such group or topic, 6 refused.
+
+    Examples:
+
+      kgroup offsets delete orders-service --topic old-orders -b localhost:9092
+
+      kgroup offsets delete orders-service --topic old-orders --export > before.csv
+
+      kgroup offsets delete orders-service --topic old-orders:0,1 --execute -b localhost:9092
+    """
+    from kgroup.inspectors.offsets.offset_delete import apply_offset_delete, plan_offset_delete
+
+    admin = connect(bootstrap_server, command_config, profile, timeout)
+    plan = plan_offset_delete(admin, group_id, tuple(topics))
+    outcome = apply_offset_delete(admin, plan, allow_partial) if execute else None
+    if plan.refused:
+        warn(f"kgroup: error: group {group_id}: {plan.refused}")
+    for row in plan.refused_rows:
+        warn(f"kgroup: error: {row.tp}: {row.refused}")
+    if plan.unsupported and not execute:
+        warn(f"kgroup: warning: {plan.unsupported}; --execute would fail")
+    if export:
+        sys.stdout.write(plan_csv(((group_id, r.tp, r.current) for r in plan.deletable), with_group=False))
+    else:
+        body = _delete_body(plan, outcome)
+        doc = document("offset-delete", {"executed": body["executed"], "groups": [body]})
+        emit(doc, output, lambda console: _delete_table(console, plan, outcome))
+    if outcome is not None and outcome.held_back:
+        warn("kgroup: error: nothing was changed: a partition was refused and the deletion is all or nothing "
+             "(--allow-partial deletes the partitions that were not refused)")
+    elif not execute:
+        if plan.deletable and plan.refused_rows:
+            warn("kgroup: dry run: nothing was changed; --execute would change nothing while a partition is "
+                 f"refused (or add --allow-partial to delete {len(plan.deletable)} partition(s))")
+        elif plan.deletable and not plan.unsupported:
+            warn("kgroup: dry run: nothing was changed; add --execute to delete these offsets")
+        else:
+            warn("kgroup: dry run: nothing was changed")
+    failed = outcome.failed if outcome is not None else {}
+    if failed:
+        warn(f"kgroup: error: {len(failed)} partition(s) not deleted: "
+             + "; ".join(f"{tp}: {why}" for tp, why in failed.items()))
+        raise typer.Exit(ExitCode.RUNTIME_ERROR)
+    if plan.refused or plan.refused_rows or (outcome is not None and outcome.refused):
+        raise typer.Exit(ExitCode.REFUSED)
+
+
+def _delete_status(row: Any, outcome: Any) -> str | None:
+    if outcome is None:
+        return None
+    if row.current is None:
+        return "nothing to delete"
+    if row.refused:
+        return "refused"
+    if outcome.held_back:
+        return "not deleted"
+    for kind, found in (("refused", outcome.refused), ("failed", outcome.failed)):
+        if row.tp in found:
+            return f"{kind}: {found[row.tp]}"
+    return "deleted" if row.tp in outcome.deleted else None
+
+
+def _delete_result(plan: Any, outcome: Any) -> str:
+    """The group's result in a word or a short phrase, the same in the table and in JSON."""
+    refused = len(plan.refused_rows)
+    if plan.refused:
+        return "refused"
+    if not plan.deletable and not refused:
+        return "nothing to delete"
+    if outcome is None:
+        return f"{refused} of {refused + len(plan.deletable)} partitions refused" if refused else "planned (dry run)"
+    if outcome.held_back:
+        return outcome.held_back
+    trouble = [f"{kind}: {len(found)} of {len(plan.deletable)} partitions"
+               for kind, found in (("refused by the broker", outcome.refused), ("failed", outcome.failed)) if found]
+    if trouble:
+        return "; ".join(trouble)
+    return f"deleted; {refused} partition(s) refused" if refused else "deleted"
+
+
+def _delete_body(plan: Any, outcome: Any) -> dict[str, Any]:
+    return {"group": plan.group_id, "state": plan.state, "members": plan.members, "refused": plan.refused,
+            # true only when every partition asked for was deleted; per-partition `status` says which were
+            "executed": outcome is not None and outcome.executed and not plan.refused_rows,
+            "result": _delete_result(plan, outcome),
+            "partitions": [{"topic": r.tp.topic, "partition": r.tp.partition, "current_offset": r.current,
+                            "refused": r.refused, "note": _delete_note(r), "status": _delete_status(r, outcome)}
+                           for r in plan.rows]}
+
+
+def _delete_note(row: Any) -> str | None:
+    if row.current is None:
+        return "nothing committed"
+    return "refused: GROUP_SUBSCRIBED_TO_TOPIC" if row.refused else None
+
+
+def _delete_table(console: Console, plan: Any, outcome: Any) -> None:
+    if not plan.rows:
+        if not plan.refused:
+            console.print("nothing to delete")
+    else:
+        table = Table(box=None, pad_edge=False)
+        columns = ["GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "NOTE"] + (["STATUS"] if outcome is not None else [])
+        for column in columns:
+            table.add_column(column, justify="right" if column in ("PARTITION", "CURRENT-OFFSET") else "left")
+        for row in plan.rows:
+            cells = [plan.group_id, row.tp.topic, str(row.tp.partition), dash(row.current), dash(_delete_note(row))]
+            if outcome is not None:
+                cells.append(dash(_delete_status(row, outcome)))
+            table.add_row(*cells)
+        print_wide(console, table)
+    if plan.refused or plan.refused_rows:
+        _groups_table(console, [(plan.group_id, plan.state, len(plan.rows), _delete_result(plan, outcome)
+                                 + (f": {plan.refused}" if plan.refused else ""))])

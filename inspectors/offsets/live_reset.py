@@ -51,7 +51,7 @@ class GroupOutcome:
 def prepare_reset(admin: LiveAdmin, group_ids: list[str], request: ResetRequest) -> list[GroupPlan]:
     """One plan per group; a group with active members is refused, as ConsumerGroupCommand.resetOffsets does."""
     sizes = {name: len(t.partitions) for name, t in admin.metadata().topics.items()}
-    scoped = _scope(request.topics, sizes) if request.topics else None
+    scoped = scope_partitions(request.topics, sizes) if request.topics else None
     descriptions = admin.describe(group_ids)
     source = admin.committed(request.to_group) if request.to_group is not None else None
     if source is not None and not source:
@@ -123,7 +123,7 @@ def apply_reset(admin: LiveAdmin, plans: list[GroupPlan], partial: bool = False)
     return outcomes
 
 
-def _scope(topics: tuple[str, ...], sizes: dict[str, int]) -> list[TopicPartition]:
+def scope_partitions(topics: tuple[str, ...], sizes: dict[str, int]) -> list[TopicPartition]:
     """--topic T (all its partitions) or T:0,1,2, each checked against the cluster's metadata."""
     chosen: set[TopicPartition] = set()
     for argument in topics:

@@ -38,7 +38,7 @@ def test_help_imports_no_command_and_nothing_of_the_core() -> None:
 
 
 def test_a_group_command_keeps_its_subcommands() -> None:
-    assert sorted(load_command("offsets").commands) == ["reset"]  # type: ignore[attr-defined]
+    assert sorted(load_command("offsets").commands) == ["delete", "reset"]  # type: ignore[attr-defined]
     assert sorted(load_command("lag").commands) == ["analyze", "record"]  # type: ignore[attr-defined]
 
 

@@ -33,6 +33,7 @@ TANSU_LACKS = {
     "group-state": "Tansu lists every group with state UNKNOWN",
     "create-partitions": "Tansu does not implement CreatePartitions (API 37)",
     "offsets-for-time": "Tansu's ListOffsets by timestamp answers offset 0 for every time",
+    "offset-delete": "Tansu 0.6.0 does not offer OffsetDelete (API 47) in ApiVersions",
 }
 
 

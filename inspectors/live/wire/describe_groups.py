@@ -9,51 +9,15 @@ which brokers use only for metrics).
 from __future__ import annotations
 
 import struct
-import time
 from typing import Any
 
 from kgroup.inspectors.live.wire.codec import TAGS_NONE, _carray, _cstr, _str
 from kgroup.inspectors.live.wire.connection import Connection, Deadline
-from kgroup.inspectors.live.wire.errors import ERRORS, RETRIABLE, BrokerUnreachable, ProtocolError, UnsupportedConfig
+from kgroup.inspectors.live.wire.coordinator import bootstrap, find_coordinator
+from kgroup.inspectors.live.wire.errors import ERRORS
 
-API_DESCRIBE_GROUPS, API_FIND_COORDINATOR = 15, 10
+API_DESCRIBE_GROUPS = 15
 OUR_DESCRIBE_GROUPS = (0, 5)   # v6 (KIP-1043) only adds an error message; v5 is what Kafka 2.4+ speaks
-OUR_FIND_COORDINATOR = (0, 4)
-
-
-def _find_coordinator(conn: Connection, group: str) -> tuple[int, str, int, int, str | None]:
-    v = conn.pick(API_FIND_COORDINATOR, OUR_FIND_COORDINATOR, "FindCoordinator")
-    doing = f"finding the coordinator of group {group!r} (FindCoordinator v{v})"
-    if v == 0:
-        body = _str(group)
-    elif v < 3:
-        body = _str(group) + b"\x00"
-    elif v == 3:
-        body = _cstr(group) + b"\x00" + TAGS_NONE
-    else:
-        body = b"\x00" + _carray([_cstr(group)]) + TAGS_NONE
-    r = conn.request(API_FIND_COORDINATOR, v, body, v >= 3, doing)
-    if v >= 1:
-        r.i32("throttle time")
-    if v < 4:
-        error = r.i16("error code")
-        message = None
-        if v >= 1:
-            message = r.cstring("error message", True) if v >= 3 else r.string("error message", True)
-        node = r.i32("node id")
-        host = r.cstring("host") if v >= 3 else r.string("host")
-        port = r.i32("port")
-        return error, host or "", port, node, message
-    count = r.array_len("coordinators", True)
-    if count < 1:
-        raise ProtocolError(f"{conn.address}: FindCoordinator returned no coordinator for {group!r}")
-    r.cstring("key")
-    node = r.i32("node id")
-    host = r.cstring("host")
-    port = r.i32("port")
-    error = r.i16("error code")
-    message = r.cstring("error message", True)
-    return error, host or "", port, node, message
 
 
 def _describe(conn: Connection, groups: list[str]) -> tuple[int, list[dict[str, Any]]]:
@@ -99,24 +63,9 @@ def _describe(conn: Connection, groups: list[str]) -> tuple[int, list[dict[str, 
 # --------------------------------------------------------------------------------------------- public
 
 
-def _bootstrap(config: dict[str, str], deadline: Deadline) -> Connection:
-    servers = [s for s in (config.get("bootstrap.servers") or "").split(",") if s.strip()]
-    if not servers:
-        raise UnsupportedConfig("bootstrap.servers is empty")
-    failures = []
-    for address in servers:
-        try:
-            return Connection(address.strip(), config, deadline)
-        except BrokerUnreachable as exc:
-            failures.append(str(exc))
-            if deadline.end - time.monotonic() <= 0:
-                break
-    raise BrokerUnreachable("no bootstrap server answered: " + "; ".join(failures))
-
-
 def probe_api_versions(config: dict[str, str], timeout_s: float) -> dict[int, tuple[int, int]]:
     """ApiVersions of the first bootstrap server that answers (for capability checks)."""
-    conn = _bootstrap(dict(config), Deadline(timeout_s))
+    conn = bootstrap(dict(config), Deadline(timeout_s))
     try:
         return dict(conn.versions)
     finally:
@@ -134,23 +83,15 @@ def describe_classic_members(config: dict[str, str], group_ids: list[str], timeo
     if timeout_s <= 0:
         raise ValueError("timeout_s must be positive")
     deadline = Deadline(timeout_s)
-    bootstrap = _bootstrap(dict(config), deadline)
-    connections = {bootstrap.address: bootstrap}
+    first = bootstrap(dict(config), deadline)
+    connections = {first.address: first}
     results: dict[str, dict] = {}
     try:
         by_coordinator: dict[str, list[str]] = {}
         for group in dict.fromkeys(group_ids):
-            attempt = 0
-            while True:
-                error, host, port, node, message = _find_coordinator(bootstrap, group)
-                if error in RETRIABLE and attempt < 20:
-                    attempt += 1
-                    time.sleep(min(0.1 * attempt, max(0.0, deadline.left(bootstrap.address, "waiting for the "
-                                                                         f"coordinator of {group!r}") - 0.05)))
-                    continue
-                break
+            error, host, port, node, message = find_coordinator(first, group)
             if error:
-                results[group] = _failed(group, error, message, f"FindCoordinator via {bootstrap.address}")
+                results[group] = _failed(group, error, message, f"FindCoordinator via {first.address}")
                 continue
             by_coordinator.setdefault(f"{host}:{port}", []).append(group)
         for address, groups in by_coordinator.items():
