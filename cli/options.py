@@ -71,7 +71,7 @@ TimeoutOpt = Annotated[float, typer.Option("--timeout", help="Seconds to wait fo
 
 # The groups a live command reads, besides those it names: `lag record`, `lag analyze` and `triage`.
 GroupsOpt = Annotated[Optional[list[str]], typer.Option("--group", "-g", help="Only this group (repeatable).",
-                                                        show_default=False)]
+                                                        show_default=False, metavar="GROUP")]
 RegexOpt = Annotated[Optional[str], typer.Option("--regex", "-r", help="Only groups whose id matches.",
                                                  show_default=False, metavar="PATTERN")]
 

@@ -18,7 +18,7 @@ from kgroup.inspectors.simulation.whatif_run import leader_client, require_valid
 @handle_errors
 def assign(
     fixture: FixtureArg = None,
-    assignor: Annotated[str, typer.Option("--assignor", "-a", help="A built-in assignor or package.module:Class.")]
+    assignor: Annotated[str, typer.Option("--assignor", "-a", help="A built-in assignor or package.module:Class.", metavar="NAME")]
     = "",
     group: GroupOpt = None,
     client: ClientOpt = None,

@@ -27,8 +27,8 @@ groups = typer.Typer(name="groups", invoke_without_command=True,
 @groups.callback()
 def listing(
     ctx: typer.Context,
-    regex: Annotated[Optional[str], typer.Option("--regex", "-r", help="Only groups whose id matches.")] = None,
-    state: Annotated[Optional[str], typer.Option("--state", help="Only groups in this state, e.g. Stable.")] = None,
+    regex: Annotated[Optional[str], typer.Option("--regex", "-r", help="Only groups whose id matches.", metavar="PATTERN")] = None,
+    state: Annotated[Optional[str], typer.Option("--state", help="Only groups in this state, e.g. Stable.", metavar="STATE")] = None,
     bootstrap_server: BootstrapOpt = None,
     command_config: CommandConfigOpt = None,
     profile: ProfileOpt = None,

@@ -61,36 +61,36 @@ def analyze(
                                            metavar="DATASET", show_default=False)],
     engine: Annotated[str, typer.Option(
         "--engine", help="auto: in-process up to 500,000 samples (measured: docs/lag.md), else Spark; in-process: "
-        "no Spark, the whole history in memory; spark: --spark's session. The choice is printed on stderr.")
+        "no Spark, the whole history in memory; spark: --spark's session. The choice is printed on stderr.", metavar="ENGINE")
     ] = "auto",
     spark: Annotated[Optional[str], typer.Option("--spark", help="local[*] (embedded, loopback, no UI; the "
                                                  "default), local[N], or a Spark Connect URL sc://HOST:PORT. "
-                                                 "Given, auto means Spark.", show_default=False)] = None,
+                                                 "Given, auto means Spark.", show_default=False, metavar="MASTER")] = None,
     in_process: Annotated[bool, typer.Option("--in-process", help="The same as --engine in-process.")] = False,
     groups: GroupsOpt = None,
     regex: RegexOpt = None,
     since: Annotated[Optional[str], typer.Option("--since", help="Start of the history: an ISO date-time, or a "
-                                                 "span back from --until such as 30m.", show_default=False)] = None,
+                                                 "span back from --until such as 30m.", show_default=False, metavar="TIME")] = None,
     until: Annotated[Optional[str], typer.Option("--until", help="Evaluate as of this ISO date-time (default: the "
-                                                 "newest sample).", show_default=False)] = None,
+                                                 "newest sample).", show_default=False, metavar="TIME")] = None,
     window: Annotated[int, typer.Option("--window", help="Commits per partition Burrow's rules look at "
-                                        "(Burrow's intervals).", min=1)] = 10,
+                                        "(Burrow's intervals).", min=1, metavar="N")] = 10,
     allowed_lag: Annotated[int, typer.Option("--allowed-lag", help="Lag at or below this counts as caught up "
-                                             "(Burrow's allowed-lag).", min=0)] = 0,
+                                             "(Burrow's allowed-lag).", min=0, metavar="N")] = 0,
     isolation: IsolationOpt = READ_UNCOMMITTED,
     bucket: Annotated[Optional[str], typer.Option(
         "--bucket", help="Time bucket of the history (chart, JSON), e.g. 1m. Default: chosen from the span "
         "analyzed, about 60 points (1s, 5s, 10s, 15s, 30s, 1m, 5m, 15m, 30m, 1h, 6h, 1d).",
-        show_default=False)] = None,
+        show_default=False, metavar="DURATION")] = None,
     top: Annotated[int, typer.Option("--top", help="Partitions shown in the table, worst first (0: all).",
-                                     min=0)] = 20,
+                                     min=0, metavar="N")] = 20,
     out: Annotated[Optional[str], typer.Option("--out", help="Write the per-partition result as Parquet.",
-                                               show_default=False)] = None,
+                                               show_default=False, metavar="PATH")] = None,
     chart: Annotated[Optional[str], typer.Option("--chart", help="Write an HTML chart of lag and time lag over "
-                                                 "time for the worst groups.", show_default=False)] = None,
+                                                 "time for the worst groups.", show_default=False, metavar="FILE")] = None,
     spark_conf: Annotated[Optional[list[str]], typer.Option(
         "--spark-conf", help="KEY=VALUE for the Spark session (repeatable), e.g. spark.driver.memory=4g.",
-        show_default=False)] = None,
+        show_default=False, metavar="KEY=VALUE")] = None,
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait for a Spark Connect server.",
                                            min=0.1)] = 10.0,
     skip_bad_files: Annotated[bool, typer.Option(
@@ -240,16 +240,16 @@ def _first_ctrl_c_stops_after_the_poll() -> Iterator[_StopRequest]:
 @handle_errors
 def record(
     out: Annotated[str, typer.Option("--out", help="The data set folder (created, or appended to).",
-                                     show_default=False)],
+                                     show_default=False, metavar="DATASET")],
     groups: GroupsOpt = None,
     regex: RegexOpt = None,
-    interval: Annotated[str, typer.Option("--interval", help="Time between polls, e.g. 30s.")] = "30s",
+    interval: Annotated[str, typer.Option("--interval", help="Time between polls, e.g. 30s.", metavar="DURATION")] = "30s",
     duration: Annotated[Optional[str], typer.Option("--duration", help="Stop after this long, e.g. 1h.",
-                                                    show_default=False)] = None,
+                                                    show_default=False, metavar="DURATION")] = None,
     count: Annotated[Optional[int], typer.Option("--count", help="Stop after N polls written.", min=1,
-                                                 show_default=False)] = None,
+                                                 show_default=False, metavar="N")] = None,
     max_outage: Annotated[str, typer.Option(
-        "--max-outage", help="Keep retrying a lost cluster this long before giving up (exit 4).")] = "15m",
+        "--max-outage", help="Keep retrying a lost cluster this long before giving up (exit 4).", metavar="DURATION")] = "15m",
     bootstrap_server: BootstrapOpt = None,
     command_config: CommandConfigOpt = None,
     profile: ProfileOpt = None,

@@ -75,7 +75,7 @@ def describe(
     state: Annotated[bool, typer.Option("--state", help="One summary line per group.")] = False,
     topics: Annotated[Optional[list[str]], typer.Option(
         "--topic", "-t", help="Only this topic's partitions (repeatable); without GROUP, every group that "
-        "committed or owns one of them: who consumes this topic.", show_default=False)] = None,
+        "committed or owns one of them: who consumes this topic.", show_default=False, metavar="TOPIC")] = None,
     verbose: Annotated[bool, typer.Option(
         "--verbose", help="Kafka's verbose columns: LEADER-EPOCH of each commit; with --members each member's "
         "current and target assignment; with --state the group epochs.")] = False,

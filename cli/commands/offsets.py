@@ -52,7 +52,7 @@ def reset(
                            "partitions OTHER has committed (within --topic when given).", metavar="OTHER",
         show_default=False)] = None,
     topics: Annotated[Optional[list[str]], typer.Option(
-        "--topic", help="TOPIC or TOPIC:P[,P...]; repeatable.", show_default=False)] = None,
+        "--topic", help="TOPIC or TOPIC:P[,P...]; repeatable.", show_default=False, metavar="TOPIC")] = None,
     all_topics: Annotated[bool, typer.Option("--all-topics", help="Every partition the group has committed.")] = False,
     execute: Annotated[bool, typer.Option("--execute", help="Apply the plan. Without it nothing changes.")] = False,
     allow_partial: Annotated[bool, typer.Option(
@@ -242,7 +242,7 @@ def delete(
     group_id: Annotated[str, typer.Argument(help="The group whose offsets to delete.", show_default=False,
                                             metavar="GROUP")],
     topics: Annotated[list[str], typer.Option(
-        "--topic", help="TOPIC or TOPIC:P[,P...]; repeatable, at least one.", show_default=False)],
+        "--topic", help="TOPIC or TOPIC:P[,P...]; repeatable, at least one.", show_default=False, metavar="TOPIC")],
     execute: Annotated[bool, typer.Option("--execute", help="Delete them. Without it nothing changes.")] = False,
     allow_partial: Annotated[bool, typer.Option(
         "--allow-partial", help="Delete the partitions Kafka allows when others are refused. By default a "
