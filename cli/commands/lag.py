@@ -233,7 +233,10 @@ def _first_ctrl_c_stops_after_the_poll() -> Iterator[_StopRequest]:
     try:
         yield stop
     finally:
-        signal.signal(signal.SIGINT, previous)
+        # Once asked to stop we are on the way out: a further Ctrl-C landing after this point (the second
+        # press of a double tap, milliseconds later) must not escape as a bare KeyboardInterrupt during
+        # the summary or interpreter exit, which would end the process by SIGINT instead of exit 130.
+        signal.signal(signal.SIGINT, signal.SIG_IGN if stop.requested else previous)
 
 
 @lag.command("record")
