@@ -13,7 +13,9 @@ the same group with every partition written out (`"topic-000-0"`, ...), the form
 the range notation; the ratios and targets are against `scale.json`.
 
 Targets: every command within 3x the baseline; `assign -a range` under 5 s wall on a quiet machine;
-peak memory under 1 GB. The last column says which a row misses (CPU ratio, and wall for range).
+peak memory under 1 GB. The last column says which a row misses (CPU ratio, and wall for range). The run
+also prints a floor: json.load of the input plus json.dump of range's answer (a million strings), the least
+any `assign -o json` must do on this shape.
 
     python bench/cold.py                 # every command on the JSON fixture
     python bench/cold.py --only range    # one command
@@ -33,6 +35,14 @@ from pathlib import Path
 
 TOPICS, PARTITIONS, CONSUMERS = 500, 2000, 2000
 RATIO = 3  # the target: within 3x the baseline
+# What no `assign -o json` can go below: reading the input and writing an answer of a million entries (range
+# gives consumer c partition c of every topic), with no assignor, validation, evaluation or CLI around it.
+FLOOR = """import json, sys
+doc = json.load(open(sys.argv[1]))
+topics = [t["name"] for t in doc["cluster"]["topics"]]
+members = [m["member_id"] for m in doc["groups"][0]["members"]]
+json.dump({m: [f"{t}-{c}" for t in topics] for c, m in enumerate(members)}, open("/dev/null", "w"))
+"""
 
 
 def fixture(topics: int = TOPICS, partitions: int = PARTITIONS, consumers: int = CONSUMERS) -> dict:
@@ -138,6 +148,10 @@ def main() -> None:
     ref = timed([sys.executable, "-c", f"import json; json.load(open({str(listed)!r}))"])
     print(f"for reference, json.load({listed.name}, every partition written out, "
           f"{listed.stat().st_size / 1e6:.0f} MB): {ref[0]:.2f} s wall, {ref[1]:.2f} s CPU, {ref[2]} MB")
+    floor = timed([sys.executable, "-c", FLOOR, str(classic)])
+    print(f"floor for assign -o json: json.load({classic.name}) and json.dump of range's answer (1,000,000 "
+          f"\"topic-N\" strings, nothing computed or checked): {floor[0]:.2f} s wall, {floor[1]:.2f} s CPU, "
+          f"{floor[1] / base[1]:.1f}x the baseline")
     print(f"{'command':52} {'wall s':>7} {'CPU s':>7} {'MB':>6} {'x wall':>7} {'x CPU':>6}  exit  misses")
 
     commands = {

@@ -31,14 +31,33 @@ def _pyspark() -> Any:
 
 
 BYTES_PER_SHUFFLE_PARTITION = 64 * 1024 * 1024
+# Rows of one window partition (a topic partition's samples) kept on the heap before Spark's buffer turns
+# into a spilling sorter. Past Spark's default of 4,096, a long history spilled a partition's window in
+# hundreds of small pieces whenever the next sort in the task asked for memory, and reading them back opened
+# one 1 MiB reader per piece: a 200M-sample history (900,000 rows a partition) ran out of heap that way.
+WINDOW_ROWS_IN_MEMORY = 2_000_000
+LOCAL_DRIVER_MEMORY_GIB = 4  # what lag.md 7.1 measured with; Spark's own default, 1g, fails long histories
 
 
 def sized_settings(data_bytes: int | None) -> dict[str, str]:
     """What every session gets, local or Connect, before --spark-conf: shuffle partitions sized to the
     history (one per 64 MiB of Parquet, 2 to 200; Spark's default 200 makes a 3-partition history pay for
-    hundreds of empty tasks) and UTC as the session time zone."""
+    hundreds of empty tasks), window buffers that hold a partition's samples on the heap, and UTC as the
+    session time zone."""
     partitions = 8 if data_bytes is None else max(2, min(200, -(-data_bytes // BYTES_PER_SHUFFLE_PARTITION)))
-    return {"spark.sql.shuffle.partitions": str(partitions), "spark.sql.session.timeZone": "UTC"}
+    return {"spark.sql.shuffle.partitions": str(partitions), "spark.sql.session.timeZone": "UTC",
+            "spark.sql.windowExec.buffer.in.memory.threshold": str(WINDOW_ROWS_IN_MEMORY)}
+
+
+def local_settings(physical_bytes: int) -> dict[str, str]:
+    """A local session's JVM heap: 4 GiB, or a quarter of the machine's memory where that is less (at least
+    1 GiB). The session's JVM is the only executor, so this is all the memory the job gets."""
+    quarter_gib = physical_bytes // 4 // 2 ** 30
+    return {"spark.driver.memory": f"{max(1, min(LOCAL_DRIVER_MEMORY_GIB, quarter_gib))}g"}
+
+
+def _physical_memory() -> int:
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 
 @contextmanager
@@ -71,7 +90,7 @@ def spark_session(url: str, timeout_s: float = 10.0, conf: dict[str, str] | None
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # else Spark warns that the hostname is loopback
         with _jvm_stderr_to_log():
             builder = SparkSession.Builder()
-            for key, value in (conf or {}).items():
+            for key, value in {**local_settings(_physical_memory()), **conf}.items():
                 builder = builder.config(key, value)
             spark = (builder.master(url).appName("kgroup lag analyze")
                      .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")

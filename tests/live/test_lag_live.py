@@ -12,12 +12,12 @@ import time
 from pathlib import Path
 
 import pytest
-from confluent_kafka import Producer
+from confluent_kafka import Consumer, Producer
 from confluent_kafka import TopicPartition as KafkaTopicPartition
 
 from kgroup.inspectors.lag.dataset import COMMITS, LOG_OFFSETS, read_samples, table_files
 from tests.cli.helpers import run
-from tests.live.traffic import commit, joined_consumer, topic_with_records
+from tests.live.traffic import CONSUMER, commit, joined_consumer, topic_with_records
 
 
 def _consume_commit_and_stop(broker: str, group: str, topic: str, partitions: int = 1) -> None:
@@ -37,6 +37,17 @@ def _consume_commit_and_stop(broker: str, group: str, topic: str, partitions: in
         consumer.close()
 
 
+def _wait_for_log_end_above(broker: str, topic: str, offset: int, timeout_s: float = 60) -> None:
+    peek = Consumer({"bootstrap.servers": broker, "group.id": "peek", **CONSUMER})
+    try:
+        deadline = time.monotonic() + timeout_s
+        while peek.get_watermark_offsets(KafkaTopicPartition(topic, 0), timeout=5)[1] <= offset:
+            assert time.monotonic() < deadline, "the producer never got a record in"
+            time.sleep(0.1)
+    finally:
+        peek.close()
+
+
 def test_triage_flags_a_stopped_consumer(broker: str, names: tuple[str, str]) -> None:
     topic, group = names
     topic_with_records(broker, topic, [10])
@@ -44,7 +55,7 @@ def test_triage_flags_a_stopped_consumer(broker: str, names: tuple[str, str]) ->
     stop = threading.Event()
     threading.Thread(target=_produce_until, args=(broker, topic, stop), daemon=True).start()
     try:
-        time.sleep(1)
+        _wait_for_log_end_above(broker, topic, 10)  # the producer's records are in before triage's first poll
         first = run("triage", "-b", broker, "--group", group, "--samples", "2", "--interval", "2s", "-o", "json")
         time.sleep(2)
         second = run("triage", "-b", broker, "--group", group, "--samples", "2", "--interval", "2s", "-o", "json")
@@ -145,14 +156,20 @@ def test_ctrl_c_leaves_a_valid_data_set(broker: str, names: tuple[str, str], tmp
     script = Path(sys.executable).parent / "kgroup"
     process = subprocess.Popen([str(script), "lag", "record", "-b", broker, "--group", group, "--interval", "200ms",
                                 "--count", "1000", "--out", str(out)], stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60  # generous: a loaded 2-core machine starts the recorder slowly
-    while len(table_files(str(out), COMMITS)) < 3 and time.monotonic() < deadline:
-        time.sleep(0.1)
-    process.send_signal(signal.SIGINT)
-    for gap in gaps:
-        time.sleep(gap)
+    try:
+        deadline = time.monotonic() + 120  # generous: a loaded 2-core machine starts the recorder slowly
+        while len(table_files(str(out), COMMITS)) < 3 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        # else the press would find a process still importing, and fail like the bug this test guards against
+        assert len(table_files(str(out), COMMITS)) >= 3, "the recorder did not start polling"
         process.send_signal(signal.SIGINT)
-    _, stderr = process.communicate(timeout=60)
+        for gap in gaps:
+            time.sleep(gap)
+            process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
     assert process.returncode == 130, stderr  # stopped before its --count: not a run that finished
     assert "interrupted" in stderr and "Traceback" not in stderr
     commits, logs = read_samples(str(out))  # every visible file reads whole
