@@ -32,9 +32,8 @@ def _pyspark() -> Any:
 
 BYTES_PER_SHUFFLE_PARTITION = 64 * 1024 * 1024
 # Rows of one window partition (a topic partition's samples) kept on the heap before Spark's buffer turns
-# into a spilling sorter. Past Spark's default of 4,096, a long history spilled a partition's window in
-# hundreds of small pieces whenever the next sort in the task asked for memory, and reading them back opened
-# one 1 MiB reader per piece: a 200M-sample history (900,000 rows a partition) ran out of heap that way.
+# into a sorter that spills under memory pressure; reading spills back takes a 1 MiB reader per file, and a
+# 200M-sample history (900,000 rows a partition) ran out of heap there (docs/lag.md).
 WINDOW_ROWS_IN_MEMORY = 2_000_000
 LOCAL_DRIVER_MEMORY_GIB = 4  # what lag.md 7.1 measured with; Spark's own default, 1g, fails long histories
 
