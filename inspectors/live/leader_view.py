@@ -18,10 +18,10 @@ from kgroup.assignors.protocol.consumer_protocol import (
     decode_assignment,
     decode_subscription,
 )
-from kgroup.inspectors.errors import AuthenticationError, NotReachableError
 from kgroup.inspectors.live.connection import ConnectionSettings
 from kgroup.inspectors.live.wire.describe_groups import describe_classic_members
-from kgroup.inspectors.live.wire.errors import AuthenticationFailed, BrokerUnreachable, KafkaClientError
+from kgroup.inspectors.live.transport_failures import cluster_failures
+from kgroup.inspectors.live.wire.errors import KafkaClientError
 
 
 @dataclass(frozen=True)
@@ -89,13 +89,8 @@ def leader_views(settings: ConnectionSettings, group_ids: list[str],
                  timeout_s: float) -> tuple[dict[str, LeaderView], str | None]:
     """Per group, its leader's view; and why none could be read (None when the read worked)."""
     try:
-        raw = describe_classic_members(settings.client_config(), group_ids, timeout_s)
-    except BrokerUnreachable as exc:
-        raise NotReachableError(f"cannot reach {settings.bootstrap_servers} (from {settings.origin}) "
-                                f"for DescribeGroups: {exc}") from None
-    except AuthenticationFailed as exc:
-        raise AuthenticationError(f"{settings.bootstrap_servers} (from {settings.origin}) refused the credentials "
-                                  f"for DescribeGroups: {exc}") from None
+        with cluster_failures(settings, "for DescribeGroups"):
+            raw = describe_classic_members(settings.client_config(), group_ids, timeout_s)
     except KafkaClientError as exc:
         # A setting this transport cannot honour (GSSAPI, a PKCS#12 keystore) or a broker it cannot use:
         # the group is still read through confluent-kafka, with its subscriptions inferred.

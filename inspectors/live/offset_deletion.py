@@ -8,10 +8,11 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from kgroup.assignors.model import TopicPartition
-from kgroup.inspectors.errors import AuthenticationError, InputError, NotReachableError, RunError
+from kgroup.inspectors.errors import InputError, RunError
 from kgroup.inspectors.live.connection import ConnectionSettings
 from kgroup.inspectors.live.wire.describe_groups import probe_api_versions
-from kgroup.inspectors.live.wire.errors import AuthenticationFailed, BrokerUnreachable, KafkaClientError, UnsupportedConfig
+from kgroup.inspectors.live.transport_failures import cluster_failures
+from kgroup.inspectors.live.wire.errors import KafkaClientError, UnsupportedConfig
 from kgroup.inspectors.live.wire.offset_delete import OffsetDeleteAnswer, delete_offsets, offers_offset_delete
 
 T = TypeVar("T")
@@ -19,13 +20,8 @@ T = TypeVar("T")
 
 def _run(settings: ConnectionSettings, what: str, call: Callable[[], T]) -> T:
     try:
-        return call()
-    except BrokerUnreachable as exc:
-        raise NotReachableError(f"cannot reach {settings.bootstrap_servers} (from {settings.origin}) during "
-                                f"{what}: {exc}") from None
-    except AuthenticationFailed as exc:
-        raise AuthenticationError(f"{settings.bootstrap_servers} (from {settings.origin}) refused the credentials "
-                                  f"during {what}: {exc}") from None
+        with cluster_failures(settings, f"during {what}"):
+            return call()
     except UnsupportedConfig as exc:
         raise InputError(f"{exc} (needed for {what})", field="--command-config") from None
     except KafkaClientError as exc:
