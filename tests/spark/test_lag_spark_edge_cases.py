@@ -97,6 +97,25 @@ def test_spark_matches_the_reference_on_awkward_histories(data: str, isolation: 
     assert alone.stdout == result.stdout  # byte for byte: rollups, float sums and history included
 
 
+@pytest.mark.parametrize("block_ms", [1, 20_000, 60_000])
+def test_burrows_window_is_the_same_whatever_blocks_of_commit_time_are_ranked(
+        data: str, block_ms: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The window (the newest WINDOW commits) is found by ranking only the commits from each group
+    partition's newest WINDOW non-empty blocks of commit time: with blocks of one commit or none (1 ms, 20 s;
+    a commit every 30 s) or two (60 s), so the cut falls inside the history, the statuses and windows are
+    the reference's."""
+    from kgroup.inspectors.lag import spark_job
+
+    monkeypatch.setattr(spark_job, "WINDOW_BLOCK_MS", block_ms)
+    result = run("lag", "analyze", data, "--spark", "local[2]", "--window", str(WINDOW), "-o", "json")
+    assert result.exit_code == 0, result.output
+    spark = json.loads(result.stdout)
+    commits, logs = read_samples(data)
+    reports, _ = analyze(commits, logs, LagQuery(as_of=spark["as_of"], window=WINDOW))
+    assert spark["partitions"] == [asdict(r) for r in reports]
+    assert max(r.window_commits for r in reports) == WINDOW  # more commits than the window: the cut is real
+
+
 def test_the_log_end_at_each_polled_commit_is_an_equi_join_with_the_as_of_answer(tmp_path: Path) -> None:
     """On `lag record`'s shape the equi-join answers every commit observation with the log end and the
     monotonic end the as-of lookup gives; where a poll's sample is missing it leaves the ask open."""
