@@ -203,23 +203,12 @@ def pipeline(folder: Path, url: str) -> dict:
     argv += ["--engine", "spark"] if url.startswith("local") else ["--spark", url]
     started = time.perf_counter()
     process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    peak = 0
-
-    def sample() -> None:
-        nonlocal peak
-        while process.poll() is None:
-            peak = max(peak, _tree_rss(process.pid))
-            time.sleep(0.2)
-
-    thread = threading.Thread(target=sample, daemon=True)
-    thread.start()
-    _, stderr = process.communicate()
-    thread.join()
+    _, stderr, peak = _watched(process)
     seconds = time.perf_counter() - started
     _progress(url, "lag analyze", "once", seconds)
     failed = "" if process.returncode == 0 else \
         f"exit {process.returncode}: {stderr.strip().splitlines()[-1] if stderr.strip() else ''}"
-    return {"seconds": seconds, "peak_rss_gib": peak / 2 ** 30, "failed": failed}
+    return {"seconds": seconds, "peak_rss_gib": peak[0] / 2 ** 30, "failed": failed}
 
 
 def _spark_queries(commits, logs):  # type: ignore[no-untyped-def]
@@ -274,10 +263,10 @@ def _tree_rss(pid: int) -> int:
         return 0
 
 
-def _measured(args: list[str], also: int | None = None) -> dict:
-    """Run one engine in its own process and sample the process tree's memory (and `also`'s tree)."""
-    process = subprocess.Popen([sys.executable, __file__, *args], stdout=subprocess.PIPE, text=True)
-    peak = [0, 0]  # this process tree; the other one (a Connect server), if any
+def _watched(process: subprocess.Popen, also: int | None = None) -> tuple[str, str, list[int]]:
+    """process.communicate(), sampling the peak memory of its process tree, and of `also`'s (a Connect
+    server), every 100 ms while it runs: (stdout, stderr, [its peak, also's peak]) in bytes."""
+    peak = [0, 0]
 
     def sample() -> None:
         while process.poll() is None:
@@ -288,8 +277,15 @@ def _measured(args: list[str], also: int | None = None) -> dict:
 
     thread = threading.Thread(target=sample, daemon=True)
     thread.start()
-    stdout, _ = process.communicate()
+    stdout, stderr = process.communicate()
     thread.join()
+    return stdout, stderr, peak
+
+
+def _measured(args: list[str], also: int | None = None) -> dict:
+    """Run one engine in its own process and sample the process tree's memory (and `also`'s tree)."""
+    process = subprocess.Popen([sys.executable, __file__, *args], stdout=subprocess.PIPE, text=True)
+    stdout, _, peak = _watched(process, also)
     if process.returncode:
         raise SystemExit(f"{args} failed with exit {process.returncode}")
     return {**json.loads(stdout.strip().splitlines()[-1]), "peak_rss_gib": peak[0] / 2 ** 30,
