@@ -13,7 +13,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,7 +20,7 @@ import pytest
 from kgroup.inspectors.errors import NotReachableError
 from kgroup.inspectors.live.admin import LiveAdmin, read_groups
 from kgroup.inspectors.live.connection import ConnectionSettings
-from tests.live.conftest import _start, _stop, _tansu
+from tests.kafka.broker import Node
 from tests.live.traffic import commit, topic_with_records
 
 KGROUP = str(Path(sys.executable).parent / "kgroup")
@@ -39,21 +38,12 @@ def _one_line(stderr: str) -> str:
 
 
 @pytest.fixture
-def own_broker(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen]]:
-    """A Tansu of the test's own (the session broker must survive), with a topic and a committed group."""
-    started = next((s for s in (_start(_tansu, tmp_path, a, tmp_path / f"tansu-{a}.log") for a in range(5)) if s),
-                   None)
-    assert started is not None, "Tansu did not start"
-    process, port = started
-    bootstrap = f"127.0.0.1:{port}"
-    topic_with_records(bootstrap, "orders", [3, 3])
-    commit(bootstrap, "billing", {("orders", 0): 1, ("orders", 1): 2})
-    try:
-        yield bootstrap, process
-    finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGCONT)
-        _stop(process)
+def own_broker(own_kafka: Node) -> tuple[str, subprocess.Popen]:
+    """An Apache Kafka broker of the test's own (the session broker must survive), with a topic and a
+    committed group; yields (bootstrap, the broker's process)."""
+    topic_with_records(own_kafka.address, "orders", [3, 3])
+    commit(own_kafka.address, "billing", {("orders", 0): 1, ("orders", 1): 2})
+    return own_kafka.address, own_kafka.process  # type: ignore[return-value]
 
 
 def _closed_port() -> int:
@@ -118,7 +108,8 @@ def test_a_broker_gone_between_two_requests_names_the_request(own_broker: tuple[
     bootstrap, process = own_broker
     admin = LiveAdmin(ConnectionSettings(bootstrap), timeout_s=30)
     admin.metadata()
-    _stop(process)
+    process.kill()
+    process.wait(30)
     started = time.monotonic()
     with pytest.raises(NotReachableError) as caught:
         read_groups(admin, ["billing"])

@@ -2,9 +2,10 @@
 partitions asked for (`describe` no longer shows them), an active group subscribed to the topic is
 refused, and a broker without OffsetDelete (API 47) is told apart.
 
-noida-db offers OffsetDelete v0; Tansu 0.6.0 does not (its test is a named skip, and the test of the
-refusal runs on it). noida-db itself deletes a subscribed topic's offsets of an active group, which Kafka
-refuses (GROUP_SUBSCRIBED_TO_TOPIC): the refusal seen here is kgroup's, from the members' subscriptions.
+Apache Kafka is the reference. noida-db also offers OffsetDelete v0 (kept: a Kafka-compatible broker a user
+may meet); Tansu 0.6.0 does not, so the refusal path runs on it. An active group's subscribed topic is
+refused by kgroup from the members' subscriptions before anything is sent, as Kafka's broker would refuse
+it (GroupCoordinator.deleteOffsets: GROUP_SUBSCRIBED_TO_TOPIC); noida-db itself would delete it.
 """
 
 from __future__ import annotations
@@ -50,30 +51,29 @@ def _deletes_an_empty_groups_offsets(bootstrap: str, names: tuple[str, str]) -> 
     assert rows == {(other, 0)}  # the deleted partitions are gone from the group
 
 
-@pytest.mark.needs_broker("offset-delete")
-def test_tansu_deletes_an_empty_groups_offsets(broker: str, names: tuple[str, str]) -> None:
+def test_apache_kafka_deletes_an_empty_groups_offsets(broker: str, names: tuple[str, str]) -> None:
     _deletes_an_empty_groups_offsets(broker, names)
 
 
-def test_noida_deletes_an_empty_groups_offsets(describing_broker: str, names: tuple[str, str]) -> None:
-    _deletes_an_empty_groups_offsets(describing_broker, names)
+def test_noida_deletes_an_empty_groups_offsets(noida_broker: str, names: tuple[str, str]) -> None:
+    _deletes_an_empty_groups_offsets(noida_broker, names)
 
 
-def test_an_active_group_subscribed_to_the_topic_is_refused(describing_broker: str, names: tuple[str, str]) -> None:
+def test_an_active_group_subscribed_to_the_topic_is_refused(broker: str, names: tuple[str, str]) -> None:
     topic, group = names
     unsubscribed = f"{topic}-old"
-    topic_with_records(describing_broker, topic, [5])
-    topic_with_records(describing_broker, unsubscribed, [5])
-    consumer = joined_consumer(describing_broker, group, topic)
+    topic_with_records(broker, topic, [5])
+    topic_with_records(broker, unsubscribed, [5])
+    consumer = joined_consumer(broker, group, topic)
     try:
         consumer.commit(offsets=[KafkaTopicPartition(topic, 0, 3), KafkaTopicPartition(unsubscribed, 0, 2)],
                         asynchronous=False)
         whole = run("offsets", "delete", group, "--topic", topic, "--topic", unsubscribed, "--execute",
-                    "-b", describing_broker, "-o", "json")
-        after_whole = committed(describing_broker, group, [(topic, 0), (unsubscribed, 0)])
+                    "-b", broker, "-o", "json")
+        after_whole = committed(broker, group, [(topic, 0), (unsubscribed, 0)])
         partial = run("offsets", "delete", group, "--topic", topic, "--topic", unsubscribed, "--execute",
-                      "--allow-partial", "-b", describing_broker, "-o", "json")
-        after_partial = committed(describing_broker, group, [(topic, 0), (unsubscribed, 0)])
+                      "--allow-partial", "-b", broker, "-o", "json")
+        after_partial = committed(broker, group, [(topic, 0), (unsubscribed, 0)])
     finally:
         consumer.close()
     assert whole.exit_code == 6, whole.output
@@ -90,7 +90,9 @@ def test_an_active_group_subscribed_to_the_topic_is_refused(describing_broker: s
     assert after_partial == {(topic, 0): 3, (unsubscribed, 0): NONE}
 
 
-def test_a_broker_without_offset_delete_is_named_and_nothing_changes(broker: str, names: tuple[str, str]) -> None:
+def test_a_broker_without_offset_delete_is_named_and_nothing_changes(tansu_broker: str, names: tuple[str, str]) -> None:
+    """Apache Kafka offers OffsetDelete (API 47) since 2.4; Tansu 0.6.0 does not, so the refusal path runs there."""
+    broker = tansu_broker
     from kgroup.inspectors.live.wire.describe_groups import probe_api_versions
     from kgroup.inspectors.live.wire.offset_delete import offers_offset_delete
 

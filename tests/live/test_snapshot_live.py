@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 import yaml
 
 from tests.cli.helpers import run
@@ -48,21 +47,20 @@ def test_snapshot_writes_nothing_when_the_broker_cannot_be_reached(tmp_path: Pat
     assert not out.exists() and list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.needs_broker("describe-members")
 def test_snapshot_and_live_what_if_of_a_group_with_a_real_member(
-        describing_broker: str, names: tuple[str, str], tmp_path: Path) -> None:
+        broker: str, names: tuple[str, str], tmp_path: Path) -> None:
     topic, group = names
-    topic_with_records(describing_broker, topic, [1, 1, 1, 1])
-    consumer = joined_consumer(describing_broker, group, topic)
+    topic_with_records(broker, topic, [1, 1, 1, 1])
+    consumer = joined_consumer(broker, group, topic)
     try:
         member_id = consumer.memberid()
         out = tmp_path / "group.yaml"
-        snap = run("snapshot", group, "-b", describing_broker, "-o", str(out))
+        snap = run("snapshot", group, "-b", broker, "-o", str(out))
         plan = tmp_path / "plan.yaml"
-        what_if = run("simulate", "-b", describing_broker, "--group", group, "--add-member", "c2", "-o", "json",
+        what_if = run("simulate", "-b", broker, "--group", group, "--add-member", "c2", "-o", "json",
                       "--save-plan", str(plan))
         # No --client: the member is librdkafka (its bytes say so), so the librdkafka port explains.
-        why = run("explain", "-b", describing_broker, "--group", group, f"{topic}-1", "--add-member", "c2",
+        why = run("explain", "-b", broker, "--group", group, f"{topic}-1", "--add-member", "c2",
                   "-o", "json")
     finally:
         consumer.close()
