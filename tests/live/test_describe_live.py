@@ -10,7 +10,7 @@ from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from tests.cli.helpers import run
-from tests.live.traffic import CONSUMER, commit, joined_consumer, topic_with_records
+from tests.live.traffic import CONSUMER, PRODUCER, commit, joined_consumer, topic_with_records
 
 
 def _describe(broker: str, *args: str) -> dict:
@@ -153,7 +153,7 @@ def test_time_lag_is_now_minus_the_timestamp_of_the_first_unread_record(broker: 
     admin = AdminClient({"bootstrap.servers": broker})  # kept alive until the topic exists
     admin.create_topics([NewTopic(topic, 2)])[topic].result(10)
     now = int(time.time() * 1000)
-    producer = Producer({"bootstrap.servers": broker, "batch.num.messages": 1, "linger.ms": 0})
+    producer = Producer(PRODUCER | {"bootstrap.servers": broker})
     for partition in (0, 1):
         for minutes_ago in (10, 5, 1):
             producer.produce(topic, value=b"x", partition=partition, timestamp=now - minutes_ago * 60_000)
@@ -180,7 +180,7 @@ def test_a_member_shows_the_time_lag_of_its_worst_partition(broker: str, names: 
     admin = AdminClient({"bootstrap.servers": broker})  # kept alive until the topic exists
     admin.create_topics([NewTopic(topic, 1)])[topic].result(10)
     now = int(time.time() * 1000)
-    producer = Producer({"bootstrap.servers": broker, "batch.num.messages": 1, "linger.ms": 0})
+    producer = Producer(PRODUCER | {"bootstrap.servers": broker})
     for minutes_ago in (10, 5, 1):
         producer.produce(topic, value=b"x", partition=0, timestamp=now - minutes_ago * 60_000)
     assert producer.flush(10) == 0

@@ -17,7 +17,7 @@ from confluent_kafka import TopicPartition as KafkaTopicPartition
 
 from kgroup.inspectors.lag.dataset import COMMITS, LOG_OFFSETS, read_samples, table_files
 from tests.cli.helpers import run
-from tests.live.traffic import CONSUMER, commit, joined_consumer, topic_with_records
+from tests.live.traffic import CONSUMER, PRODUCER, commit, joined_consumer, topic_with_records
 
 
 def _consume_commit_and_stop(broker: str, group: str, topic: str, partitions: int = 1) -> None:
@@ -85,7 +85,7 @@ def test_triage_is_ok_for_a_caught_up_group_and_says_so_with_exit_0(broker: str,
 
 
 def _produce_until(broker: str, topic: str, stop: threading.Event) -> None:
-    producer = Producer({"bootstrap.servers": broker, "batch.num.messages": 1, "linger.ms": 0})
+    producer = Producer(PRODUCER | {"bootstrap.servers": broker})
     while not stop.is_set():
         producer.produce(topic, value=b"y", partition=0)
         producer.poll(0)

@@ -17,7 +17,7 @@ from kgroup.inspectors.live.connection import ConnectionSettings
 from kgroup.inspectors.live.admin import LiveAdmin
 from kgroup.inspectors.offsets.live_reset import GroupPlan, apply_reset
 from tests.cli.helpers import run
-from tests.live.traffic import commit, committed, joined_consumer, topic_with_records
+from tests.live.traffic import PRODUCER, commit, committed, joined_consumer, topic_with_records
 
 
 def _plan(result) -> dict[tuple[str, int], int]:  # type: ignore[no-untyped-def]
@@ -127,7 +127,7 @@ def test_to_datetime_finds_the_first_record_at_or_after_the_time(broker: str,
     topic, group = names
     topic_with_records(broker, topic, [0])
     first = (int(time.time()) - 3 * 3600) * 1000
-    producer = Producer({"bootstrap.servers": broker, "batch.num.messages": 1, "linger.ms": 0})
+    producer = Producer(PRODUCER | {"bootstrap.servers": broker})
     for stamp in (first, first + 3_600_000, first + 7_200_000):
         producer.produce(topic, value=b"x", partition=0, timestamp=stamp)
         producer.flush(10)

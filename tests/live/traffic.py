@@ -7,16 +7,22 @@ import time
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
-# broker.md §3.3: session 6 s and heartbeats every 0.5 s keep Tansu's joins near 3 s.
+# Session 6 s and heartbeats every 0.5 s: a dead member is noticed in seconds (Tansu's joins take
+# session/2, so this also keeps them near 3 s).
 CONSUMER = {"session.timeout.ms": 6000, "heartbeat.interval.ms": 500, "enable.auto.commit": False,
             "auto.offset.reset": "earliest"}
+
+
+# One record per batch: Tansu's log-end offset is wrong for larger batches (docs/brokers.md). Idempotence:
+# a produce retried on a loaded machine (a new partition's leader not ready yet) must neither duplicate
+# nor reorder records, or offsets and timestamps would not be the ones a test wrote.
+PRODUCER = {"batch.num.messages": 1, "linger.ms": 0, "enable.idempotence": True}
 
 
 def topic_with_records(broker: str, topic: str, per_partition: list[int]) -> None:
     admin = AdminClient({"bootstrap.servers": broker})  # kept alive until the topic exists
     admin.create_topics([NewTopic(topic, len(per_partition))])[topic].result(10)
-    # One record per batch: Tansu's log-end offset is wrong for larger batches (broker.md §1).
-    producer = Producer({"bootstrap.servers": broker, "batch.num.messages": 1, "linger.ms": 0})
+    producer = Producer(PRODUCER | {"bootstrap.servers": broker})
     for partition, count in enumerate(per_partition):
         for _ in range(count):
             producer.produce(topic, value=b"x", partition=partition)
