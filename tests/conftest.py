@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 _conformance: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+_seconds_per_folder: dict[str, float] = defaultdict(float)
 
 
 @pytest.fixture(autouse=True)
@@ -19,6 +20,8 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    # setup and teardown count too: that is where the brokers and JVMs start and stop
+    _seconds_per_folder["/".join(report.nodeid.split("::")[0].split("/")[:2])] += report.duration
     if report.when != "call":
         return
     if "test_matches_kafka[" in report.nodeid:
@@ -42,6 +45,11 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     from tests.conformance.cases import data_dir
     from tests.conformance.test_assignor_conformance import not_implemented_summary
+
+    if _seconds_per_folder:
+        terminalreporter.section("time per folder (setup, call and teardown)")
+        for folder, seconds in sorted(_seconds_per_folder.items(), key=lambda item: -item[1]):
+            terminalreporter.write_line(f"{folder:40} {seconds:8.1f} s")
 
     if not _conformance:
         return

@@ -38,7 +38,7 @@ def assignors(
              "kafka_source": i.kafka_source,
              "history": [{"version": v, "change": c} for v, c in i.history]} for i in infos if i]
 
-    def table(console):  # type: ignore[no-untyped-def]
+    def table(console):
         t = Table(show_edge=False, pad_edge=False)
         for column in ("NAME", "SIDE", "PROTOCOL", "SUMMARY"):
             t.add_column(column, overflow="fold")
@@ -80,7 +80,7 @@ def fixtures(output: OutputOpt = OutputFormat.table) -> None:
             rows.append({"name": name, "kind": "fixture", "groups": [g.group_id for g in fixture.groups],
                          "description": doc.data.get("description"), "path": fixture.source})
 
-    def table(console):  # type: ignore[no-untyped-def]
+    def table(console):
         t = Table(show_edge=False, pad_edge=False)
         for column in ("NAME", "KIND", "GROUPS", "DESCRIPTION"):
             t.add_column(column, overflow="fold")

@@ -35,7 +35,7 @@ def coordinator(
     rows = [{"group_id": g, "java_hash_code": java_string_hash(g), "partitions": partitions,
              "partition": coordinator_partition(g, partitions)} for g in group_ids]
 
-    def table(console):  # type: ignore[no-untyped-def]
+    def table(console):
         from rich.table import Table
 
         t = Table(show_edge=False, pad_edge=False)

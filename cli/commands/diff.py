@@ -48,7 +48,7 @@ def diff(
         warn(f"note: {before.source} and {after.source} look like unrelated groups: {why}")
     doc = document("diff", {"old": before.source, "new": after.source, **documents.diff_body(change)})
 
-    def table(console):  # type: ignore[no-untyped-def]
+    def table(console):
         console.print(assignment_table(f"{before.source} -> {after.source}", after.assignment, change))
         console.print(f"moved {change.moved} partitions"
                       + (f", {len(change.moves) - change.moved} gained or lost an owner"

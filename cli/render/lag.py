@@ -6,7 +6,7 @@ from dataclasses import asdict
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
+from kgroup.cli.render.titled import Table
 
 from kgroup.assignors.lag.burrow_status import burrow_group_status
 from kgroup.assignors.lag.history import PartitionReport

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
+from kgroup.cli.render.titled import Table
 
 from kgroup.assignors.coordinator.classic.records import RebalanceRecord
 from kgroup.cli.render.tables import compact, print_wide
@@ -76,11 +76,10 @@ def print_outcome(console: Console, outcome: ScenarioOutcome) -> None:
     console.print()
     ranked = sorted(((outcome.unconsumed_ms(tp), tp) for tp in sim.created), key=lambda x: (-x[0], x[1]))
     worst = [(ms, tp) for ms, tp in ranked if ms > 0][:TOP_PARTITIONS]
-    # The heading is a line of its own, not the table's title: rich folds a title to the table's width,
-    # which in a pipe or a log split one sentence over two lines.
+    # Folded at the console's width like every other line: never in a pipe, at N under `--width N`.
     console.print(f"Unconsumed: {outcome.total_unconsumed_ms / 1000:.1f} partition-seconds in total"
                   + (f" (worst {len(worst)} of {len(ranked)} partitions)" if len(ranked) > len(worst) else ""),
-                  style="italic", markup=False, highlight=False, soft_wrap=True)
+                  style="italic", markup=False, highlight=False)
     gaps = Table(show_edge=False, pad_edge=False)
     for column in ("PARTITION", "SECONDS", "WHEN NOBODY CONSUMED IT"):
         gaps.add_column(column, overflow="fold", justify="right" if column == "SECONDS" else "left")

@@ -1,6 +1,7 @@
 """Demo traffic: 3 partitions of `orders`; a consumer of `billing` reads everything, then stops while the
 producer keeps writing to partition 0 for the given seconds."""
-import sys, time
+import sys
+import time
 from confluent_kafka import Consumer, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 

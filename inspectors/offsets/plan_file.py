@@ -30,7 +30,7 @@ def read_plan_csv(path: str, group_ids: list[str]) -> dict[str, dict[TopicPartit
     try:
         with open(path, "rb") as handle:
             raw = handle.read(MAX_FILE_BYTES + 1)
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8-sig")  # spreadsheet programs start a UTF-8 CSV with a byte-order mark
     except OSError as exc:
         raise InputError(f"cannot read it: {exc.strerror}", source=path) from None
     except UnicodeDecodeError:

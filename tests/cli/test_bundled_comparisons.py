@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.cli.helpers import FIXTURES, run, run_json
@@ -110,3 +111,16 @@ def test_messages_at_risk_needs_produce_rates_and_they_are_checked(tmp_path: Pat
     plain.write_text(yaml.safe_dump(doc))
     bad = run("simulate", str(plain), "--protocol", "consumer")
     assert bad.exit_code == 2 and "produce_rates.nope" in bad.stderr and "no topic 'nope'" in bad.stderr
+
+
+@pytest.mark.parametrize(("rate", "shown"), [(".nan", "got nan"), (".inf", "got inf"), ("-1.5", "got -1.5"),
+                                             ("fast", "got 'str'"), (str(10**40), "got 'a number too large'")])
+def test_a_bad_produce_rate_is_shown_as_given(tmp_path: Path, rate: str, shown: str) -> None:
+    text = (FIXTURES / "compare-crash.yaml").read_text()
+    doc = yaml.safe_load(text)
+    topic = next(iter(doc["produce_rates"]))
+    doc["produce_rates"] = {topic: 0}
+    path = tmp_path / "rates.yaml"
+    path.write_text(yaml.safe_dump(doc).replace(f"{topic}: 0", f"{topic}: {rate}"))
+    bad = run("simulate", str(path), "--protocol", "consumer")
+    assert bad.exit_code == 2 and f"produce_rates.{topic}" in bad.stderr and shown in bad.stderr, bad.stderr

@@ -20,6 +20,13 @@ def test_single_group_csv_has_three_columns_and_reads_back(tmp_path: Path) -> No
     assert read_plan_csv(str(path), ["g"]) == {"g": {TopicPartition("orders", 0): 5, TopicPartition("orders", 1): 7}}
 
 
+def test_a_plan_saved_with_a_byte_order_mark_reads_as_without(tmp_path: Path) -> None:
+    """Spreadsheet programs save CSV as UTF-8 with a BOM; it is no part of the first topic's name."""
+    path = tmp_path / "plan.csv"
+    path.write_bytes(b"\xef\xbb\xbforders,0,5\r\norders,1,7\r\n")
+    assert read_plan_csv(str(path), ["g"]) == {"g": {TopicPartition("orders", 0): 5, TopicPartition("orders", 1): 7}}
+
+
 def test_several_groups_put_the_group_first(tmp_path: Path) -> None:
     text = plan_csv([("g1", TopicPartition("t", 0), 1), ("g2", TopicPartition("t", 0), 2)], with_group=True)
     assert text == "g1,t,0,1\ng2,t,0,2\n"

@@ -1,0 +1,1 @@
+"""Contributor tooling run by `make check` (CONTRIBUTING.md); not part of the installed package."""
