@@ -1,5 +1,6 @@
 """What the docs promise about output, checked against the code and real runs: every document kind kgroup
-writes is listed in docs/fixtures.md, and the README's GitHub Actions step gates as the README says."""
+writes is listed in docs/fixtures.md, the README's GitHub Actions step gates as the README says, and the
+examples in the README and docs/commands.md are real output."""
 
 from __future__ import annotations
 
@@ -79,9 +80,10 @@ def test_the_readme_actions_step_gates_a_scale_out_and_a_rolling_restart(tmp_pat
 
 
 def _readme_example(command: str) -> list[str]:
-    """The output lines the README shows under `$ COMMAND`, up to the block's end or the next `$` line."""
-    readme = (ROOT / "README.md").read_text()
-    block = readme.split(f"```\n$ {command}\n", 1)[1].split("```", 1)[0]
+    """The output lines the README or the command reference (docs/commands.md) shows under `$ COMMAND`, up to
+    the block's end or the next `$` line."""
+    docs = (ROOT / "README.md").read_text() + (ROOT / "docs" / "commands.md").read_text()
+    block = docs.split(f"```\n$ {command}\n", 1)[1].split("```", 1)[0]
     return block.split("\n$ ", 1)[0].rstrip("\n").split("\n")
 
 
