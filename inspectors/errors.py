@@ -40,4 +40,24 @@ class NotFoundError(Exception):
 
 
 class AuthenticationError(Exception):
-    """The cluster answered but refused kgroup's credentials (SASL/SSL): which address and what. Exit 7."""
+    """The cluster answered but refused kgroup's credentials (SASL/SSL), or kgroup did not trust the broker's
+    certificate (Kafka's clients count an SslAuthenticationException as an authentication failure). Exit 7."""
+
+
+class AuthorizationError(Exception):
+    """Authenticated, but an ACL is missing: the broker answered *_AUTHORIZATION_FAILED for a request. Exit 8.
+
+    One line naming the ACL operation, the resource and Kafka's error, as Kafka's tools name the resource
+    (ConsumerGroupCommand prints the GroupAuthorizationException / TopicAuthorizationException message).
+    """
+
+    def __init__(self, operation: str, resource_type: str, resource: str | None, error: str, request: str,
+                 detail: str = "", principal: str | None = None) -> None:
+        self.operation, self.resource_type, self.resource = operation, resource_type, resource
+        self.error, self.request, self.principal = error, request, principal
+        named = f"{resource_type} {resource!r}" if resource else f"a {resource_type} {detail or ''}".rstrip()
+        acl = (f"--operation {operation.capitalize()} --{resource_type} {resource}" if resource
+               else f"--operation {operation.capitalize()} --{resource_type} ...")
+        super().__init__(one_line(f"not authorized to {operation} {named} ({error}, {request}): ask the cluster's "
+                                  f"administrator for an ACL allowing it for your principal (kafka-acls.sh --add "
+                                  f"--allow-principal {principal or 'User:...'} {acl})"))

@@ -70,7 +70,8 @@ def delete(
     Groups with active members (or in any state but Empty) are refused, as Kafka refuses them; with
     several groups, a refusal means none is deleted unless --allow-partial. After --execute kgroup reads
     each group's offsets back: a group counts as deleted only when none remain.
-    Exit codes: 0 done (or planned), 1 a deletion failed, 6 a group was refused, 4 the cluster was lost.
+    Exit codes: 0 done (or planned), 1 a deletion failed, 6 a group was refused, 4 the cluster was lost,
+    8 not authorized (DELETE on the group).
 
     Examples:
 

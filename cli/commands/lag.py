@@ -267,8 +267,8 @@ def record(
     Ctrl-C stops at once. Every poll written is complete, and no partial file is visible to readers.
 
     Exit codes: 0 ran its whole --duration/--count; 130 stopped by Ctrl-C; 4 the cluster stayed away
-    longer than --max-outage (or was not there at the start); 7 authentication failed; 2 bad input; 5 a
-    named group does not exist.
+    longer than --max-outage (or was not there at the start); 7 authentication failed; 8 not authorized
+    (an ACL is missing); 2 bad input; 5 a named group does not exist.
 
     Examples:
 

@@ -36,6 +36,10 @@ def groups(regex: str | None, state: str | None, bootstrap_server: str | None, c
     summaries = [_summary(g, lag_rows(g.group)) for g in found]
     doc = document("groups", {"groups": summaries})
     emit(doc, output, lambda console: _groups_table(console, summaries))
+    who = admin.settings.authenticated_as()
+    if not summaries and who is not None:  # KafkaApis.handleListGroupsRequest drops what the principal may not DESCRIBE
+        warn(f"kgroup: note: no groups listed; Kafka lists only the groups the principal may DESCRIBE, so ACLs may "
+             f"hide groups from {who}")
 
 
 def _summary(live: LiveGroup, rows: list[LagRow]) -> dict[str, Any]:
@@ -130,6 +134,7 @@ def describe(
             raise InputError("name the groups, or choose them with --all-groups, -r REGEX or --topic", field="GROUP")
         admin = connect(bootstrap_server, command_config, profile, timeout)
         if topics:
+            admin.check_topics_visible(list(topics))  # a topic the ACLs hide is not "does not exist"
             known = set(admin.metadata().topics)
             for topic in topics:
                 if topic not in known:

@@ -75,7 +75,8 @@ def reset(
     With several groups --execute is all or nothing: if any group is refused, no group is changed (unless
     --allow-partial). Each group's result is in the table and in JSON (`executed` per group, and at the top
     only when every group's plan was applied).
-    Exit codes: 0 done (or planned), 1 some partitions failed, 6 a group was refused.
+    Exit codes: 0 done (or planned), 1 some partitions failed, 6 a group was refused, 8 not authorized
+    (READ on the group and the topic).
 
     Examples:
 
@@ -265,7 +266,8 @@ def delete(
     deleted unless --allow-partial. After --execute kgroup reads the group's offsets back: STATUS says
     `deleted` only for a partition that no longer has a commit. The broker must offer OffsetDelete
     (API 47, Kafka 2.4+).
-    Exit codes: 0 done (or planned), 1 some partitions failed, 5 no such group or topic, 6 refused.
+    Exit codes: 0 done (or planned), 1 some partitions failed, 5 no such group or topic, 6 refused,
+    8 not authorized (DELETE on the group, READ on the topic).
 
     Examples:
 

@@ -46,7 +46,7 @@ def triage(
     """On-call view: status per partition from a few polls, lag in messages and time, owner, worst first.
 
     Exit codes: 0 all OK, 1 something is WARN, 3 something is STOP, STALL or REWIND (also 2 bad input,
-    4 no broker, 5 a named group does not exist).
+    4 no broker, 5 a named group does not exist, 7 authentication failed, 8 not authorized).
 
     Examples:
 

@@ -19,6 +19,8 @@ from kgroup.assignors.model import Assignment, Cluster, Group, Member, Partition
 from kgroup.inspectors.live.connection import ConnectionSettings, bootstrap_addresses
 from kgroup.inspectors.errors import AuthenticationError, InputError, NotFoundError, NotReachableError, RunError
 from kgroup.inspectors.live.leader_view import leader_views
+from kgroup.inspectors.live.transport_failures import (CERT_UNTRUSTED, authorization_failure, is_authorization_error,
+                                                       untrusted_certificate)
 
 READ_UNCOMMITTED, READ_COMMITTED = "read_uncommitted", "read_committed"
 _SLICE_S = 0.25  # how often a wait looks at librdkafka's errors (a refused connection ends it early)
@@ -98,6 +100,9 @@ class LiveAdmin:
             detail = next(e.str() for e in recent if e.name() == "_AUTHENTICATION")
             return AuthenticationError(f"authentication with {self.settings.bootstrap_servers} (from "
                                        f"{self.settings.origin}) failed during {what}: {detail}")
+        untrusted = next((e.str() for e in recent if CERT_UNTRUSTED in e.str()), None)
+        if untrusted is not None:  # Kafka's clients: an SslAuthenticationException, an authentication failure
+            return AuthenticationError(untrusted_certificate(self.settings, f"during {what}", untrusted))
         if "_ALL_BROKERS_DOWN" in codes or (codes & {"_TRANSPORT", "_RESOLVE"} and not self._accepts()):
             return self._unreachable(None, what, since)
         return None
@@ -165,6 +170,12 @@ class LiveAdmin:
         if _code(exc) == "_AUTHENTICATION":
             return AuthenticationError(f"authentication with {self.settings.bootstrap_servers} failed during "
                                        f"{what}: {_reason(exc)}")
+        if is_authorization_error(_code(exc)):
+            return authorization_failure(str(_code(exc)), what, settings=self.settings)
+        self._admin.poll(0)  # serves error_cb
+        untrusted = next((e.str() for e in self._errors[since:] if CERT_UNTRUSTED in e.str()), None)
+        if untrusted is not None:
+            return AuthenticationError(untrusted_certificate(self.settings, f"during {what}", untrusted))
         if _no_broker(exc):
             return self._unreachable(exc, what, since)
         return self._fatal(what, since) or RunError(f"{what}: {_reason(exc)}")
@@ -265,7 +276,29 @@ class LiveAdmin:
         except RunError as exc:  # the whole request failed: every partition did
             return {tp: str(exc) for tp in offsets}  # the whole request failed: every partition did
         errors = {TopicPartition(tp.topic, tp.partition): tp.error for tp in result.topic_partitions}
+        denied = sorted((tp, _error_name(error)) for tp, error in errors.items()
+                        if is_authorization_error(_error_name(error)))
+        if denied:  # Kafka's tool fails the whole reset on an AuthorizationException; so does kgroup
+            (tp, name), rest = denied[0], len(offsets) - len(denied)
+            failure = authorization_failure(str(name), f"OffsetCommit of {group_id!r}", tp.topic, self.settings)
+            if rest:
+                failure.args = (f"{failure}; {rest} other partition(s) were committed",)
+            raise failure
         return {tp: None if errors.get(tp) is None else _reason(Exception(errors[tp])) for tp in offsets}
+
+    def check_topics_visible(self, names: list[str]) -> None:
+        """For named topics the cluster's metadata does not list: Kafka leaves out of a Metadata answer for every
+        topic the ones the principal may not DESCRIBE (KafkaApis.handleTopicMetadataRequest), so ask for each by
+        name; TOPIC_AUTHORIZATION_FAILED is an AuthorizationError rather than "does not exist"."""
+        listed = self.metadata().topics
+        for name in dict.fromkeys(n for n in names if n and n not in listed):
+            try:
+                answer = self._admin.list_topics(topic=name, timeout=self.timeout_s)
+            except Exception:
+                continue  # the caller reports the topic as missing
+            error = _error_name(getattr(answer.topics.get(name), "error", None))
+            if is_authorization_error(error):
+                raise authorization_failure(str(error), f"Metadata of {name}", name, self.settings)
 
     def delete_groups(self, group_ids: list[str]) -> dict[str, str | None]:
         """Delete each group with its committed offsets (DeleteGroups); per group, None or why it failed."""
@@ -419,6 +452,12 @@ def _slice(deadline: float) -> float:
 def _no_broker(exc: Exception) -> bool:
     """The request failed because no broker answered, not because a broker refused it."""
     return _code(exc) in ("_TRANSPORT", "_ALL_BROKERS_DOWN", "_TIMED_OUT") or isinstance(exc, TimeoutError)
+
+
+def _error_name(error: Any) -> str | None:
+    """The name of a confluent_kafka KafkaError (a per-partition or per-topic error), or None."""
+    name = getattr(error, "name", None)
+    return name() if callable(name) else None
 
 
 def _code(exc: Exception) -> str | None:

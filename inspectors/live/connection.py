@@ -2,7 +2,8 @@
 
 - `--bootstrap-server` / KGROUP_BOOTSTRAP_SERVERS / the profile's `bootstrap_servers`.
 - `--command-config FILE` / KGROUP_COMMAND_CONFIG: a Java-style properties file, as kafka-consumer-groups.sh
-  takes; the keys librdkafka spells differently are translated (`sasl.jaas.config`, PEM trust stores).
+  takes; the keys librdkafka spells differently are translated (`sasl.jaas.config`, PEM trust stores and
+  keystores, inline PEMs re-wrapped).
 - `--profile NAME` / KGROUP_PROFILE / `current_profile`: `profiles:` in $KGROUP_CONFIG_DIR/config.yaml, or
   $XDG_CONFIG_HOME/kgroup/config.yaml (~/.config/kgroup/config.yaml).
 
@@ -34,6 +35,20 @@ class ConnectionSettings:
 
     def client_config(self) -> dict[str, str]:
         return {**self.properties, "bootstrap.servers": self.bootstrap_servers}
+
+    def authenticated_as(self) -> str | None:
+        """Who the broker will take kgroup for, when the connection authenticates: the SASL user, or "a TLS
+        client certificate" (its principal is the broker's ssl.principal.mapping.rules' to decide); None for
+        PLAINTEXT and for SSL without a client certificate (User:ANONYMOUS)."""
+        protocol = self.properties.get("security.protocol", "PLAINTEXT").upper()
+        if protocol.startswith("SASL_"):
+            user = self.properties.get("sasl.username")
+            return f"User:{user}" if user else f"SASL {self.properties.get('sasl.mechanism', 'GSSAPI')}"
+        if protocol == "SSL" and (self.properties.get("ssl.certificate.location")
+                                  or self.properties.get("ssl.certificate.pem")
+                                  or self.properties.get("ssl.keystore.location")):
+            return "a TLS client certificate"
+        return None
 
     def redacted(self) -> dict[str, str]:
         return {k: ("***" if SECRET_KEY.search(k) else v) for k, v in self.client_config().items()}
@@ -153,6 +168,9 @@ def read_properties(path: str) -> dict[str, str]:
 def _to_librdkafka(raw: dict[str, tuple[str, int]], path: str) -> dict[str, str]:
     """Java client names to librdkafka's (rdkafka CONFIGURATION.md), as kcat users would write them."""
     out: dict[str, str] = {}
+    kind = raw.get("ssl.keystore.type", ("", 0))[0].upper()
+    pem_keystore = kind == "PEM" or (not kind and raw.get("ssl.keystore.location", ("", 0))[0].endswith(".pem")) \
+        or any(key in raw for key in ("ssl.keystore.certificate.chain", "ssl.keystore.key"))
     for key, (value, line) in raw.items():
         if key == "sasl.jaas.config":
             options = dict(_JAAS_OPTION.findall(value))
@@ -166,9 +184,47 @@ def _to_librdkafka(raw: dict[str, tuple[str, int]], path: str) -> dict[str, str]
                                  "(convert the JKS store, or set ssl.ca.location)", path, line)
             out["ssl.ca.location"] = value
         elif key == "ssl.truststore.certificates":
-            out["ssl.ca.pem"] = value
+            out["ssl.ca.pem"] = pem_blocks(value, key, path, line)
+        elif key in _PEM_KEYSTORE and pem_keystore:
+            translated, what = _PEM_KEYSTORE[key]
+            if translated == "ssl.certificate.location":  # one PEM file: the private key and the chain
+                out["ssl.certificate.location"] = out["ssl.key.location"] = value
+            elif translated:
+                out[translated] = pem_blocks(value, key, path, line, what)
         elif key in _DROPPED:
             continue
         else:
             out[key] = value
     return out
+
+
+# A Java client's PEM keystore (KIP-651, ssl.keystore.type=PEM) in librdkafka's words: a file holding the
+# private key and the certificate chain is both ssl.certificate.location and ssl.key.location (OpenSSL reads
+# each kind of block from it); inline PEMs are ssl.certificate.pem / ssl.key.pem. ssl.key.password keeps its
+# name; a PEM keystore has no store password (Java rejects one), so it is not passed on.
+_PEM_KEYSTORE = {"ssl.keystore.location": ("ssl.certificate.location", ""),
+                 "ssl.keystore.certificate.chain": ("ssl.certificate.pem", "certificates"),
+                 "ssl.keystore.key": ("ssl.key.pem", "a private key"),
+                 "ssl.keystore.password": ("", "")}
+_PEM_BLOCK = re.compile(r"-----BEGIN ([A-Z0-9 ]+)-----(.*?)-----END \1-----", re.DOTALL)
+
+
+def pem_blocks(value: str, key: str, path: str, line: int, what: str = "certificates") -> str:
+    """An inline PEM value as OpenSSL reads it. Kafka documents these values on one properties line, or with
+    backslash continuations, which the properties format joins into one line: the BEGIN/END lines are
+    restored and the base64 body re-wrapped at 64 columns (RFC 7468), as Java's PemParser ignores the
+    whitespace (DefaultSslEngineFactory.PemParser)."""
+    blocks = _PEM_BLOCK.findall(value)
+    if not blocks:
+        raise InputError(f"{key}: expected {what} in PEM (-----BEGIN ...----- base64 -----END ...-----); the "
+                         "value is not shown: it may hold a secret", path, line)
+    out = []
+    for label, body in blocks:
+        packed = re.sub(r"\s+", "", body)
+        if not re.fullmatch(r"[A-Za-z0-9+/=]*", packed) or not packed:
+            raise InputError(f"{key}: the PEM block {label!r} is not base64 (headers such as Proc-Type are not "
+                             "supported; give PKCS#8)", path, line)
+        out.append(f"-----BEGIN {label}-----\n"
+                   + "".join(packed[i:i + 64] + "\n" for i in range(0, len(packed), 64))
+                   + f"-----END {label}-----\n")
+    return "".join(out)

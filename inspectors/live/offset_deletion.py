@@ -11,7 +11,7 @@ from kgroup.assignors.model import TopicPartition
 from kgroup.inspectors.errors import InputError, RunError
 from kgroup.inspectors.live.connection import ConnectionSettings
 from kgroup.inspectors.live.wire.describe_groups import probe_api_versions
-from kgroup.inspectors.live.transport_failures import cluster_failures
+from kgroup.inspectors.live.transport_failures import authorization_failure, cluster_failures, is_authorization_error
 from kgroup.inspectors.live.wire.errors import KafkaClientError, UnsupportedConfig
 from kgroup.inspectors.live.wire.offset_delete import OffsetDeleteAnswer, delete_offsets, offers_offset_delete
 
@@ -39,5 +39,21 @@ def offset_delete_unsupported(settings: ConnectionSettings, timeout_s: float) ->
 
 def send_offset_delete(settings: ConnectionSettings, group_id: str, partitions: list[TopicPartition],
                        timeout_s: float) -> OffsetDeleteAnswer:
-    return _run(settings, f"OffsetDelete of {group_id!r}", lambda: delete_offsets(
+    """The coordinator's answer; an authorization failure (KafkaApis.handleOffsetDeleteRequest: DELETE on the
+    group, else GROUP_AUTHORIZATION_FAILED; READ on each topic, else TOPIC_AUTHORIZATION_FAILED per
+    partition) is an AuthorizationError, as Kafka's tool fails on the AuthorizationException."""
+    what = f"OffsetDelete of {group_id!r}"
+    answer = _run(settings, what, lambda: delete_offsets(
         settings.client_config(), group_id, [(tp.topic, tp.partition) for tp in partitions], timeout_s))
+    if answer.error is not None and is_authorization_error(answer.error):
+        found_by = "FindCoordinator" if "(FindCoordinator" in answer.error else "OffsetDelete"
+        raise authorization_failure(answer.error, f"{found_by} of {group_id!r}", settings=settings)
+    denied = sorted((topic, p, error) for (topic, p), error in answer.partitions.items()
+                    if error is not None and is_authorization_error(error))
+    if denied:
+        failure = authorization_failure(denied[0][2], what, denied[0][0], settings)
+        rest = sum(1 for error in answer.partitions.values() if error is None)
+        if rest:
+            failure.args = (f"{failure}; {rest} other partition(s) were deleted",)
+        raise failure
+    return answer

@@ -51,6 +51,7 @@ class GroupOutcome:
 def prepare_reset(admin: LiveAdmin, group_ids: list[str], request: ResetRequest) -> list[GroupPlan]:
     """One plan per group; a group with active members is refused, as ConsumerGroupCommand.resetOffsets does."""
     sizes = {name: len(t.partitions) for name, t in admin.metadata().topics.items()}
+    admin.check_topics_visible([t.partition(":")[0] for t in request.topics])  # hidden by ACLs, or missing
     scoped = scope_partitions(request.topics, sizes) if request.topics else None
     descriptions = admin.describe(group_ids)
     source = admin.committed(request.to_group) if request.to_group is not None else None
@@ -70,6 +71,7 @@ def prepare_reset(admin: LiveAdmin, group_ids: list[str], request: ResetRequest)
             requested = dict((request.from_file or {}).get(group_id, {}))
             if not requested:
                 raise InputError(f"the file has no plan for group {group_id!r}", field="--from-file")
+            admin.check_topics_visible([tp.topic for tp in requested])
             _check_exist(requested, sizes, "--from-file")
             partitions = list(requested)
         elif source is not None:  # the other group's commits, within --topic when given

@@ -63,6 +63,7 @@ class OffsetDeleteOutcome:
 
 def plan_offset_delete(admin: LiveAdmin, group_id: str, topics: tuple[str, ...]) -> OffsetDeletePlan:
     sizes = {name: len(t.partitions) for name, t in admin.metadata().topics.items()}
+    admin.check_topics_visible([t.partition(":")[0] for t in topics])  # hidden by ACLs, or missing
     partitions = scope_partitions(topics, sizes)
     description = admin.describe([group_id])[group_id]
     state, members = enum_name(description.state), len(description.members)

@@ -177,8 +177,8 @@ class SecuredKafka:
             if mechanism is not None or user is None:
                 raise ValueError("a client certificate is for SSL (mechanism=None) as a named user")
             cert, key = self.certs.clients[user]
-            # librdkafka's names, which kgroup passes through: a Java client's PEM keystore
-            # (ssl.keystore.type=PEM, ssl.keystore.location) is not translated by kgroup today.
+            # librdkafka's names, which kgroup passes through; the Java client's PEM keystore form is
+            # covered by tests/live/test_secured_access.py.
             lines += [f"ssl.certificate.location={cert}", f"ssl.key.location={key}"]
         if bootstrap:
             lines.append(f"bootstrap.servers={self.address(protocol)}")

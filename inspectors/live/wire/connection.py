@@ -201,8 +201,9 @@ class Connection:
             self.sock = context.wrap_socket(self.sock, server_hostname=host)
         except socket.timeout:
             raise BrokerUnreachable(f"{self.address}: TLS handshake timed out") from None
-        except ssl.SSLCertVerificationError as exc:
-            raise BrokerUnreachable(f"{self.address}: TLS certificate not trusted: {exc.verify_message}") from None
+        except ssl.SSLCertVerificationError as exc:  # Kafka's clients: SslAuthenticationException
+            raise AuthenticationFailed(f"{self.address}: TLS handshake failed: certificate verify failed: "
+                                       f"{exc.verify_message}", untrusted=True) from None
         except (ssl.SSLError, OSError) as exc:
             raise BrokerUnreachable(f"{self.address}: TLS handshake failed: {exc} "
                                     "(is this an SSL listener?)") from None

@@ -6,7 +6,7 @@ from __future__ import annotations
 # (org.apache.kafka.common.protocol.Errors).
 ERRORS = {
     -1: "UNKNOWN_SERVER_ERROR", 3: "UNKNOWN_TOPIC_OR_PARTITION", 14: "COORDINATOR_LOAD_IN_PROGRESS",
-    15: "COORDINATOR_NOT_AVAILABLE", 16: "NOT_COORDINATOR", 24: "INVALID_GROUP_ID", 29: "TOPIC_AUTHORIZATION_FAILED",
+    15: "COORDINATOR_NOT_AVAILABLE", 16: "NOT_COORDINATOR", 24: "INVALID_GROUP_ID", 29: "TOPIC_AUTHORIZATION_FAILED", 31: "CLUSTER_AUTHORIZATION_FAILED",
     30: "GROUP_AUTHORIZATION_FAILED", 33: "UNSUPPORTED_SASL_MECHANISM", 34: "ILLEGAL_SASL_STATE",
     35: "UNSUPPORTED_VERSION", 42: "INVALID_REQUEST", 58: "SASL_AUTHENTICATION_FAILED", 68: "NON_EMPTY_GROUP",
     69: "GROUP_ID_NOT_FOUND", 86: "GROUP_SUBSCRIBED_TO_TOPIC",
@@ -24,7 +24,12 @@ class BrokerUnreachable(KafkaClientError, ConnectionError):
 
 
 class AuthenticationFailed(KafkaClientError):
-    """SASL was refused or the mechanism is not enabled on the broker."""
+    """SASL was refused or the mechanism is not enabled on the broker; or (`untrusted`) the broker's TLS
+    certificate did not verify, which Kafka's clients count as authentication (SslAuthenticationException)."""
+
+    def __init__(self, message: str, untrusted: bool = False) -> None:
+        super().__init__(message)
+        self.untrusted = untrusted
 
 
 class ProtocolError(KafkaClientError):
