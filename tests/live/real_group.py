@@ -1,4 +1,4 @@
-"""Real confluent-kafka consumers in one group on one topic: `real_consumers.Consumers` with one subscription.
+"""Real consumers in one group on one topic: a `real_consumers.Group` (librdkafka's or Java's) with one subscription.
 
 Each consumer records its rebalance callbacks (see real_consumers); the group is settled when the
 members' holdings cover the topic exactly once, every member has had an assignment callback since the
@@ -7,13 +7,19 @@ last change of membership, and nothing moves for a quiet spell.
 
 from __future__ import annotations
 
-from tests.live.real_consumers import Consumers, Member
+from typing import Any
+
+from tests.live.real_consumers import Group, Member
 
 
-class RealGroup(Consumers):
-    def __init__(self, broker: str, group: str, topic: str, partitions: int, strategy: str) -> None:
-        super().__init__(broker, group, {topic: partitions}, strategy)
-        self.topic = topic
+class RealGroup:
+    """`consumers` (either client) where every member subscribes `topic`."""
 
-    def join(self, name: str) -> Member:  # type: ignore[override]
-        return super().join(name, (self.topic,))
+    def __init__(self, consumers: Group, topic: str) -> None:
+        self.consumers, self.topic = consumers, topic
+
+    def join(self, name: str) -> Member:
+        return self.consumers.join(name, (self.topic,))
+
+    def __getattr__(self, name: str) -> Any:  # group, members, leave, settle, callbacks, member_ids, close
+        return getattr(self.consumers, name)

@@ -1,0 +1,165 @@
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * Real Kafka Java consumers for kgroup's live tests, several in one JVM, each on its own thread (a
+ * KafkaConsumer is not thread-safe; one JVM keeps a 2-core machine from starting five).
+ *
+ * Commands, one JSON object a line on stdin:
+ *   {"op":"join","name":N,"bootstrap":B,"group":G,"strategy":CLASS,"topics":[..],"instance":ID|null,"config":{..}}
+ *   {"op":"leave","name":N}   close the consumer: a dynamic member sends LeaveGroup, a static one does not
+ *   {"op":"quit"}             close every consumer, then exit
+ * Events, one JSON object a line on stdout, as they happen (callbacks run on the consumer's own thread):
+ *   {"event":"assigned"|"revoked"|"lost","name":N,"member_id":M,"generation":G,"partitions":[[topic,p],..]}
+ *   {"event":"closed","name":N}, {"event":"error","name":N,"message":..}, {"event":"ready"}
+ */
+public final class ConsumerDriver {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Map<String, Member> MEMBERS = new ConcurrentHashMap<>();
+
+    public static void main(String[] args) throws Exception {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        emit(JSON.createObjectNode().put("event", "ready"));
+        String line;
+        while ((line = in.readLine()) != null) {
+            JsonNode command = JSON.readTree(line);
+            String op = command.path("op").asText();
+            if (op.equals("join")) {
+                try {
+                    Member member = new Member(command);
+                    MEMBERS.put(member.name, member);
+                    member.thread.start();
+                } catch (RuntimeException e) {  // a configuration KafkaConsumer refuses
+                    emit(JSON.createObjectNode().put("event", "error").put("name", command.path("name").asText())
+                            .put("message", e.toString()));
+                }
+            } else if (op.equals("leave")) {
+                Member member = MEMBERS.remove(command.path("name").asText());
+                if (member != null) {
+                    member.stop();
+                }
+            } else if (op.equals("quit")) {
+                break;
+            }
+        }
+        // stdin closed or quit: close every consumer (each on its own thread), then exit.
+        List<Member> left = new ArrayList<>(MEMBERS.values());
+        for (Member member : left) {
+            member.stop();
+        }
+        for (Member member : left) {
+            member.thread.join(30_000);
+        }
+        System.exit(0);
+    }
+
+    static void emit(ObjectNode event) {
+        synchronized (System.out) {
+            System.out.println(event.toString());
+            System.out.flush();
+        }
+    }
+
+    static final class Member implements ConsumerRebalanceListener {
+        final String name;
+        final Thread thread;
+        private final KafkaConsumer<byte[], byte[]> consumer;
+        private final List<String> topics = new ArrayList<>();
+        private volatile boolean stopping;
+
+        Member(JsonNode command) {
+            name = command.path("name").asText();
+            Properties props = new Properties();
+            props.put("bootstrap.servers", command.path("bootstrap").asText());
+            props.put("group.id", command.path("group").asText());
+            props.put("client.id", name);
+            props.put("partition.assignment.strategy", command.path("strategy").asText());
+            if (command.hasNonNull("instance")) {
+                props.put("group.instance.id", command.path("instance").asText());
+            }
+            command.path("config").properties().forEach(e -> props.put(e.getKey(), e.getValue().asText()));
+            props.put("key.deserializer", ByteArrayDeserializer.class.getName());
+            props.put("value.deserializer", ByteArrayDeserializer.class.getName());
+            command.path("topics").forEach(t -> topics.add(t.asText()));
+            consumer = new KafkaConsumer<>(props);
+            thread = new Thread(this::run, "consumer-" + name);
+        }
+
+        void stop() {
+            stopping = true;
+            consumer.wakeup();
+        }
+
+        private void run() {
+            try {
+                consumer.subscribe(topics, this);
+                while (!stopping) {
+                    try {
+                        consumer.poll(Duration.ofMillis(100));
+                    } catch (WakeupException e) {
+                        // stop() woke the poll up; the loop condition ends it
+                    }
+                }
+            } catch (Exception e) {
+                emit(JSON.createObjectNode().put("event", "error").put("name", name).put("message", e.toString()));
+            } finally {
+                try {
+                    // A dynamic member sends LeaveGroup, a static one stays until its session times out
+                    // (GroupMembershipOperation.DEFAULT); close() rather than close(CloseOptions), which is 4.1+.
+                    consumer.close();
+                } catch (Exception e) {
+                    emit(JSON.createObjectNode().put("event", "error").put("name", name).put("message", e.toString()));
+                }
+                emit(JSON.createObjectNode().put("event", "closed").put("name", name));
+            }
+        }
+
+        private void report(String event, Collection<TopicPartition> partitions) {
+            ObjectNode out = JSON.createObjectNode().put("event", event).put("name", name);
+            if (!stopping) {
+                // groupMetadata() is read on the consumer's own thread, inside its callback.
+                out.put("member_id", consumer.groupMetadata().memberId());
+                out.put("generation", consumer.groupMetadata().generationId());
+            }
+            ArrayNode listed = out.putArray("partitions");
+            for (TopicPartition tp : partitions) {
+                listed.addArray().add(tp.topic()).add(tp.partition());
+            }
+            emit(out);
+        }
+
+        @Override
+        public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+            report("assigned", partitions);
+        }
+
+        @Override
+        public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            report("revoked", partitions);
+        }
+
+        @Override
+        public void onPartitionsLost(Collection<TopicPartition> partitions) {
+            report("lost", partitions);
+        }
+    }
+}
