@@ -41,15 +41,20 @@ InstanceOpt = Annotated[Optional[list[str]], typer.Option(
 SubscribeOpt = Annotated[Optional[list[str]], typer.Option(
     "--subscribe", help="Change a member's subscription: ID=topic1,topic2.", metavar="ID=TOPICS",
     show_default=False)]
+AddTopicOpt = Annotated[Optional[list[str]], typer.Option(
+    "--add-topic", help="A topic is created with N partitions before the rebalance (also how to give the size of "
+                        "a topic --add-member or --subscribe names that the fixture does not list).",
+    metavar="TOPIC=N", show_default=False)]
 
 
 def what_if_flags(assignor: list[str] | None, add_member: list[str] | None, remove_member: list[str] | None,
                   add_partitions: list[str] | None, subscribe: list[str] | None, client: str | None,
-                  instance: list[str] | None = None):  # type: ignore[no-untyped-def]
+                  instance: list[str] | None = None, add_topic: list[str] | None = None):
     from kgroup.inspectors.simulation.whatif_run import WhatIfFlags
 
     return WhatIfFlags(tuple(assignor or ()), tuple(add_member or ()), tuple(remove_member or ()),
-                       tuple(add_partitions or ()), tuple(subscribe or ()), client, tuple(instance or ()))
+                       tuple(add_partitions or ()), tuple(subscribe or ()), client, tuple(instance or ()),
+                       tuple(add_topic or ()))
 
 
 def load(argument: str | None) -> Fixture:
@@ -76,7 +81,7 @@ RegexOpt = Annotated[Optional[str], typer.Option("--regex", "-r", help="Only gro
                                                  show_default=False, metavar="PATTERN")]
 
 
-def connect(bootstrap: str | None, command_config: str | None, profile: str | None, timeout: float):  # type: ignore[no-untyped-def]
+def connect(bootstrap: str | None, command_config: str | None, profile: str | None, timeout: float):
     """A LiveAdmin for the resolved settings (flags > environment > profile)."""
     from kgroup.inspectors.live.connection import resolve
     from kgroup.inspectors.live.admin import LiveAdmin

@@ -1,4 +1,4 @@
-"""What-if changes to a group: members join or leave, subscriptions change, topics gain partitions.
+"""What-if changes to a group: members join or leave, subscriptions change, topics are created or gain partitions.
 
 Pure functions from one `GroupState` to the next. The assignment is left as it was (the members'
 current ownership); a departed member's partitions stay listed under it so a diff shows them moving.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from kgroup.assignors.model import Cluster, GroupState, Member
+from kgroup.assignors.model import Cluster, GroupState, Member, Topic
 
 
 class WhatIfError(ValueError):
@@ -76,9 +76,13 @@ class AddPartitions:
         topic = state.cluster.topic(self.topic)
         if topic is None:
             raise WhatIfError(f"topic {self.topic!r} is not in the cluster")
+        # Kafka's CreatePartitions refuses a count not greater than the current one (INVALID_PARTITIONS).
         if self.partitions < topic.partitions:
             raise WhatIfError(f"topic {self.topic!r} has {topic.partitions} partitions; Kafka cannot shrink "
                               f"a topic to {self.partitions}")
+        if self.partitions == topic.partitions:
+            raise WhatIfError(f"topic {self.topic!r} already has {topic.partitions} partitions; Kafka refuses "
+                              "a count that is not greater (INVALID_PARTITIONS)")
         racks = topic.replica_racks
         if racks:  # new partitions get no rack information: nothing is known about their replicas
             racks = racks + tuple(frozenset() for _ in range(self.partitions - topic.partitions))
@@ -87,7 +91,37 @@ class AddPartitions:
         return replace(state, cluster=cluster)
 
 
-WhatIf = AddMember | RemoveMember | Subscribe | AddPartitions
+@dataclass(frozen=True, slots=True)
+class AddTopic:
+    """A topic is created with `partitions` partitions, as `kafka-topics.sh --create` does; it has no rack
+    information (nothing is known about where its replicas will be)."""
+
+    topic: str
+    partitions: int
+
+    def apply(self, state: GroupState) -> GroupState:
+        existing = state.cluster.topic(self.topic)
+        if existing is not None:  # CreateTopics answers TOPIC_ALREADY_EXISTS
+            raise WhatIfError(f"topic {self.topic!r} already exists with {existing.partitions} partitions")
+        return replace(state, cluster=Cluster(state.cluster.topics + (Topic(self.topic, self.partitions),)))
+
+
+WhatIf = AddMember | RemoveMember | Subscribe | AddTopic | AddPartitions
+
+
+def unknown_topics(state: GroupState) -> dict[str, tuple[str, ...]]:
+    """Topic -> the members subscribed to it, for each subscribed topic the cluster does not have.
+
+    The leader assigns only the partitions of topics in its metadata (ConsumerCoordinator.onLeaderElected
+    builds the Cluster from the metadata of every member's topics; librdkafka's rd_kafka_assignor_run
+    likewise), so such a topic gets nothing until it is created.
+    """
+    missing: dict[str, list[str]] = {}
+    for member in state.group.members:
+        for topic in member.topics:
+            if state.cluster.topic(topic) is None:
+                missing.setdefault(topic, []).append(member.member_id)
+    return {topic: tuple(members) for topic, members in missing.items()}
 
 
 def apply_all(state: GroupState, changes: list[WhatIf]) -> GroupState:

@@ -11,7 +11,7 @@ import typer
 from kgroup.assignors.analysis.checks import GROUP, SUBSCRIPTION, Limits
 from kgroup.cli.errors import ExitCode, handle_errors
 from kgroup.cli.options import (
-    AddMemberOpt, AddPartitionsOpt, AssignorsOpt, ClientOpt, InstanceOpt, OutputOpt, RemoveMemberOpt, SubscribeOpt, what_if_flags,
+    AddMemberOpt, AddPartitionsOpt, AddTopicOpt, AssignorsOpt, ClientOpt, InstanceOpt, OutputOpt, RemoveMemberOpt, SubscribeOpt, what_if_flags,
 )
 from kgroup.cli.output import OutputFormat, document, emit, warn
 from kgroup.inspectors.errors import InputError
@@ -58,6 +58,7 @@ def check(
     remove_member: RemoveMemberOpt = None,
     add_partitions: AddPartitionsOpt = None,
     subscribe: SubscribeOpt = None,
+    add_topic: AddTopicOpt = None,
     client: ClientOpt = None,
     instance: InstanceOpt = None,
     max_imbalance: Annotated[Optional[int], typer.Option(
@@ -114,7 +115,8 @@ def check(
     limits = Limits(max_imbalance, balance_scope.value, max_topic_imbalance, _ratio(min_stickiness), max_moves,
                     kafka_balanced)
     scenario_limits = ScenarioLimits(_duration(max_unconsumed), max_rebalances)
-    flags = what_if_flags(assignor, add_member, remove_member, add_partitions, subscribe, client, instance)
+    flags = what_if_flags(assignor, add_member, remove_member, add_partitions, subscribe, client, instance,
+                          add_topic)
     gate = run_gate(list(files or []), list(group or []), flags, limits, scenario_limits)
     _write_report(gate, report)
     for line in dict.fromkeys(gate.warnings):

@@ -9,7 +9,7 @@ import typer
 from kgroup.cli.commands.simulate import _what_if, chosen_partitions, fixture_or_plan
 from kgroup.cli.errors import handle_errors
 from kgroup.cli.options import (
-    AddMemberOpt, AddPartitionsOpt, AssignorsOpt, BootstrapOpt, ClientOpt, CommandConfigOpt, FixtureArg, GroupOpt,
+    AddMemberOpt, AddPartitionsOpt, AddTopicOpt, AssignorsOpt, BootstrapOpt, ClientOpt, CommandConfigOpt, FixtureArg, GroupOpt,
     InstanceOpt, OutputOpt, ProfileOpt, RemoveMemberOpt, SubscribeOpt, TimeoutOpt, connect, load, what_if_flags,
 )
 from kgroup.cli.output import OutputFormat, document, emit, warn
@@ -17,10 +17,10 @@ from kgroup.inspectors.errors import InputError
 from kgroup.inspectors.fixtures.bundled import locate
 from kgroup.inspectors.fixtures.scenario_file import is_scenario, scenario_from_doc
 from kgroup.inspectors.fixtures.yaml_doc import read_yaml
-from kgroup.inspectors.live.snapshot import read_for_what_if
+from kgroup.inspectors.simulation.live_whatif import read_live
 
 
-def _scenario(doc, chosen: list[str], output: OutputFormat) -> None:  # type: ignore[no-untyped-def]
+def _scenario(doc, chosen: list[str], output: OutputFormat) -> None:
     """The rebalances that moved each partition, their triggers, and why it went unconsumed."""
     from kgroup.cli.render.explain import print_stories, story_body
     from kgroup.inspectors.simulation.scenario_explain import stories
@@ -49,6 +49,7 @@ def explain(
     remove_member: RemoveMemberOpt = None,
     add_partitions: AddPartitionsOpt = None,
     subscribe: SubscribeOpt = None,
+    add_topic: AddTopicOpt = None,
     client: ClientOpt = None,
     instance: InstanceOpt = None,
     bootstrap_server: BootstrapOpt = None,
@@ -79,14 +80,16 @@ def explain(
     moved it and their triggers, and each stretch it went unconsumed, why it began and what ended it.
     """
     chosen = list(partitions or [])
-    flags = what_if_flags(assignor, add_member, remove_member, add_partitions, subscribe, client, instance)
+    flags = what_if_flags(assignor, add_member, remove_member, add_partitions, subscribe, client, instance,
+                          add_topic)
     if bootstrap_server or command_config or profile:
         if group is None:
             raise InputError("a live explanation needs the group: --group G", field="--group")
         if fixture is not None:  # with a live cluster, every positional argument is a partition
             chosen.insert(0, fixture)
-        live, _, _, reason = read_for_what_if(connect(bootstrap_server, command_config, profile, timeout), group)
-        _what_if(live, group, flags, output, live_reason=reason, explain=chosen or True, kind="explanation")
+        read = read_live(connect(bootstrap_server, command_config, profile, timeout), group, flags)
+        _what_if(read.fixture, group, read.flags, output, live_reason=read.client_reason, explain=chosen or True,
+                 kind="explanation")
         return
     doc = read_yaml(locate(fixture)) if fixture is not None else None
     if doc is not None and is_scenario(doc):

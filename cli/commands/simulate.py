@@ -7,9 +7,10 @@ from typing import Annotated, Optional
 import typer
 
 from kgroup.cli.render import documents
+from kgroup.cli.render.alternatives import alternatives_body, alternatives_notes
 from kgroup.cli.errors import handle_errors
 from kgroup.cli.options import (
-    AddMemberOpt, AddPartitionsOpt, AssignorsOpt, BootstrapOpt, ClientOpt, CommandConfigOpt, FixtureArg, GroupOpt,
+    AddMemberOpt, AddPartitionsOpt, AddTopicOpt, AssignorsOpt, BootstrapOpt, ClientOpt, CommandConfigOpt, FixtureArg, GroupOpt,
     InstanceOpt, OutputOpt, ProfileOpt, RemoveMemberOpt, SubscribeOpt, TimeoutOpt, connect, what_if_flags,
 )
 from kgroup.cli.render.scenario import comparison_body, outcome_body, print_comparison, print_outcome
@@ -26,7 +27,7 @@ from kgroup.assignors.analysis.evaluate import AssignorRun
 from kgroup.assignors.analysis.explain import Explanation, explain as explain_run
 from kgroup.assignors.model import Assignment, Cluster, TopicPartition
 from kgroup.inspectors.simulation.whatif_run import leader_client, require_valid, simulate_flags
-from kgroup.inspectors.live.snapshot import read_for_what_if
+from kgroup.inspectors.simulation.live_whatif import read_live
 from kgroup.inspectors.fixtures.plan_file import is_plan, plan_from_doc
 from kgroup.inspectors.simulation.gate import plan_flags
 
@@ -40,6 +41,7 @@ def simulate(
     remove_member: RemoveMemberOpt = None,
     add_partitions: AddPartitionsOpt = None,
     subscribe: SubscribeOpt = None,
+    add_topic: AddTopicOpt = None,
     save_plan: Annotated[Optional[str], typer.Option(
         "--save-plan", help="Also write the group and these what-if flags to FILE (kind: plan), which `check`, "
         "`diff` and `simulate` read back.", metavar="FILE", show_default=False)] = None,
@@ -75,6 +77,8 @@ def simulate(
 
       kgroup simulate group.yaml --add-member c3 --add-partitions orders=+4 -o json
 
+      kgroup simulate group.yaml --add-member c4=orders,audit --add-topic audit=8
+
       kgroup simulate scenario-storm --timeline-out storm.html
 
       kgroup simulate scenario-tour --protocol classic-eager,classic-cooperative,consumer,zk-watcher,external
@@ -84,16 +88,17 @@ def simulate(
     With --bootstrap-server (or --profile, --command-config) the group is read live, as `kgroup
     snapshot` would save it, instead of from a fixture.
     """
-    flags = what_if_flags(assignor, add_member, remove_member, add_partitions, subscribe, client, instance)
+    flags = what_if_flags(assignor, add_member, remove_member, add_partitions, subscribe, client, instance,
+                          add_topic)
     if bootstrap_server or command_config or profile:
         if fixture is not None:
             raise InputError("give a fixture or a live cluster (--bootstrap-server), not both", field="--bootstrap-server")
         if group is None:
             raise InputError("a live what-if needs the group: --group G", field="--group")
-        live, document_data, source, reason = read_for_what_if(connect(bootstrap_server, command_config, profile, timeout),
-                                                        group)
-        _what_if(live, group, flags, output, lambda: _save_plan(save_plan, document_data, source, group, flags),
-                 reason, explain or None)
+        read = read_live(connect(bootstrap_server, command_config, profile, timeout), group, flags)
+        _what_if(read.fixture, group, read.flags, output,
+                 lambda: _save_plan(save_plan, read.document, read.source, group, read.flags), read.client_reason,
+                 explain or None)
         return
     doc = read_yaml(locate(fixture)) if fixture is not None else None
     if doc is not None and is_scenario(doc):
@@ -142,7 +147,8 @@ def _save_plan(path: str | None, fixture_data, source: str, group_id: str, flags
     from kgroup.inspectors.fixtures.plan_file import plan_document
 
     values = {"assignor": flags.assignors, "add_member": flags.add_members, "remove_member": flags.remove_members,
-              "add_partitions": flags.add_partitions, "subscribe": flags.subscribe, "instance": flags.instances}
+              "add_partitions": flags.add_partitions, "subscribe": flags.subscribe, "instance": flags.instances,
+              "add_topic": flags.add_topics, "absent_topic": flags.absent_topics}
     body = plan_document(source, fixture_data, group_id, values, flags.client)
     write_atomically(path, yaml.safe_dump(body, sort_keys=False, allow_unicode=True, width=120), field="--save-plan")
 
@@ -170,14 +176,15 @@ def _what_if(loaded: Fixture, group: str | None, flags, output: OutputFormat,  #
         "members_after": [m.member_id for m in after.members],
         "client": client,
         "client_from": why,
-        "warnings": list(loaded.warnings),
+        "warnings": list(loaded.warnings) + list(sim.warnings),
+        # Subscribed topics the cluster does not have after the changes: Kafka assigns nothing of them.
+        "unknown_topics": {topic: list(members) for topic, members in sim.unknown_topics.items()},
         "current": documents.assignment(before.assignment),
         "results": [{**documents.run_body(run),
                      **({"explanations": None if explained[run.assignor] is None
                          else [explanation_body(item) for item in explained[run.assignor]]}
                         if run.assignor in explained else {}),
-                     **({"alternatives": [documents.assignment(a) for a in sim.alternatives[run.assignor]]}
-                        if run.assignor in sim.alternatives else {})}
+                     **alternatives_body(sim, run.assignor)}
                     for run in sim.runs],
     })
 
@@ -200,15 +207,12 @@ def _what_if(loaded: Fixture, group: str | None, flags, output: OutputFormat,  #
         if len(sim.runs) > 1 and kind == "simulation":
             console.print(comparison_table(sim.runs))
 
-    for line in loaded.warnings:
+    for line in loaded.warnings + sim.warnings:
         warn(line)
     if flags.client is None and client != "java":
         warn(f"note: assignors run as {client}'s leader runs them ({why}); --client java to compare")
-    for name, others in sim.alternatives.items():
-        warn(f"note: {name}: the order the broker lists the members in decides between {len(others) + 1} "
-             "assignments (librdkafka orders a static and a dynamic member by member id, which with both kinds "
-             "present is not a total order, and member ids are random); shown: the members in the order the broker "
-             "describes them, a new one last; the others are under `alternatives` in -o json")
+    for line in alternatives_notes(sim):
+        warn(line)
     emit(doc, output, table)
 
 

@@ -1,4 +1,4 @@
-"""Results as plain dicts for `-o json|yaml`: stable, snake_case, documented in docs/output.md."""
+"""Results as plain dicts for `-o json|yaml`: stable, snake_case, documented in docs/fixtures.md."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 from kgroup.assignors.analysis.diff import AssignmentDiff
 from kgroup.assignors.analysis.evaluate import AssignorRun
 from kgroup.assignors.model import Assignment, TopicPartition
-from kgroup.assignors.analysis.whatif import AddMember, AddPartitions, RemoveMember, Subscribe, WhatIf
+from kgroup.assignors.analysis.whatif import AddMember, AddPartitions, AddTopic, RemoveMember, Subscribe, WhatIf
 from kgroup.inspectors.fixtures.partition_ranges import by_topic
 
 
@@ -78,7 +78,7 @@ def run_body(run: AssignorRun) -> dict[str, Any]:
 
 def change_body(change: WhatIf) -> dict[str, Any]:
     kind = {AddMember: "add-member", RemoveMember: "remove-member", Subscribe: "subscribe",
-            AddPartitions: "add-partitions"}[type(change)]
+            AddTopic: "add-topic", AddPartitions: "add-partitions"}[type(change)]
     body: dict[str, Any] = {"kind": kind}
     for key, value in asdict(change).items():
         body[key] = list(value) if isinstance(value, tuple) else value

@@ -7,13 +7,14 @@ from itertools import groupby
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
+from rich.table import Table as AnyTable
 
 from kgroup.assignors.analysis.checks import CheckResult
 from kgroup.assignors.analysis.diff import AssignmentDiff
 from kgroup.assignors.analysis.evaluate import AssignorRun
 from kgroup.assignors.model import Assignment, TopicPartition
-from kgroup.assignors.analysis.whatif import AddMember, RemoveMember, Subscribe, WhatIf
+from kgroup.cli.render.titled import Table
+from kgroup.assignors.analysis.whatif import AddMember, AddTopic, RemoveMember, Subscribe, WhatIf
 
 
 def _ranges(numbers: list[int]) -> str:
@@ -177,10 +178,12 @@ def describe_change(change: WhatIf) -> str:
         return f"{change.member_id} leaves"
     if isinstance(change, Subscribe):
         return f"{change.member_id} subscribes to {','.join(change.topics)}"
+    if isinstance(change, AddTopic):
+        return f"{change.topic} is created with {change.partitions} partitions"
     return f"{change.topic} grows to {change.partitions} partitions"
 
 
-def print_wide(console: Console, table: Table) -> None:
+def print_wide(console: Console, table: AnyTable) -> None:
     """Kafka's tool never folds a column: long member ids stay on one line, as scripts and greps expect."""
     for column in table.columns:
         column.no_wrap = True

@@ -54,10 +54,15 @@ def _assignors(live: LiveGroup) -> tuple[str, ...]:
     return DEFAULT_ASSIGNORS[protocol]
 
 
-def as_fixture(read: LiveRead, source: str) -> Fixture:
-    """The live state as a Fixture, for what-ifs; only the topics the groups touch."""
+def as_fixture(read: LiveRead, source: str, named: tuple[str, ...] = ()) -> Fixture:
+    """The live state as a Fixture, for what-ifs: the topics the groups touch or subscribe to, and the
+    `named` ones (those a what-if names: a newcomer's or a new subscription's topics, topics it creates
+    or grows). A member's regex subscription reaches the broker already matched: the classic protocol's
+    metadata carries the topic names (ConsumerCoordinator.metadata; librdkafka the same), so its topics
+    are among the members' topics."""
     groups = tuple(_for_what_ifs(g) for g in read.groups)
     wanted = {t for g in groups for t in group_topics(g)} | {t for g in groups for m in g.members for t in m.topics}
+    wanted |= set(named)
     cluster = Cluster(tuple(t for t in read.cluster.topics if t.name in wanted))
     return Fixture(source, cluster, groups)
 
@@ -79,31 +84,40 @@ def untrusted(live: LiveGroup) -> str | None:
     return None
 
 
-def read_for_what_if(admin: LiveAdmin, group_id: str) -> tuple[Fixture, dict[str, Any], str, str | None]:
-    """A live group as `kgroup snapshot` would save it: the fixture, its document, its source, and why its
-    leader's client is what it is. Refused (InputError, exit 2) when the broker's answer cannot be trusted."""
+def read_for_what_if(admin: LiveAdmin, group_id: str, named: tuple[str, ...] = ()
+                     ) -> tuple[Fixture, dict[str, Any], str, str | None, tuple[str, ...]]:
+    """A live group as `kgroup snapshot` would save it, with the topics a what-if names (`named`): the
+    fixture, its document, its source, why its leader's client is what it is, and which of `named` the
+    cluster does not have. Refused (InputError, exit 2) when the broker's answer cannot be trusted.
+
+    Kafka's leader assigns the topics in its metadata, which it fetches for every member's subscription
+    (ConsumerCoordinator.onLeaderElected, metadata.requestUpdateForNewTopics): a newcomer's topic the
+    group does not consume yet is assigned at its join, so its size is read here, not left out."""
     read = read_groups(admin, [group_id], subscriptions=True)
     problem = untrusted(read.groups[0])
     if problem:
         raise InputError(f"no live what-if: {problem}; save the group with `kgroup snapshot`, complete it and "
                          "simulate the file", field="--group")
     source = f"live:{admin.settings.bootstrap_servers}"
-    return live_fixture(read, source), fixture_document(read, source), source, read.groups[0].client_reason
+    absent = tuple(t for t in named if read.cluster.topic(t) is None)
+    return (live_fixture(read, source, named), fixture_document(read, source, named=named), source,
+            read.groups[0].client_reason, absent)
 
 
-def live_fixture(read: LiveRead, source: str) -> Fixture:
+def live_fixture(read: LiveRead, source: str, named: tuple[str, ...] = ()) -> Fixture:
     """The live state exactly as `kgroup snapshot` would save it and a fixture load would read it back.
 
     A live what-if is `snapshot` followed by the offline what-if, in memory: the document goes through
     the same loader a file does, so what a member owns and from which generation is decided once.
     """
-    document = fixture_document(read, source)
+    document = fixture_document(read, source, named=named)
     return fixture_from_mapping(FieldReader(YamlDoc(source, document)), document)
 
 
-def fixture_document(read: LiveRead, source: str, now: datetime | None = None) -> dict[str, Any]:
-    """A `kgroup/v1` document of the live state (see the module docstring)."""
-    fixture = as_fixture(read, source)
+def fixture_document(read: LiveRead, source: str, now: datetime | None = None,
+                     named: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A `kgroup/v1` document of the live state (see the module docstring), with the `named` topics."""
+    fixture = as_fixture(read, source, named)
     taken = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%dT%H:%M:%SZ")
     inferred = {live.group.group_id: live.inferred for live in read.groups}
     notes = [f"{live.group.group_id}: {note}" for live in read.groups for note in live.notes]

@@ -54,7 +54,7 @@ def is_scenario(doc: YamlDoc) -> bool:
 def plan_flags(plan: Plan) -> WhatIfFlags:
     f = plan.flags
     return WhatIfFlags(f["assignor"], f["add_member"], f["remove_member"], f["add_partitions"], f["subscribe"],
-                       plan.client, f["instance"])
+                       plan.client, f["instance"], f["add_topic"], f["absent_topic"])
 
 
 def run_gate(arguments: list[str], groups: list[str], flags: WhatIfFlags, limits: Limits,
@@ -74,13 +74,14 @@ def run_gate(arguments: list[str], groups: list[str], flags: WhatIfFlags, limits
                 raise InputError(f"the plan is for group {plan.group_id!r}, not {', '.join(groups)}", doc.source,
                                  field="--group")
             warnings += plan.fixture.warnings
-            cases += _fixture_cases(doc, plan.fixture, [plan.group_id], plan_flags(plan).then(flags), limits, True)
+            cases += _fixture_cases(doc, plan.fixture, [plan.group_id], plan_flags(plan).then(flags), limits, True,
+                                    warnings)
         else:
             _refuse_results(doc)
             fixture = fixture_from_doc(doc)
             warnings += fixture.warnings
             chosen = groups or [g.group_id for g in fixture.groups]
-            cases += _fixture_cases(doc, fixture, chosen, flags, limits, flags.changes_anything)
+            cases += _fixture_cases(doc, fixture, chosen, flags, limits, flags.changes_anything, warnings)
     return Gate(tuple(cases), tuple(warnings))
 
 
@@ -122,7 +123,7 @@ def _line(doc: YamlDoc, group_id: str) -> int | None:
 
 
 def _fixture_cases(doc: YamlDoc, fixture: Fixture, group_ids: list[str], flags: WhatIfFlags, limits: Limits,
-                   planned: bool) -> list[Case]:
+                   planned: bool, warnings: list[str]) -> list[Case]:
     cases = []
     for group_id in group_ids:
         group = fixture.group(group_id)
@@ -131,6 +132,7 @@ def _fixture_cases(doc: YamlDoc, fixture: Fixture, group_ids: list[str], flags: 
             # An assignor that breaks Kafka's rules is a broken assignor (exit 1, as from every command),
             # not a policy that failed.
             require_valid(sim.runs)
+            warnings += [w for w in sim.warnings if w not in warnings]
             runs = sim.runs
         else:
             runs = (check_current(fixture, group.group_id),)

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
 
 from kgroup.assignors.analysis.evaluate import AssignorRun, CurrentAssignment, evaluate
-from kgroup.assignors.analysis.placement import order_can_matter, possible_orders
-from kgroup.assignors.base import AssignorError
-from kgroup.assignors.model import Assignment, GroupState
-from kgroup.assignors.analysis.whatif import AddMember, AddPartitions, RemoveMember, Subscribe, WhatIf, WhatIfError, apply_all
+from kgroup.assignors.analysis.placement import order_can_matter, weigh_orders
+from kgroup.assignors.model import Assignment, Cluster, GroupState, Topic
+from kgroup.assignors.analysis.whatif import (
+    AddMember, AddPartitions, AddTopic, RemoveMember, Subscribe, WhatIf, WhatIfError, apply_all, unknown_topics,
+)
 from kgroup.inspectors.assignor_lookup import invalid_assignment, resolve
 from kgroup.inspectors.errors import InputError, RunError
 from kgroup.inspectors.fixtures.group_file import Fixture
-from kgroup.inspectors.limits import MAX_PARTITIONS_PER_TOPIC, id_problem, partition_budget
+from kgroup.inspectors.limits import MAX_PARTITIONS_PER_TOPIC, id_problem, partition_budget, topic_name_problem
 
 
 def _topics(text: str, flag: str) -> tuple[str, ...]:
@@ -38,10 +40,74 @@ def _instances(specs: list[str], added: set[str]) -> dict[str, str]:
     return instances
 
 
+def _partition_count(spec: str, digits: str, flag: str, form: str, base: int = 0) -> int:
+    """`base` plus the count its digits give, checked on the digits first: no number (and no partition list)
+    is built from an absurd value."""
+    if not digits.isascii() or not digits.isdigit():
+        raise InputError(f"{spec[:80]!r}: expected {form}", field=flag)
+    count = base + int(digits) if len(digits) <= 9 else MAX_PARTITIONS_PER_TOPIC + 1
+    if count > MAX_PARTITIONS_PER_TOPIC:
+        raise InputError(f"{spec[:80]!r}: a topic has at most {MAX_PARTITIONS_PER_TOPIC} partitions "
+                         "(kgroup's limit per topic)", field=flag)
+    return count
+
+
+def _within_budget(cluster: Cluster, spec: str, flag: str) -> None:
+    if sum(t.partitions for t in cluster.topics) > partition_budget():
+        raise InputError(f"{spec[:80]!r}: the cluster would have more than {partition_budget()} partitions "
+                         "(kgroup's limit; KGROUP_MAX_PARTITIONS=N raises it)", field=flag)
+
+
+def _created(add_topics: list[str], cluster: Cluster) -> tuple[list[AddTopic], Cluster]:
+    """--add-topic TOPIC=N: topics created before the rebalance, and the cluster with them."""
+    created: list[AddTopic] = []
+    for spec in add_topics:
+        topic, sep, digits = spec.partition("=")
+        if not sep or not topic:
+            raise InputError(f"{spec[:80]!r}: expected TOPIC=N (a new topic with N partitions)", field="--add-topic")
+        problem = topic_name_problem(topic)
+        if problem:
+            raise InputError(problem, field="--add-topic")
+        count = _partition_count(spec, digits, "--add-topic", "TOPIC=N (a new topic with N partitions)")
+        if count == 0:  # CreateTopics refuses INVALID_PARTITIONS
+            raise InputError(f"{spec[:80]!r}: a topic has at least 1 partition", field="--add-topic")
+        existing = cluster.topic(topic)
+        if existing is not None:
+            again = any(c.topic == topic for c in created)
+            raise InputError(f"{spec[:80]!r}: " + (f"topic {topic!r} is given twice" if again else
+                             f"topic {topic!r} already exists with {existing.partitions} partitions "
+                             "(to grow it: --add-partitions)"), field="--add-topic")
+        created.append(AddTopic(topic, count))
+        cluster = Cluster(cluster.topics + (Topic(topic, count),))
+        _within_budget(cluster, spec, "--add-topic")
+    return created, cluster
+
+
+def _require_known(changes: list[WhatIf], cluster: Cluster, absent: set[str], specs: dict[int, str]) -> None:
+    """A topic a what-if subscribes a member to must be in the cluster, or known not to exist (a live read).
+
+    Offline, a fixture may simply not list a topic its group does not consume: predicting without it would
+    silently give that topic's partitions to nobody, so its size is asked for instead.
+    """
+    for i, change in enumerate(changes):
+        if not isinstance(change, (AddMember, Subscribe)) or change.topics is None:
+            continue
+        for topic in change.topics:
+            if cluster.topic(topic) is None and topic not in absent:
+                flag = "--add-member" if isinstance(change, AddMember) else "--subscribe"
+                raise InputError(f"{specs[i][:80]!r}: topic {topic!r} is not in the cluster, so its partitions are "
+                                 f"unknown; give its size with --add-topic {topic}=N (N partitions)", field=flag)
+
+
 def parse_changes(add_members: list[str], remove_members: list[str], add_partitions: list[str],
-                  subscribe: list[str], state: GroupState, instances: list[str] | None = None) -> list[WhatIf]:
-    """Turn the what-if flags into changes, in the order: remove, add, subscribe, grow topics."""
+                  subscribe: list[str], state: GroupState, instances: list[str] | None = None,
+                  add_topics: list[str] | None = None, absent_topics: list[str] | None = None) -> list[WhatIf]:
+    """Turn the what-if flags into changes, in the order: remove, add, subscribe, create topics, grow topics.
+
+    `absent_topics`: topics known not to exist on the cluster (read live), which members may subscribe to.
+    """
     changes: list[WhatIf] = [RemoveMember(m) for m in remove_members]
+    specs: dict[int, str] = {}
     static = _instances(instances or [], {spec.partition("=")[0] for spec in add_members})
     for spec in add_members:
         member_id, sep, topics = spec.partition("=")
@@ -50,32 +116,38 @@ def parse_changes(add_members: list[str], remove_members: list[str], add_partiti
         problem = id_problem(member_id)
         if problem:
             raise InputError(problem, field="--add-member")
+        specs[len(changes)] = spec
         changes.append(AddMember(member_id, _topics(topics, "--add-member") if sep else None, static.get(member_id)))
     for spec in subscribe:
         member_id, sep, topics = spec.partition("=")
         if not sep or not member_id:
             raise InputError(f"{spec!r}: expected ID=topic1,topic2", field="--subscribe")
+        specs[len(changes)] = spec
         changes.append(Subscribe(member_id, _topics(topics, "--subscribe")))
+    created, cluster = _created(add_topics or [], state.cluster)
+    _require_known(changes, cluster, set(absent_topics or ()), specs)
+    changes += created
     for spec in add_partitions:
         topic, sep, count = spec.partition("=")
         relative = count.startswith("+")
         digits = count[1:] if relative else count
-        if not sep or not topic or not digits.isascii() or not digits.isdigit():
-            raise InputError(f"{spec[:80]!r}: expected TOPIC=N (new total) or TOPIC=+N (add N)",
-                             field="--add-partitions")
-        existing = state.cluster.topic(topic)
+        form = "TOPIC=N (new total) or TOPIC=+N (add N)"
+        if not sep or not topic or not digits:
+            raise InputError(f"{spec[:80]!r}: expected {form}", field="--add-partitions")
+        existing = cluster.topic(topic)
         if existing is None:
-            raise InputError(f"{spec[:80]!r}: topic {topic[:60]!r} is not in the cluster", field="--add-partitions")
-        # Checked on the digits first: no number (and no partition list) is built from an absurd value.
-        total = existing.partitions + int(digits) if relative and len(digits) <= 9 else \
-            int(digits) if len(digits) <= 9 else MAX_PARTITIONS_PER_TOPIC + 1
-        if total > MAX_PARTITIONS_PER_TOPIC:
-            raise InputError(f"{spec[:80]!r}: a topic has at most {MAX_PARTITIONS_PER_TOPIC} partitions "
-                             "(kgroup's limit per topic)", field="--add-partitions")
-        grown = sum(t.partitions for t in state.cluster.topics) - existing.partitions + total
-        if grown > partition_budget():
-            raise InputError(f"{spec[:80]!r}: the cluster would have more than {partition_budget()} partitions "
-                             "(kgroup's limit; KGROUP_MAX_PARTITIONS=N raises it)", field="--add-partitions")
+            raise InputError(f"{spec[:80]!r}: topic {topic[:60]!r} is not in the cluster (a new topic: "
+                             f"--add-topic {topic[:60]}=N)", field="--add-partitions")
+        total = _partition_count(spec, digits, "--add-partitions", form, existing.partitions if relative else 0)
+        # Kafka's CreatePartitions refuses a count not greater than the current one (INVALID_PARTITIONS).
+        if total < existing.partitions:
+            raise InputError(f"{spec[:80]!r}: topic {topic!r} has {existing.partitions} partitions; Kafka cannot "
+                             f"shrink a topic to {total}", field="--add-partitions")
+        if total == existing.partitions:
+            raise InputError(f"{spec[:80]!r}: topic {topic!r} already has {total} partitions, so nothing grows "
+                             "(Kafka's CreatePartitions refuses it: INVALID_PARTITIONS)", field="--add-partitions")
+        cluster = Cluster(tuple(replace(t, partitions=total) if t.name == topic else t for t in cluster.topics))
+        _within_budget(cluster, spec, "--add-partitions")
         changes.append(AddPartitions(topic, total))
     return changes
 
@@ -91,10 +163,28 @@ class WhatIfFlags:
     subscribe: tuple[str, ...] = ()
     client: str | None = None  # None: the client the group records, else java (leader_client)
     instances: tuple[str, ...] = ()  # ID=GROUP_INSTANCE_ID for members added with add_members
+    add_topics: tuple[str, ...] = ()  # TOPIC=N: topics created before the rebalance
+    # Topics a live read found missing from the cluster, which the changes may subscribe members to; a plan
+    # saved from a live what-if keeps them (`absent_topic`), so that replaying it offline is not refused.
+    absent_topics: tuple[str, ...] = ()
 
     @property
     def changes_anything(self) -> bool:
-        return bool(self.add_members or self.remove_members or self.add_partitions or self.subscribe)
+        return bool(self.add_members or self.remove_members or self.add_partitions or self.subscribe
+                    or self.add_topics)
+
+    def subscribed_topics(self) -> tuple[str, ...]:
+        """The topics --add-member and --subscribe name, as written (parse_changes checks them)."""
+        specs = [s.partition("=")[2] for s in self.add_members + self.subscribe]
+        return tuple(dict.fromkeys(t.strip() for spec in specs for t in spec.split(",") if t.strip()))
+
+    def created_topics(self) -> tuple[str, ...]:
+        return tuple(spec.partition("=")[0] for spec in self.add_topics)
+
+    def named_topics(self) -> tuple[str, ...]:
+        """Every topic the flags name: a live what-if reads each one's metadata."""
+        grown = tuple(spec.partition("=")[0] for spec in self.add_partitions)
+        return tuple(dict.fromkeys(self.subscribed_topics() + self.created_topics() + grown))
 
     def then(self, more: WhatIfFlags) -> WhatIfFlags:
         """These changes followed by `more` (a saved plan, then the flags given with it); `more`'s
@@ -102,7 +192,8 @@ class WhatIfFlags:
         return WhatIfFlags(more.assignors or self.assignors, self.add_members + more.add_members,
                            self.remove_members + more.remove_members, self.add_partitions + more.add_partitions,
                            self.subscribe + more.subscribe, more.client or self.client,
-                           self.instances + more.instances)
+                           self.instances + more.instances, self.add_topics + more.add_topics,
+                           tuple(dict.fromkeys(self.absent_topics + more.absent_topics)))
 
 
 # The assignors that sort members with librdkafka's comparator (rdkafka_range_assignor.c,
@@ -119,14 +210,22 @@ class Simulation:
     # Per assignor, the other assignments the group may reach, depending on where the broker lists the
     # new member (see assignors.analysis.placement); empty when its place cannot change the result.
     alternatives: dict[str, tuple[Assignment, ...]] = field(default_factory=dict)
+    # Per assignor with alternatives: how likely its prediction, then each alternative, is (most likely
+    # first), where the broker's member map decides; absent where no order is more likely than another.
+    likelihoods: dict[str, tuple[Fraction, ...]] = field(default_factory=dict)
+    # Subscribed topics the cluster lacks after the changes -> their subscribers: Kafka assigns nothing of them.
+    unknown_topics: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()  # about the changes (a fixture's own warnings are the fixture's)
 
 
 def simulate(fixture: Fixture, group_id: str | None, assignors: list[str], add_members: list[str],
              remove_members: list[str], add_partitions: list[str], subscribe: list[str],
-             client: str = "java", instances: list[str] | None = None, explain: bool = False) -> Simulation:
+             client: str = "java", instances: list[str] | None = None, explain: bool = False,
+             add_topics: list[str] | None = None, absent_topics: list[str] | None = None) -> Simulation:
     """With `explain`, each assignor runs under a trace (see `kgroup.assignors.trace`)."""
     before = GroupState(fixture.cluster, fixture.group(group_id))
-    changes = parse_changes(add_members, remove_members, add_partitions, subscribe, before, instances)
+    changes = parse_changes(add_members, remove_members, add_partitions, subscribe, before, instances,
+                            add_topics, absent_topics)
     try:
         after = apply_all(before, changes)
     except WhatIfError as exc:
@@ -138,29 +237,32 @@ def simulate(fixture: Fixture, group_id: str | None, assignors: list[str], add_m
                  for name, assignor in resolved)
     added = [c.member_id for c in changes if isinstance(c, AddMember)]
     alternatives: dict[str, tuple[Assignment, ...]] = {}
+    likelihoods: dict[str, tuple[Fraction, ...]] = {}
     if client == "librdkafka" and len(added) <= 1 and order_can_matter(after.group):
-        orders = possible_orders(after, added[0] if added else None)
-        for run, (_, assignor) in zip(runs, resolved):
-            if run.assignment is None or getattr(assignor, "name", "") not in ORDER_SORTED:
-                continue
-            seen = [run.assignment]
-            for placed in orders:
-                try:
-                    other = Assignment.of(assignor.assign(placed.cluster, placed.group.members).owners)
-                except AssignorError:
-                    continue
-                other = Assignment.of({m.member_id: other.owners.get(m.member_id, ()) for m in after.group.members})
-                if other not in seen:
-                    seen.append(other)
-            if len(seen) > 1:
-                alternatives[run.assignor] = tuple(seen[1:])
-    return Simulation(before, after, tuple(changes), runs, alternatives)
+        runs = tuple(weigh_orders(run, assignor, before, after, added[0] if added else None, explain,
+                                  alternatives, likelihoods)
+                     if run.assignment is not None and getattr(assignor, "name", "") in ORDER_SORTED else run
+                     for run, (_, assignor) in zip(runs, resolved))
+    unknown = unknown_topics(after)
+    return Simulation(before, after, tuple(changes), runs, alternatives, unknown_topics=unknown,
+                      warnings=_unknown_warnings(changes, unknown), likelihoods=likelihoods)
+
+
+def _unknown_warnings(changes: list[WhatIf], unknown: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+    """One warning per topic a change subscribes a member to that does not exist (the fixture warns about
+    its own members' subscriptions when it is read)."""
+    named = dict.fromkeys(t for c in changes if isinstance(c, (AddMember, Subscribe)) and c.topics
+                          for t in c.topics)
+    return tuple(f"warning: topic {topic!r} does not exist on the cluster: Kafka assigns nothing of it to "
+                 f"{', '.join(unknown[topic])} until it is created (the client reports UNKNOWN_TOPIC_OR_PART); "
+                 f"--add-topic {topic}=N predicts the group once it exists"
+                 for topic in named if topic in unknown)
 
 
 def simulate_flags(fixture: Fixture, group_id: str | None, flags: WhatIfFlags, explain: bool = False) -> Simulation:
     return simulate(fixture, group_id, list(flags.assignors), list(flags.add_members), list(flags.remove_members),
                     list(flags.add_partitions), list(flags.subscribe), leader_client(fixture, group_id, flags.client)[0],
-                    list(flags.instances), explain)
+                    list(flags.instances), explain, list(flags.add_topics), list(flags.absent_topics))
 
 
 def check_current(fixture: Fixture, group_id: str | None) -> AssignorRun:
