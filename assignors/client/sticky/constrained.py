@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
-from itertools import filterfalse
 from operator import itemgetter
 from typing import Any
 
 from kgroup.assignors.base import AssignorError, topic_partitions
 from kgroup.assignors.java.semantics import java_string_key
 from kgroup.assignors.model import TopicPartition
-from kgroup.assignors.client.sticky.inputs import StickyInput
+from kgroup.assignors.client.sticky.inputs import StickyInput, kept_subtracted
 from kgroup.assignors.trace import KEPT, OVER_QUOTA, QUOTA_ROUND_ROBIN, RACK_MISMATCH, RACK_ROUND_ROBIN, active
 
 
@@ -120,14 +119,15 @@ class ConstrainedBuilder:
                              order="partition number, then topic", **extra)
 
     def _unassigned(self) -> list[TopicPartition]:
-        """Kafka: `getUnassignedPartitions`: topics in Java order, partitions ascending, minus kept."""
+        """Kafka: `ConstrainedAssignmentBuilder.getUnassignedPartitions`: topics in Java order, partitions
+        ascending, minus kept (with Kafka's two-pointer subtraction, see `kept_subtracted`)."""
         per_topic = self.given.partitions_per_topic
         everything: list[TopicPartition] = []
         for topic in sorted(per_topic, key=java_string_key):
             everything += topic_partitions(topic, per_topic[topic])
         if not self.assigned:
             return everything
-        return list(filterfalse(set(self.assigned).__contains__, everything))
+        return kept_subtracted(everything, self.assigned, lambda tp: (java_string_key(tp.topic), tp.partition))[0]
 
     def _rack_round_robin(self, unassigned: list[TopicPartition]) -> list[TopicPartition]:
         """Kafka: `assignRackAwareRoundRobin`; returns the partitions it could not place."""

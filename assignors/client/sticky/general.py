@@ -22,7 +22,7 @@ from kgroup.assignors.base import AssignorError, topic_partitions
 from kgroup.assignors.java.hash_order import JavaHashSet, topic_partition_hash
 from kgroup.assignors.java.semantics import java_string_key
 from kgroup.assignors.model import TopicPartition
-from kgroup.assignors.client.sticky.inputs import DEFAULT_GENERATION, StickyInput
+from kgroup.assignors.client.sticky.inputs import DEFAULT_GENERATION, StickyInput, kept_subtracted
 from kgroup.assignors.trace import BALANCE_MOVE, BALANCE_UNDONE, KEPT, LEAST_LOADED, NOT_SUBSCRIBED, RACK_MISMATCH, active
 
 Entry = tuple[int, bytes, str]  # (assignment size, Java sort key of the member id, member id)
@@ -130,6 +130,7 @@ class GeneralBuilder:
             self.sorted_all += topic_partitions(topic, self.per_topic[topic])
         self.subs = _SortedMembers(self.current, self.keys)
         self.revocation_required = False
+        self.two_holders = False  # a kept partition was handed out again (see inputs.kept_subtracted)
         self.movements = _PartitionMovements()
         self.trace = active()
         self.moves = 0  # balancing moves so far, numbered for the trace
@@ -140,9 +141,10 @@ class GeneralBuilder:
         prev = self._previous_owners()
         assigned = self._keep_owned()
         unassigned = self.sorted_all
-        if assigned:
-            kept = set(assigned)
-            unassigned = [tp for tp in self.sorted_all if tp not in kept]
+        if assigned:  # Kafka: GeneralAssignmentBuilder.getUnassignedPartitions, ordered by PartitionComparator
+            consumers_of = self.consumers_of
+            unassigned, self.two_holders = kept_subtracted(self.sorted_all, assigned, lambda tp: (
+                len(consumers_of[tp.topic]), java_string_key(tp.topic), tp.partition))
         self.subs.rebuild(list(self.current))
         self._balance(prev, unassigned)
         return self.current
@@ -311,6 +313,10 @@ class GeneralBuilder:
         if smallest >= largest - 1:
             return True
         owner = self.owner
+        if self.two_holders:
+            # Kafka's isBalanced maps each partition to the last member of currentAssignment (HashMap
+            # order) that lists it, not to its recorded owner; they differ for a partition held twice.
+            owner = {tp: member for member, parts in current.items() for tp in parts}
         for member in self.subs:
             count = len(current[member])
             if count == self._max_size(member):

@@ -6,8 +6,9 @@ Kafka: `AbstractStickyAssignor.assignPartitions`, `allSubscriptionsEqual`, `Rack
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from itertools import repeat
+from collections.abc import Callable, Sequence
+from itertools import filterfalse, repeat
+from typing import Any
 from operator import itemgetter, lt
 from dataclasses import dataclass, field
 
@@ -113,6 +114,33 @@ def read_input(cluster: Cluster, members: Sequence[Member]) -> StickyInput:
                              winner=holder, generation=holder_generation)
     return StickyInput(per_topic, ordered, data, all_equal, max_generation, owned, multiply_claimed,
                        RackInfo(cluster, per_topic, ordered))
+
+
+def kept_subtracted(everything: list[TopicPartition], kept: list[TopicPartition],
+                    order: Callable[[TopicPartition], Any]) -> tuple[list[TopicPartition], bool]:
+    """`everything` (sorted by `order`) minus the `kept` partitions, as Kafka subtracts them, and whether
+    the subtraction stalled (then some kept partitions are also unassigned, and will have two holders).
+
+    Kafka: `getUnassignedPartitions` of both `ConstrainedAssignmentBuilder` and `GeneralAssignmentBuilder`
+    walks two lists side by side: the kept partitions, sorted by the same order, advance only when the
+    walk over all partitions meets the next of them. A kept partition the metadata no longer has (owned
+    beyond the topic's partition count: the topic was recreated smaller) is never met, so every kept
+    partition after it counts as unassigned as well and is handed out a second time. When every kept
+    partition is met exactly once (none missing, none twice) the walk is a plain set difference, taken in
+    bulk: a million kept partitions cost no Python-level step.
+    """
+    unassigned = list(filterfalse(set(kept).__contains__, everything))
+    if len(everything) - len(unassigned) == len(kept):
+        return unassigned, False
+    ahead = iter(sorted(kept, key=order))
+    waiting_for: TopicPartition | None = next(ahead)
+    unassigned = []
+    for tp in everything:
+        if tp != waiting_for:
+            unassigned.append(tp)
+        else:
+            waiting_for = next(ahead, None)
+    return unassigned, True
 
 
 def _generation(data: MemberData) -> int:

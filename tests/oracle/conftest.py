@@ -1,0 +1,67 @@
+"""Apache Kafka's own assignors as an oracle: one sidecar JVM per Kafka release for the whole session.
+
+Every test here that uses the sidecar is marked `kafka_oracle` (deselect offline with
+`-m "not kafka_oracle"`). It needs java, javac and mvn and the release's jars (tests/kafka/jars.py, fetched
+here when missing: 4.0.0 for uniform besides the pinned release); without them it is skipped with the
+reason, and in CI (`CI` set) that is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.kafka import jars
+from tests.oracle.sidecar import Sidecar, SidecarError
+
+_HERE = Path(__file__).parent
+# Cases compared per assignor and Kafka release, shown at the end of the run.
+RUN_COUNTS: Counter[tuple[str, str]] = Counter()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        # Only what starts a JVM: replaying the recorded fixed cases against kgroup runs offline too.
+        if _HERE in Path(str(item.fspath)).parents and "oracle" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.kafka_oracle)
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("CI"):
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def oracle() -> Iterator[Callable[[str], Sidecar]]:
+    """release -> the running sidecar for it, started the first time it is asked for."""
+    started: dict[str, Sidecar] = {}
+
+    def get(release: str) -> Sidecar:
+        if release not in started:
+            missing = jars.missing_tools()
+            if missing:
+                _unavailable(f"the Kafka assignor oracle needs {', '.join(missing)} (not installed)")
+            try:
+                jars.fetch(release)
+                started[release] = Sidecar(release)
+            except (RuntimeError, SidecarError, OSError) as error:
+                _unavailable(f"the Kafka {release} assignor oracle is unavailable: {error}")
+        return started[release]
+
+    yield get
+    for sidecar in started.values():
+        sidecar.close()
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if not RUN_COUNTS:
+        return
+    terminalreporter.section("Kafka assignor oracle: cases compared")
+    for (assignor, release), count in sorted(RUN_COUNTS.items()):
+        terminalreporter.write_line(f"{assignor:20} Kafka {release:8} {count} cases")
