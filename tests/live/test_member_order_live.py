@@ -88,7 +88,6 @@ def _described(broker: str, group: str) -> list[str]:
     return [m["member_id"] for m in described["members"]]
 
 
-@pytest.mark.needs_broker("describe-members")
 def test_join_group_and_describe_groups_list_members_in_the_member_maps_order(broker: str) -> None:
     suffix = uuid.uuid4().hex[:6]
     topic, group = f"order-{suffix}", f"order-g-{suffix}"
@@ -143,7 +142,6 @@ def _predict(broker: str, group: str, name: str, topics: tuple[str, ...],
     return [({m: sorted(p) for m, p in a.items() if p}, share) for a, share in zip(assignments, shares)]
 
 
-@pytest.mark.needs_broker("describe-members")
 def test_the_prediction_is_right_as_often_as_its_likelihood_says(broker: str) -> None:
     misses: list[str] = []
     for plan_number, (sizes, plan) in enumerate(_plans(int(os.environ.get("KGROUP_MEMBER_ORDER_GROUPS", "4")))):
