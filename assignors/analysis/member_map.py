@@ -21,12 +21,23 @@ them into trees (9 ids in one bucket of a table of 64 or more), which random ids
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, TypeVar
 from fractions import Fraction
 
 from kgroup.assignors.java.hash_order import DEFAULT_CAPACITY, spread
 from kgroup.assignors.java.semantics import java_string_hash
 
+# The places a newcomer's random id may take that decide what an assignor gives (see `newcomer_classes`):
+#   "rank": how its id sorts among the others' ids (Java's RangeAssignor and RoundRobinAssignor);
+#   "position": its place in the map's order and its rank (librdkafka, which runs on the JoinGroup order);
+#   "bucket": its bucket in the map and its rank (Java's sticky assignors, whose leader keys members in a
+#   HashMap too: its bucket there follows from its bucket in the broker's map, which has as many or more).
+RANK, POSITION, BUCKET = "rank", "position", "bucket"
+
+T = TypeVar("T", bound=Any)
 _LOAD_FACTOR = Fraction(3, 4)
 # A group map is searched up to this many buckets: enough for 49,152 members.
 _LARGEST_CAPACITY = 1 << 16
@@ -121,6 +132,85 @@ def newcomer_landings(existing: list[str], prefix: str, capacity: int) -> tuple[
     landings = [Landing(place, stand_in, Fraction(count, grown) * share)
                 for place, count in sorted(positions.items()) for stand_in, share in ranks]
     return ordered, [landing for landing in landings if landing.likelihood > 0]
+
+
+def newcomer_classes(existing: list[str], prefix: str, capacity: int, by: str,
+                     limit: int | None = None) -> tuple[list[str], list[Landing], int]:
+    """As `newcomer_landings`, the newcomer's places told apart only as far as `by` needs (RANK,
+    POSITION, BUCKET), each with an id that sorts (and, for BUCKET, hashes) where the random id would.
+
+    RANK: one landing per rank, placed last (the assignor sorts, so where it is listed does not count).
+    BUCKET: one per bucket of the grown map and rank; the stand-in id lands in that very bucket, so
+    every HashMap of member ids with as many buckets or fewer (the leader's) iterates it there too.
+    With `limit`, only that many landings are made, the most likely (ties: first found); the count of all
+    is returned too.
+    """
+    if by == POSITION:
+        ordered, found = newcomer_landings(existing, prefix, capacity)
+        return ordered, found, len(found)
+    grown = capacity * 2 if len(existing) + 1 > capacity * _LOAD_FACTOR else capacity
+    index = {m: i for i, m in enumerate(existing)}
+    ordered = sorted(existing, key=lambda m: (bucket(m, grown), index[m]))
+    ranks = [(stand_in + "\x01", share) for stand_in, share in _sort_ranks(existing, prefix + "-")]
+    ranks = [(stand_in, share) for stand_in, share in ranks if share > 0]
+    if by == RANK:
+        found = [Landing(len(ordered), stand_in, share) for stand_in, share in ranks]
+        return ordered, _most_likely(found, limit), len(found)
+    # The leader's HashMap of every member (ConsumerCoordinator.onLeaderElected: a default HashMap, filled
+    # in JoinGroup order) has this many buckets, no more than the broker's map: the newcomer's bucket
+    # there follows from its bucket in the broker's. Buckets that put it at the same place in both orders
+    # are one class, run once with an id from one of them.
+    leader = smallest_capacity(len(existing) + 1)
+    in_broker = [bucket(m, grown) for m in ordered]
+    in_leader = [bucket(m, leader) for m in ordered]
+    below = sorted(in_leader)
+    sharing: dict[int, list[int]] = {}
+    for i, x in enumerate(in_leader):
+        sharing.setdefault(x, []).append(i)
+    classes: dict[tuple[int, int], list[int]] = {}
+    for b in range(grown):
+        place = bisect_right(in_broker, b)  # `ordered` is in bucket order
+        mine = b & (leader - 1)
+        led = bisect_left(below, mine) + bisect_left(sharing.get(mine, []), place)
+        classes.setdefault((place, led), []).append(b)
+    # The most likely classes and ranks first: a product's top `limit` come from each one's top `limit`.
+    kept = sorted(classes.items(), key=lambda item: -len(item[1]))[:limit]
+    likeliest = sorted(ranks, key=lambda rank: -rank[1])[:limit]
+    products = [(share * Fraction(len(found), grown), place, found[0], stand_in)
+                for (place, _), found in kept for stand_in, share in likeliest]
+    products = _most_likely(products, limit, key=lambda p: p[0])
+    landings = [Landing(place, in_bucket(stand_in, first, grown), likelihood)
+                for likelihood, place, first, stand_in in products]
+    return ordered, landings, len(classes) * len(ranks)
+
+
+def _most_likely(items: list[T], limit: int | None, key: Callable[[T], Fraction] = lambda x: x.likelihood) -> list[T]:
+    """The `limit` most likely of `items` in their order of likelihood (all, as they are, without a limit)."""
+    return items if limit is None or len(items) <= limit else sorted(items, key=lambda x: -key(x))[:limit]
+
+
+_TAIL = [chr(c) for c in range(0x21, 0x7F)]
+
+
+def in_bucket(base: str, target: int, capacity: int) -> str:
+    """`base` and one to three printable characters, the id landing in bucket `target` of `capacity`.
+
+    Anything after `base` sorts the same against ids that do not start with `base` + those characters
+    (the stand-ins end in "\x01", below every character of a member id)."""
+    h0 = java_string_hash(base) & 0xFFFFFFFF
+    if bucket(base, capacity) == target:
+        return base
+    frontier = [("", h0)]
+    for _ in range(3):
+        grown = []
+        for tail, h in frontier:
+            for c in _TAIL:
+                hc = (31 * h + ord(c)) & 0xFFFFFFFF
+                if spread(hc) & (capacity - 1) == target:
+                    return base + tail + c
+                grown.append((tail + c, hc))
+        frontier = grown[:4096]
+    raise ValueError(f"no id found for bucket {target} of {capacity}")  # unreachable for capacity <= 2**16
 
 
 def _sort_ranks(existing: list[str], head: str) -> list[tuple[str, Fraction]]:

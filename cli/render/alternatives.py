@@ -36,9 +36,9 @@ def alternatives_notes(sim: Any) -> list[str]:
         if shares:
             notes.append(
                 f"note: {name}: {count} assignments are possible, {percent(shares[0])} likely the one shown: the "
-                "broker lists members in its member map's order, where the new member's random id lands decides "
-                "(librdkafka orders a static and a dynamic member by member id, which with both kinds present is "
-                f"not a total order); the others ({', '.join(percent(s) for s in shares[1:])}) are under "
+                "broker names the new member client.id-UUID (group.instance.id-UUID if static), and where that "
+                "random id lands in its member map and sorts among the members' ids decides; the others "
+                f"({', '.join(percent(s) for s in shares[1:])}) are under "
                 "`alternatives`, with `alternative_likelihoods`, in -o json")
         else:
             notes.append(

@@ -6,7 +6,10 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 from kgroup.assignors.analysis.evaluate import AssignorRun, CurrentAssignment, evaluate
-from kgroup.assignors.analysis.placement import order_can_matter, weigh_orders
+from kgroup.assignors.analysis.member_map import BUCKET, POSITION, RANK
+from kgroup.assignors.analysis.placement import kafka_member_order, order_can_matter, weigh_orders
+from kgroup.assignors.base import Assignor
+from kgroup.assignors.registry import builtin
 from kgroup.assignors.model import Assignment, Cluster, GroupState, Topic
 from kgroup.assignors.analysis.whatif import (
     AddMember, AddPartitions, AddTopic, RemoveMember, Subscribe, WhatIf, WhatIfError, apply_all, unknown_topics,
@@ -197,8 +200,30 @@ class WhatIfFlags:
 
 
 # The assignors that sort members with librdkafka's comparator (rdkafka_range_assignor.c,
-# rdkafka_roundrobin_assignor.c); its cooperative-sticky keeps its own maps and matched every live point.
+# rdkafka_roundrobin_assignor.c), which is not a total order with static and dynamic members mixed.
 ORDER_SORTED = ("range", "roundrobin")
+
+# What of a newcomer's random member id (client.id-UUID, group.instance.id-UUID if static) each client's
+# built-in assignor depends on (assignors/analysis/member_map.py), and whether a sort on librdkafka's
+# comparator follows (placement.broker_outcomes `total`):
+# - Java range, roundrobin: AbstractPartitionAssignor.MemberInfo.compareTo, instance id when static, else
+#   member id: only how the id sorts;
+# - Java sticky, cooperative-sticky: AbstractStickyAssignor walks the leader's HashMap of member ids
+#   (ConsumerCoordinator.onLeaderElected) and sorts by member id in places: its bucket and rank;
+# - librdkafka range, roundrobin (rd_kafka_group_member_cmp) and cooperative-sticky
+#   (rdkafka_sticky_assignor.c, maps in JoinGroup order, ties by member id): its place and rank.
+PLACES: dict[tuple[str, str], tuple[str, bool]] = {
+    ("java", "range"): (RANK, False), ("java", "roundrobin"): (RANK, False),
+    ("java", "sticky"): (BUCKET, False), ("java", "cooperative-sticky"): (BUCKET, False),
+    ("librdkafka", "range"): (POSITION, True), ("librdkafka", "roundrobin"): (POSITION, True),
+    ("librdkafka", "cooperative-sticky"): (POSITION, False),
+}
+
+
+def _places(client: str, assignor: Assignor) -> tuple[str, bool] | None:
+    """PLACES' entry for a built-in assignor (not a user assignor that took a built-in's name)."""
+    name = getattr(assignor, "name", "")
+    return PLACES.get((client, name)) if builtin(name, client) is assignor else None
 
 
 @dataclass(frozen=True)
@@ -238,14 +263,29 @@ def simulate(fixture: Fixture, group_id: str | None, assignors: list[str], add_m
     added = [c.member_id for c in changes if isinstance(c, AddMember)]
     alternatives: dict[str, tuple[Assignment, ...]] = {}
     likelihoods: dict[str, tuple[Fraction, ...]] = {}
-    if client == "librdkafka" and len(added) <= 1 and order_can_matter(after.group):
-        runs = tuple(weigh_orders(run, assignor, before, after, added[0] if added else None, explain,
-                                  alternatives, likelihoods)
-                     if run.assignment is not None and getattr(assignor, "name", "") in ORDER_SORTED else run
-                     for run, (_, assignor) in zip(runs, resolved))
+    notes: list[str] = []
+    weighed = []
+    for run, (_, assignor) in zip(runs, resolved):
+        places = _places(client, assignor)
+        if run.assignment is not None and places is not None and _weighs(added, after, *places):
+            run = weigh_orders(run, assignor, before, after, added[0] if added else None, explain, alternatives,
+                               likelihoods, *places, notes)
+        weighed.append(run)
+    runs = tuple(weighed)
     unknown = unknown_topics(after)
     return Simulation(before, after, tuple(changes), runs, alternatives, unknown_topics=unknown,
-                      warnings=_unknown_warnings(changes, unknown), likelihoods=likelihoods)
+                      warnings=_unknown_warnings(changes, unknown) + tuple(notes), likelihoods=likelihoods)
+
+
+def _weighs(added: list[str], after: GroupState, by: str, total: bool) -> bool:
+    """Whether the places a newcomer's random id (or the broker's order) may take are worth running: one
+    newcomer whose id Kafka makes among ids Kafka made, or librdkafka's comparator not being a total order."""
+    if len(added) > 1:
+        return False
+    mixed = by == POSITION and total and order_can_matter(after.group)
+    if not added:
+        return mixed
+    return mixed or kafka_member_order([m.member_id for m in after.group.members if m.member_id != added[0]]) is not None
 
 
 def _unknown_warnings(changes: list[WhatIf], unknown: dict[str, tuple[str, ...]]) -> tuple[str, ...]:

@@ -24,10 +24,11 @@ Kept out by default, each a kgroup gap found here and reported, enabled by its v
 * KGROUP_MATRIX_NEW_TOPICS=1: a newcomer may bring a topic no member consumes yet (issue 33); otherwise
   the first two members subscribe every topic between them.
 * KGROUP_MATRIX_SHARED_CLIENT_ID=1: every third seed, all members share one client.id, as an application's
-  instances often do. The broker names a newcomer client.id-UUID (group.instance.id-UUID if static), so
-  where it sorts among the others is random; kgroup predicts it under the --add-member id and, outside
-  librdkafka's range and roundrobin with mixed members, announces no alternatives: some points fall outside.
-  Those two cases (ANNOUNCES_PLACES) run seed 3 with a shared client.id by default.
+  instances often do (KGROUP_MATRIX_SEEDS=3,6 runs two such seeds per case). The broker names a newcomer
+  client.id-UUID (group.instance.id-UUID if static), so where it lands and sorts among the others is
+  random; kgroup announces the assignments each place leads to, with their likelihoods
+  (assignors/analysis/placement.py). The cases in ANNOUNCES_PLACES run seed 3 with a shared client.id by
+  default.
 KGROUP_MATRIX_SEEDS=N (or a list, 3,6) runs more seeds per client and strategy (default 2: one unequal,
 one identical layout); KGROUP_MATRIX_WORKERS sets how many groups run at once (default 6).
 """
@@ -58,9 +59,9 @@ _SEEDS = os.environ.get("KGROUP_MATRIX_SEEDS", "2")  # N: seeds 1..N; or a list:
 SEEDS = [int(s) for s in _SEEDS.split(",")] if "," in _SEEDS else list(range(1, 1 + int(_SEEDS)))
 NEW_TOPICS = os.environ.get("KGROUP_MATRIX_NEW_TOPICS") == "1"
 SHARED_CLIENT_ID = os.environ.get("KGROUP_MATRIX_SHARED_CLIENT_ID") == "1"
-# Where kgroup announces the places a newcomer's random id may take (assignors/analysis/placement.py):
-# these cases run a shared-client.id seed (3) by default.
-ANNOUNCES_PLACES = {("librdkafka", "range"), ("librdkafka", "roundrobin")}
+# These cases run a shared-client.id seed (3) by default, where the newcomer's random id decides most often
+# (assignors/analysis/placement.py announces the places it may take, for every client and assignor).
+ANNOUNCES_PLACES = {("librdkafka", "range"), ("librdkafka", "roundrobin"), ("java", "range"), ("java", "sticky")}
 # Groups run side by side; more would make a loaded 2-core machine the bottleneck.
 WORKERS = int(os.environ.get("KGROUP_MATRIX_WORKERS", "6"))
 # One group's bound: ten rebalances, each bounded by `settle`'s 90 s, never come near it on a healthy run.
