@@ -258,4 +258,12 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
             terminalreporter.write_line(
                 f"{client:10} {strategy:18} {compared:3} points: {exact} exact, {among} among the announced "
                 f"alternatives, {outside} outside; alternatives announced at {announced} points ({mean})")
+    from tests.live.test_member_order_live import RESULTS as ODDS
+
+    if ODDS["points"]:
+        terminalreporter.section("the prediction's stated likelihood against real joins (librdkafka range)")
+        terminalreporter.write_line(
+            f"{ODDS['points']} joins ({ODDS['uncertain_points']} with more than one possible outcome): the "
+            f"prediction was right {ODDS['primary_right']} times, its stated likelihoods summed to "
+            f"{ODDS['expected']:.1f}; {ODDS['among']} more were among the announced alternatives")
 from tests.live.secured_fixtures import secured_kafka  # noqa: E402,F401  (the secured broker, issue 31)
