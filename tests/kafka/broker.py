@@ -62,6 +62,7 @@ class Node:
     port: int
     controller_port: int
     properties: dict[str, str]
+    release: str  # the Apache Kafka release whose jars run this node
     process: subprocess.Popen | None = None
     log_path: Path = field(init=False)
     starts: int = 0
@@ -91,7 +92,7 @@ class Node:
             self.process = subprocess.Popen(
                 ["java", f"-Xmx{heap}", "-Xms128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                  "-Djava.awt.headless=true", "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
-                 "-cp", jars.classpath(self.properties["_release"]), "kafka.Kafka",
+                 "-cp", jars.classpath(self.release), "kafka.Kafka",
                  str(self.folder / "server.properties")],
                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
                 env=_java_env())
@@ -149,19 +150,19 @@ def random_cluster_id() -> str:
 
 def _run_tool(release: str, *args: str) -> str:
     # The flags of Node.start: a short-lived JVM starts faster with C1 only and the serial collector.
-    result = subprocess.run(["java", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", jars.classpath(release), "kafka.tools.StorageTool", *args],
+    result = subprocess.run(["java", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                             "-cp", jars.classpath(release), "kafka.tools.StorageTool", *args],
                             capture_output=True, text=True, timeout=180, env=_java_env())
     if result.returncode != 0:
         raise RuntimeError(f"StorageTool {' '.join(args[:1])} failed: {(result.stdout + result.stderr)[-2000:]}")
     return result.stdout.strip()
 
 
-def _base(release: str, node_id: int, folder: Path, port: int, controller_port: int,
+def _base(node_id: int, folder: Path, port: int, controller_port: int,
           listeners: dict[str, tuple[str, int]], replication: int) -> dict[str, str]:
     """Server properties of a combined broker+controller; `listeners`: name -> (security protocol, port)."""
     names = {"PLAINTEXT": ("PLAINTEXT", port), **listeners}
     props = {
-        "_release": release,  # not a Kafka setting: written out below, ignored by the broker
         "process.roles": "broker,controller",
         "node.id": str(node_id),
         "listeners": ",".join(f"{n}://127.0.0.1:{p}" for n, (_, p) in names.items())
@@ -192,10 +193,10 @@ def single(folder: Path, release: str | None = None, listeners: dict[str, tuple[
     release = release or jars.version()
     folder.mkdir(parents=True, exist_ok=True)
     port, controller_port = free_port(), free_port()
-    props = _base(release, 1, folder, port, controller_port, listeners or {}, replication=1)
+    props = _base(1, folder, port, controller_port, listeners or {}, replication=1)
     props["controller.quorum.bootstrap.servers"] = f"127.0.0.1:{controller_port}"
     props.update(extra or {})
-    node = Node(1, folder, port, controller_port, props)
+    node = Node(1, folder, port, controller_port, props, release)
     (folder / "server.properties").write_text(_properties(props))
     cluster_id = random_cluster_id()
     _run_tool(release, "format", "-t", cluster_id, "-c", str(folder / "server.properties"), "--standalone",
@@ -213,10 +214,9 @@ def cluster(folder: Path, size: int = 3, release: str | None = None) -> list[Nod
     for i, (port, controller_port) in enumerate(ports):
         node_folder = folder / f"node-{i + 1}"
         node_folder.mkdir(parents=True, exist_ok=True)
-        props = _base(release, i + 1, node_folder, port, controller_port, {}, replication=size)
+        props = _base(i + 1, node_folder, port, controller_port, {}, replication=size)
         props["controller.quorum.voters"] = voters
-        props["min.insync.replicas"] = "1"
-        node = Node(i + 1, node_folder, port, controller_port, props)
+        node = Node(i + 1, node_folder, port, controller_port, props, release)
         (node_folder / "server.properties").write_text(_properties(props))
         _run_tool(release, "format", "-t", cluster_id, "-c", str(node_folder / "server.properties"))
         nodes.append(node)
