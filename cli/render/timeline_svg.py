@@ -124,7 +124,7 @@ def comparison_html(scenario: object, runs: list[ProtocolRun]) -> str:
         title = (f"{run.protocol}: {plural(run.rebalances, 'rebalance')}, {run.unconsumed_ms / 1000:.1f} "
                  f"partition-seconds unconsumed, longest outage {run.longest_outage_ms / 1000:g} s, "
                  f"time to stable per event: {settle or '-'}")
-        bands = [(start, stop, "", "rebalancing") for start, stop in picture.bands]
+        bands = _numbered_bands(run.protocol, picture.bands)
         heading = f"<h2>{escape(run.protocol)}</h2>"
         if run.not_modelled:
             names = ", ".join(event_text(scenario.events[i]) for i in run.not_modelled)  # type: ignore[attr-defined]
@@ -135,10 +135,28 @@ def comparison_html(scenario: object, runs: list[ProtocolRun]) -> str:
         panels.append(heading + _picture(title, end, ranked, owners, palette, picture.segments, picture.gaps, bands,
                                          markers))
     return _page(page_title(scenario.source), scenario, panels,  # type: ignore[attr-defined]
-                 scenario.rejected_settings)  # type: ignore[attr-defined]
+                 scenario.rejected_settings, _COMPARED_BANDS)  # type: ignore[attr-defined]
 
 
-def _page(title: str, scenario: object, panels: list[str], warnings: Sequence[str]) -> str:
+def _numbered_bands(protocol: str, merged: Sequence[tuple[int, int, int]]) -> list[tuple[int, int, str, str]]:
+    """Each band labelled with the rebalances it shades, counted in the design's order of start: "#3" or, where
+    several overlapped and were merged into one band, "#3-5"."""
+    bands, first = [], 1
+    for start, stop, count in merged:
+        label = f"#{first}" if count == 1 else f"#{first}-{first + count - 1}"
+        what = "rebalance" if count == 1 else f"{count} overlapping rebalances"
+        bands.append((start, stop, label, f"{protocol}: {what} {label}, {start / 1000:g}-{stop / 1000:g} s"))
+        first += count
+    return bands
+
+
+_SINGLE_BANDS = "Grey bands: rebalancing (#N as in the text output)."
+_COMPARED_BANDS = ("Grey bands: rebalancing, numbered in each design's order (#3-5: three rebalances that "
+                   "overlapped).")
+
+
+def _page(title: str, scenario: object, panels: list[str], warnings: Sequence[str],
+          bands_note: str = _SINGLE_BANDS) -> str:
     events = "; ".join(f"{event_text(e)} at {e.at_ms / 1000:g}s" for e in scenario.events)  # type: ignore[attr-defined]
     description = getattr(scenario, "description", None)
     parts = ["<!doctype html>", '<html><head><meta charset="utf-8">',
@@ -153,7 +171,7 @@ def _page(title: str, scenario: object, panels: list[str], warnings: Sequence[st
     parts.append(f"<p>Events: {escape(events) if events else 'none'}</p>")
     parts.extend(panels)
     parts.append("<p>Each colour is one consumer (the same in every panel). Red: nobody consumed the partition. "
-                 "Grey bands: rebalancing (#N as in the text output). Triangles: the scenario's events. Hover a "
+                 f"{bands_note} Triangles: the scenario's events. Hover a "
                  "bar for details.</p>")
     parts.append("</body></html>\n")
     return "\n".join(parts)
@@ -165,14 +183,17 @@ def _picture(title: str, end: int, ranked: list[TopicPartition], owners: list[st
     """`ranked`: partitions, most unconsumed first; the first MAX_ROWS are drawn, in partition order."""
     rows = sorted(ranked[:MAX_ROWS])
     left, width, row_h = _LEFT, _WIDTH, _ROW
+    x = lambda ms: left + (width * ms) / end  # noqa: E731
     lanes = _marker_lanes(markers, end, width)
-    top = 34 + 18 * (max(lanes.values(), default=-1) + 1) + 18  # title, event labels, band labels
+    band_lanes = _band_label_lanes([(x(start), label) for start, _stop, label, _tip in bands])
+    band_rows = max(band_lanes, default=-1) + 1
+    # title, event labels, then one row per lane of band labels (close rebalances stack, not overlap)
+    top = 34 + 18 * (max(lanes.values(), default=-1) + 1) + 14 * max(band_rows, 1) + 4
     plot_h = row_h * len(rows)
     legend_items = [(h, colour.get(h, "#888")) for h in owners] + [("unconsumed", UNCONSUMED),
                                                                    ("rebalancing", REBALANCING)]
     per_line = 8
     height = top + plot_h + 40 + 20 * ((len(legend_items) - 1) // per_line + 1) + 24
-    x = lambda ms: left + (width * ms) / end  # noqa: E731
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 30}" height="{height}" '
            f'font-family="sans-serif" font-size="{_FONT}">',
            f'<text x="{left}" y="20" font-size="15" font-weight="bold">{escape(title)}</text>']
@@ -192,12 +213,13 @@ def _picture(title: str, end: int, ranked: list[TopicPartition], owners: list[st
                        f'height="{row_h - 4}" fill="{colour.get(seg.owner, "#888")}"><title>{escape(seg.owner)} '
                        f'{seg.start / 1000:g}-{stop / 1000:g} s</title></rect>')
     # Over the bars, see-through: a rebalance shows even where every partition is being consumed.
-    for start, stop, label, tip in bands:
+    for (start, stop, label, tip), lane in zip(bands, band_lanes):
         out.append(f'<rect x="{x(start):.1f}" y="{top - 4}" width="{max(x(stop) - x(start), 2):.1f}" '
                    f'height="{plot_h + 8}" fill="#9a9a9a" fill-opacity="0.45" stroke="#666" stroke-width="0.5">'
                    f'<title>{escape(tip)}</title></rect>')
         if label:
-            out.append(f'<text x="{x(start):.1f}" y="{top - 8}" font-size="12" fill="#333">{escape(label)}</text>')
+            out.append(f'<text x="{x(start):.1f}" y="{top - 8 - 14 * lane}" font-size="12" fill="#333">'
+                       f'{escape(label)}<title>{escape(tip)}</title></text>')
     for marker in markers:
         lane = lanes[id(marker)]
         mx = x(marker.at_ms)
@@ -243,6 +265,24 @@ def _marker_lanes(markers: list[Marker], end: int, width: int) -> dict[int, int]
         else:
             lane_ends[lane] = stop
         lanes[id(marker)] = lane
+    return lanes
+
+
+def _band_label_lanes(labels: list[tuple[float, str]]) -> list[int]:
+    """A row per band label, in band order: a label that would touch the one before it goes a row higher."""
+    lanes: list[int] = []
+    lane_ends: list[float] = []
+    for at, label in labels:
+        if not label:
+            lanes.append(0)
+            continue
+        lane = next((i for i, taken in enumerate(lane_ends) if taken + 3 < at), len(lane_ends))
+        stop = at + 7.2 * len(label)  # font-size 12
+        if lane == len(lane_ends):
+            lane_ends.append(stop)
+        else:
+            lane_ends[lane] = stop
+        lanes.append(lane)
     return lanes
 
 

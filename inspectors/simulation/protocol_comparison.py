@@ -40,7 +40,7 @@ class Timeline:
     end_ms: int
     segments: Mapping[TopicPartition, list[Segment]]
     gaps: Mapping[TopicPartition, list[Gap]]
-    bands: tuple[tuple[int, int], ...]  # (start, end) of each rebalance, merged where they overlap
+    bands: tuple[tuple[int, int, int], ...]  # (start, end, rebalances) of each rebalance, merged where they overlap
     owners: tuple[str, ...]
     not_modelled: tuple[tuple[int, str], ...] = ()  # (instant, event) this design cannot express
 
@@ -112,14 +112,16 @@ def _intervals(starts: list[int], settled: list[int]) -> list[tuple[int, int | N
     return [(start, next((t for t in ordered if t >= start), None)) for start in sorted(starts)]
 
 
-def _bands(intervals: list[tuple[int, int | None]], now: int) -> tuple[tuple[int, int], ...]:
-    """The rebalance intervals to shade, overlapping ones merged; an open one runs to the end."""
-    bands: list[tuple[int, int]] = []
+def _bands(intervals: list[tuple[int, int | None]], now: int) -> tuple[tuple[int, int, int], ...]:
+    """The rebalance intervals to shade as (start, end, how many rebalances), overlapping ones merged; an open
+    one runs to the end."""
+    bands: list[tuple[int, int, int]] = []
     for start, stop in sorted((s, now if e is None else e) for s, e in intervals):
         if bands and start <= bands[-1][1]:
-            bands[-1] = (bands[-1][0], max(bands[-1][1], stop))
+            first, last, count = bands[-1]
+            bands[-1] = (first, max(last, stop), count + 1)
         else:
-            bands.append((start, stop))
+            bands.append((start, stop, 1))
     return tuple(bands)
 
 

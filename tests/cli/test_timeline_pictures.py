@@ -97,3 +97,38 @@ def test_pictures_are_written_with_the_users_umask(tmp_path: Path) -> None:
         os.umask(old)
     assert out.stat().st_mode & 0o777 == 0o644
     assert str(FIXTURES) not in out.read_text().split("<body>")[0]
+
+
+_BAND_LABEL = re.compile(r'<text x="([\d.]+)" y="([\d.]+)" font-size="12" fill="#333">(#[\d-]+)<title>([^<]*)</title>')
+
+
+def _band_labels(svg: str) -> list[tuple[float, float, str, str]]:
+    return [(float(x), float(y), label, tip) for x, y, label, tip in _BAND_LABEL.findall(svg)]
+
+
+def test_labels_of_close_rebalances_do_not_overlap_and_every_compared_band_is_numbered(tmp_path: Path) -> None:
+    single, compared = tmp_path / "tour.html", tmp_path / "compare.html"
+    tour = str(FIXTURES / "scenario-tour.yaml")
+    assert run("simulate", tour, "--timeline-out", str(single)).exit_code == 0
+    result = run("simulate", tour, "--protocol", ALL, "--timeline-out", str(compared))
+    assert result.exit_code == 0, result.output
+    # scenario-tour's rebalances #3 and #4 start 4 s apart, a few pixels: they used to print as "#3#4".
+    labels = _band_labels(single.read_text())
+    assert [label for _, _, label, _ in labels] == [f"#{n}" for n in range(1, 8)]
+    for panel in [single.read_text()] + compared.read_text().split("<h2>")[1:]:
+        placed = sorted(_band_labels(panel), key=lambda item: (item[1], item[0]))
+        for (x1, y1, a, _), (x2, y2, b, _) in zip(placed, placed[1:]):
+            if y1 == y2:  # same row: the next label starts after this one's last glyph (7 px per glyph)
+                assert x2 >= x1 + 7 * len(a), (a, b, x1, x2)
+    # The comparison page promises #N on its grey bands: each band is numbered, and the numbers count every
+    # rebalance of the design once (merged overlapping rebalances read "#9-10").
+    counts = dict(re.findall(r"^(\S+)\s+(\d+)\s", result.output, flags=re.MULTILINE))
+    for panel in compared.read_text().split("<h2>")[1:]:
+        protocol = panel.split("</h2>")[0]
+        numbers: list[int] = []
+        for _, _, label, tip in _band_labels(panel):
+            first, _, last = label[1:].partition("-")
+            numbers.extend(range(int(first), int(last or first) + 1))
+            assert tip.startswith(f"{protocol}: "), tip
+        assert numbers == list(range(1, int(counts[protocol]) + 1)), protocol
+    assert "numbered in each design's order" in compared.read_text()
