@@ -1,7 +1,7 @@
-"""Burrow's partition status over a window of commits (lag.md §2.3), with kgroup's idle rule.
+"""Burrow's partition status over a window of commits, with kgroup's idle rule.
 
 Burrow: `core/internal/evaluator/caching.go`, `calculatePartitionStatus` and its rules, evaluated in
-lag.md §2.3's order. kgroup adds one rule (lag.md §5): a partition whose log end did not move over the
+Burrow's order. kgroup adds one rule (docs/lag.md, "What `lag analyze` computes"): a partition whose log end did not move over the
 window is idle, and an idle partition is never STOP (Burrow#38, #140, #171: false STOPs on quiet topics).
 """
 
@@ -11,8 +11,12 @@ from dataclasses import dataclass
 
 OK, WARN, STOP, STALL, REWIND = "OK", "WARN", "STOP", "STALL", "REWIND"
 UNKNOWN = "UNKNOWN"  # kgroup: no log sample at all, so no lag to judge
+# kgroup's triage (kgroup.assignors.lag.evidence): Burrow's rules named an alarm that the polls so far cannot
+# support (too few commits, or an offset unchanged for less time than the consumer may take to commit)
+UNDECIDED = "UNDECIDED"
 # Burrow's protocol.StatusConstant order (NOTFOUND=0 ... REWIND=6, ERR=3 between WARN and STOP): worst last.
-RANK = {UNKNOWN: 0, OK: 1, WARN: 2, STOP: 4, STALL: 5, REWIND: 6}
+# UNDECIDED takes ERR's slot: kgroup reports the specific error statuses, never ERR, per partition.
+RANK = {UNKNOWN: 0, OK: 1, WARN: 2, UNDECIDED: 3, STOP: 4, STALL: 5, REWIND: 6}
 ERRORS = (STOP, STALL, REWIND)  # Burrow reports these as the group status ERR
 
 

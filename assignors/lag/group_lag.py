@@ -1,6 +1,6 @@
 """A group's lag rows in kafka-consumer-groups.sh's order, and the rollups it does not print.
 
-Kafka: `ConsumerGroupCommand.ConsumerGroupService.collectGroupOffsets` (lag.md §1.2): members with the most
+Kafka: `ConsumerGroupCommand.ConsumerGroupService.collectGroupOffsets`: members with the most
 partitions first (ties keep the describe order), each member's partitions by topic then partition,
 then partitions with a commit but no owner.
 """

@@ -1,6 +1,6 @@
 """The reference computation of `lag analyze`: per partition, current lag, time lag, Burrow status, rates.
 
-Plain Python over the two sample tables (lag.md §7: computations 1 to 5). The Spark pipeline
+Plain Python over the two sample tables (docs/lag.md, "What `lag analyze` computes"). The Spark pipeline
 (kgroup.inspectors.lag.spark_job) computes the same columns at scale; a parity test holds them equal.
 """
 
@@ -102,6 +102,22 @@ def analyze(commits: Iterable[CommitSample], logs: Iterable[LogSample], query: L
                 bucket = sample.observed_ts - sample.observed_ts % query.bucket_ms
                 history[(cluster, group, bucket)].append((lag, late.ms, late.method == "lower-bound"))
     return sorted(reports, key=report_order), [_point(c, g, b, points) for (c, g, b), points in sorted(history.items())]
+
+
+def windows(commits: Iterable[CommitSample], logs: Iterable[LogSample], query: LagQuery
+            ) -> dict[tuple[str, str, str, int], list[WindowCommit]]:
+    """Each partition's Burrow window as `analyze` judges it, for triage's evidence rules (lag.evidence)."""
+    by_partition: dict[Key, list[LogSample]] = defaultdict(list)
+    for log_sample in logs:
+        if query.covers(log_sample.ts):
+            by_partition[(log_sample.cluster, log_sample.topic, log_sample.partition)].append(log_sample)
+    by_group: dict[tuple[str, str, str, int], list[CommitSample]] = defaultdict(list)
+    for commit in commits:
+        if query.covers(commit.observed_ts):
+            by_group[(commit.cluster, commit.group, commit.topic, commit.partition)].append(commit)
+    return {key: _window(samples, _Log(by_partition[(key[0], key[2], key[3])], query.isolation)
+                         if (key[0], key[2], key[3]) in by_partition else None, query.window)
+            for key, samples in by_group.items()}
 
 
 def _point(cluster: str, group: str, bucket: int, points: list[tuple[int | None, int | None, bool]]) -> HistoryPoint:

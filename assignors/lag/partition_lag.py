@@ -1,4 +1,4 @@
-"""Lag of one partition from its committed offset and its log bounds (lag.md §1.2 and §5).
+"""Lag of one partition from its committed offset and its log bounds.
 
 Kafka's tool (`ConsumerGroupCommand.getLag`) prints `-` for a partition with no commit and subtracts
 without clamping; rpk (franz-go `kadm.CalculateGroupLag`) counts a never-committed partition as lagging

@@ -1,4 +1,4 @@
-"""Per group, topic and member: what an on-call engineer reads first (lag.md §7, computation 5)."""
+"""Per group, topic and member: what an on-call engineer reads first (docs/lag.md: the rollups)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The two sample tables of an offset history (lag.md §7) and the question asked of them.
+"""The two sample tables of an offset history (docs/lag.md, "The offset-history data set") and the question
+asked of them.
 
 A commit sample is what one poll saw of one group's committed offset on one partition, with the
 partition's owner at that moment; a log sample is one poll of a partition's log bounds. Times are

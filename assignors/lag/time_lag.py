@@ -1,7 +1,7 @@
-"""How late a consumer is in time: when was the oldest record it has not read appended (lag.md §3).
+"""How late a consumer is in time: when was the oldest record it has not read appended.
 
 kafka-lag-exporter's idea (`LookupTable.lookup`: interpolate the committed offset on the timeline of polled
-log-end offsets), with lag.md §3's fixes: the unread record at offset `c` was appended when the log end
+log-end offsets), with kgroup's fixes (docs/lag.md, "What `lag analyze` computes"): the unread record at offset `c` was appended when the log end
 first passed `c`, so interpolate to `c + 1` between the last sample at or below `c` and the next one; a
 commit older than the whole timeline is a lower bound, not an extrapolation; a caught-up consumer is 0.
 """

@@ -102,10 +102,15 @@ def _required(value: int | None, spec: str) -> int:
 RESETTABLE_STATES = frozenset({"empty", "dead", "unknown"})
 
 
+def _label(state: str) -> str:
+    """A state as Kafka's tool prints it (ConsumerGroupState's names: Stable, PreparingRebalance)."""
+    return "".join(word.capitalize() for word in state.split("_")).replace("Rebalancing", "Rebalance")
+
+
 def refusal(state: str, members: int) -> str | None:
     """Why a group's offsets may not be reset now, or None (state as confluent-kafka names it, lower case)."""
     if members:
         return f"the group has {members} active member(s); stop its consumers first"
     if state not in RESETTABLE_STATES:
-        return f"offsets can only be reset when the group is inactive, but its state is {state}"
+        return f"offsets can only be reset when the group is inactive, but its state is {_label(state)}"
     return None

@@ -98,7 +98,7 @@ def reset(
     outcomes = apply_reset(admin, plans, allow_partial) if execute else None
     for plan in plans:
         if plan.refused:
-            warn(f"kgroup: error: group {plan.group_id}: {plan.refused}")
+            warn(f"kgroup: error: group {plan.group_id} refused: {plan.refused}")
     if export:
         sys.stdout.write(plan_csv(((p.group_id, o.tp, o.new) for p in plans if not p.refused for o in p.offsets),
                                   with_group=len(ids) > 1))
@@ -160,7 +160,9 @@ def _outcome_of(outcomes: list[GroupOutcome] | None, group_id: str) -> GroupOutc
     return next((o for o in outcomes or () if o.group_id == group_id), None)
 
 
-def _status(outcome: GroupOutcome | None, tp: Any) -> str | None:
+def _status(outcome: GroupOutcome | None, tp: Any, refused: bool = False) -> str | None:
+    if refused:
+        return "refused"
     if outcome is None:
         return None
     if outcome.held_back:
@@ -188,7 +190,7 @@ def _body(plan: GroupPlan, outcomes: list[GroupOutcome] | None) -> dict[str, Any
     return {"group": plan.group_id, "state": plan.state, "refused": plan.refused,
             "executed": outcome is not None and outcome.executed, "result": _result(plan, outcome),
             "partitions": [{"topic": o.tp.topic, "partition": o.tp.partition, "current_offset": o.current,
-                            "new_offset": o.new, "note": o.note, "status": _status(outcome, o.tp)}
+                            "new_offset": o.new, "note": o.note, "status": _status(outcome, o.tp, bool(plan.refused))}
                            for o in plan.offsets]}
 
 
@@ -196,9 +198,10 @@ def _plan_table(console: Console, plans: list[GroupPlan], outcomes: list[GroupOu
     rows = [(p, o) for p in plans for o in p.offsets]
     if not rows:
         console.print("nothing to reset")
-    else:
-        _partition_table(console, rows, outcomes)
-    if len(plans) > 1 or any(p.refused for p in plans):
+    else:  # a refused group's rows too: the plan that was refused
+        _partition_table(console, rows, outcomes, any(p.refused for p in plans))
+    # after --execute (one group or several) or a refusal: what became of each group's plan
+    if len(plans) > 1 or any(p.refused for p in plans) or outcomes is not None:
         _groups_table(console, [(p.group_id, p.state, len(p.offsets),
                                  _result(p, _outcome_of(outcomes, p.group_id)) + (f": {p.refused}" if p.refused else ""))
                                 for p in plans])
@@ -215,15 +218,18 @@ def _groups_table(console: Console, rows: list[tuple[str, str, int, str]]) -> No
     print_wide(console, groups)
 
 
-def _partition_table(console: Console, rows: list[Any], outcomes: list[GroupOutcome] | None) -> None:
+def _partition_table(console: Console, rows: list[Any], outcomes: list[GroupOutcome] | None,
+                     refused: bool = False) -> None:
     table = Table(box=None, pad_edge=False)
-    columns = ["GROUP", "TOPIC", "PARTITION", "NEW-OFFSET", "CURRENT-OFFSET", "NOTE"] + (["STATUS"] if outcomes else [])
+    status = outcomes is not None or refused
+    columns = ["GROUP", "TOPIC", "PARTITION", "NEW-OFFSET", "CURRENT-OFFSET", "NOTE"] + (["STATUS"] if status else [])
     for column in columns:
         table.add_column(column, justify="right" if column in ("PARTITION", "NEW-OFFSET", "CURRENT-OFFSET") else "left")
     for plan, o in rows:
         cells = [plan.group_id, o.tp.topic, str(o.tp.partition), str(o.new), dash(o.current), dash(o.note)]
-        if outcomes:
-            cells.append(_status(_outcome_of(outcomes, plan.group_id), o.tp) or "-")
+        if status:
+            cells.append(_status(_outcome_of(outcomes, plan.group_id), o.tp, bool(plan.refused))
+                         or "planned (dry run)")
         table.add_row(*cells)
     print_wide(console, table)
 
@@ -283,8 +289,8 @@ def delete(
     plan = plan_offset_delete(admin, group_id, tuple(topics))
     outcome = apply_offset_delete(admin, plan, allow_partial) if execute else None
     if plan.refused:
-        warn(f"kgroup: error: group {group_id}: {plan.refused}")
-    for row in plan.refused_rows:
+        warn(f"kgroup: error: group {group_id} refused: {plan.refused}")
+    for row in plan.refused_rows if not plan.refused else ():  # a whole group refused is one line, above
         warn(f"kgroup: error: {row.tp}: {row.refused}")
     if plan.unsupported and not execute:
         warn(f"kgroup: warning: {plan.unsupported}; --execute would fail")
@@ -360,6 +366,8 @@ def _delete_body(plan: Any, outcome: Any) -> dict[str, Any]:
 def _delete_note(row: Any) -> str | None:
     if row.current is None:
         return "nothing committed"
+    if row.refused == "NON_EMPTY_GROUP":  # offset_delete.NON_EMPTY_GROUP: the whole group was refused
+        return "refused: NON_EMPTY_GROUP"
     return "refused: GROUP_SUBSCRIBED_TO_TOPIC" if row.refused else None
 
 

@@ -1,9 +1,11 @@
 """The offset-history data set on disk: two Parquet tables partitioned by date, schema version 1.
 
     DATASET/_kgroup_dataset.json                     {"schema": "kgroup-lag-history", "version": 1}
-    DATASET/commits/date=YYYY-MM-DD/part-*.parquet   lag.md §7 `commits`
-    DATASET/log_offsets/date=YYYY-MM-DD/part-*.parquet   lag.md §7 `log_offsets`
-    DATASET/gaps/date=YYYY-MM-DD/part-*.parquet      when `lag record` could not poll (lag.md §7, gaps)
+    DATASET/commits/date=YYYY-MM-DD/part-*.parquet   `commits`
+    DATASET/log_offsets/date=YYYY-MM-DD/part-*.parquet   `log_offsets`
+    DATASET/gaps/date=YYYY-MM-DD/part-*.parquet      when `lag record` could not poll
+
+The columns of each table: docs/lag.md, "The offset-history data set".
 
 `gaps` is optional (older histories have none): one row per outage the recorder rode out, from the last
 poll it wrote (`start_ts`) to the first poll after the outage (`end_ts`; null when the recording ended in

@@ -9,6 +9,7 @@ rather than reading silence as a stopped consumer. Authentication failures and b
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from kgroup.inspectors.lag.sampler import Sampler
 from kgroup.inspectors.live.admin import LiveAdmin
 
 BACKOFF_START_S, BACKOFF_MAX_S = 1.0, 30.0
+_ON_SLOT_S = 0.05  # closer than this to a slot counts as on it
 
 
 class StopFlag(Protocol):
@@ -73,8 +75,15 @@ def record(out: str, sampler: Sampler, schedule: Schedule, stop: StopFlag, on_ev
     outage: dict[str, Any] | None = None
     outage_since = 0.0
     cluster = sampler.cluster or sampler.admin.settings.bootstrap_servers
+    check_only = False  # the next attempt falls between two polls of the schedule: only see if the cluster answers
     while not stop.requested:
         try:
+            if check_only:
+                check_only = False
+                sampler.admin.metadata()  # it answers: poll at the next slot of the schedule, not off its grid
+                due = _next_slot(started, schedule.interval_ms, clock())
+                stop.sleep(max(0.0, (due if end_at is None else min(due, end_at)) - clock()))
+                continue
             commits, logs = sampler.poll()
         except (NotReachableError, RunError, NotFoundError) as exc:
             if tally.polls == 0 and outage is None and not isinstance(exc, NotReachableError):
@@ -96,6 +105,11 @@ def record(out: str, sampler: Sampler, schedule: Schedule, stop: StopFlag, on_ev
                        schedule.interval_ms / 1000)
             if end_at is not None:
                 wait = min(wait, max(0.0, end_at - now))
+            # an attempt that would land between two slots only checks that the cluster answers; the poll after
+            # an outage is made on the schedule's grid (started + k * interval), like every other poll
+            to_slot = _next_slot(started, schedule.interval_ms, now) - now
+            check_only = wait < to_slot - _ON_SLOT_S
+            wait = max(0.0, min(wait, to_slot))
             on_event(Event("retry", tally, error=str(exc), wait_s=wait))
             stop.sleep(wait)
             sampler.admin = reconnect()
@@ -124,6 +138,12 @@ def record(out: str, sampler: Sampler, schedule: Schedule, stop: StopFlag, on_ev
     if outage is not None:  # Ctrl-C during an outage: the blind time is part of the record too
         _close(out, outage, None, tally)
     return tally
+
+
+def _next_slot(started: float, interval_ms: int, now: float) -> float:
+    """The first time on the schedule's grid (started + k * interval) at or after `now`."""
+    step = interval_ms / 1000
+    return started + math.ceil(max(0.0, now - started - _ON_SLOT_S) / step) * step
 
 
 def _close(out: str, outage: dict[str, Any], end_ts: int | None, tally: Tally) -> None:

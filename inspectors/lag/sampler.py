@@ -1,4 +1,4 @@
-"""One poll of a cluster as offset-history samples (lag.md §7): what `lag record` appends and `triage` reads.
+"""One poll of a cluster as offset-history samples (docs/lag.md): what `lag record` appends and `triage` reads.
 
 Kafka's OffsetFetch does not return when a commit was made, so a polled history dates a commit by the
 first poll that saw its offset; an offset seen again keeps that first time. That is what lets Burrow's

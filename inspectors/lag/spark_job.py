@@ -2,7 +2,7 @@
 
 Spark has no as-of join; both as-of lookups (the log end at a time, the log sample at or below an offset)
 are a union of the two tables sorted by the lookup key with `last(..., ignorenulls)` over the partition
-(lag.md §7.1). The Burrow rules run on each partition's window as Spark SQL array functions: no Python
+(docs/lag.md, "Which engine"). The Burrow rules run on each partition's window as Spark SQL array functions: no Python
 UDF, so Spark Connect servers need no kgroup installed. pyspark is imported only here.
 """
 
@@ -236,7 +236,7 @@ def _ends_at_polls(asks: Any, logs: Any) -> Any:
 
 
 def _time_lag(asks: Any, mono: Any) -> Any:
-    """lag.md §3 for every ask: the last monotonic sample at or below the offset, found by one sort by offset;
+    """assignors.lag.time_lag's interpolation for every ask: the last monotonic sample at or below the offset, found by one sort by offset;
     the partition's first sample (the lower bound's anchor) comes from the same sort."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F

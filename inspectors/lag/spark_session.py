@@ -35,7 +35,7 @@ BYTES_PER_SHUFFLE_PARTITION = 64 * 1024 * 1024
 # into a sorter that spills under memory pressure; reading spills back takes a 1 MiB reader per file, and a
 # 200M-sample history (900,000 rows a partition) ran out of heap there (docs/lag.md).
 WINDOW_ROWS_IN_MEMORY = 2_000_000
-LOCAL_DRIVER_MEMORY_GIB = 4  # what lag.md 7.1 measured with; Spark's own default, 1g, fails long histories
+LOCAL_DRIVER_MEMORY_GIB = 4  # what docs/benchmarks.md measured with; Spark's own default, 1g, fails long histories
 
 
 def sized_settings(data_bytes: int | None) -> dict[str, str]:

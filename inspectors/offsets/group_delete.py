@@ -9,17 +9,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kgroup.assignors.model import TopicPartition, sort_partitions
 from kgroup.assignors.offsets.reset_plan import RESETTABLE_STATES
-from kgroup.inspectors.live.admin import LiveAdmin, enum_name
+from kgroup.inspectors.errors import NotFoundError
+from kgroup.inspectors.live.admin import LiveAdmin, enum_name, state_label
 
 
 @dataclass(frozen=True)
 class DeletePlan:
     group_id: str
-    state: str
+    state: str  # as `groups` and `describe` print it: Empty, Stable, PreparingRebalance
     members: int
     committed_partitions: int
     refused: str | None
+    # the committed offsets the deletion would take with it, refused or not: a refusal shows its plan too
+    offsets: tuple[tuple[TopicPartition, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -34,22 +38,29 @@ def deletion_refusal(state: str, members: int) -> str | None:
     if members:
         return f"the group has {members} active member(s); stop its consumers first"
     if state not in RESETTABLE_STATES:
-        return f"a group can only be deleted when it is Empty, but its state is {state}"
+        return f"a group can only be deleted when it is Empty, but its state is {state_label(state)}"
     return None
 
 
 def plan_delete(admin: LiveAdmin, group_ids: list[str]) -> list[DeletePlan]:
+    """One plan per group, with the offsets a deletion would remove (refused groups included).
+
+    A group that does not exist is exit 5, as in `describe` and `triage` (GroupCoordinator.deleteGroups
+    answers GROUP_ID_NOT_FOUND for it; Kafka's tool prints "Group ... does not exist"), not a refusal."""
     admin.metadata()
     descriptions = admin.describe(group_ids)
+    missing = [g for g in group_ids if enum_name(descriptions[g].state) == "dead"]
+    if missing:
+        raise NotFoundError(f"group {', '.join(repr(g) for g in missing)} does not exist (the coordinator "
+                            "describes it as Dead)")
     plans = []
     for group_id in group_ids:
         description = descriptions[group_id]
         state, members = enum_name(description.state), len(description.members)
-        why = deletion_refusal(state, members)
-        committed = len(admin.committed(group_id)) if why is None else 0
-        if why is None and state == "dead":
-            why = "the group does not exist"
-        plans.append(DeletePlan(group_id, state, members, committed, why))
+        committed = admin.committed(group_id)
+        offsets = tuple((tp, committed[tp]) for tp in sort_partitions(committed))
+        plans.append(DeletePlan(group_id, state_label(state), members, len(offsets),
+                                deletion_refusal(state, members), offsets))
     return plans
 
 

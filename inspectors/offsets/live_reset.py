@@ -13,7 +13,7 @@ from kgroup.assignors.model import TopicPartition, sort_partitions
 from kgroup.assignors.offsets.reset_plan import (FROM_FILE, SHIFT_BY, TO_DATETIME, PlannedOffset, ResetInputs,
                                            ResetRefused, plan_reset, refusal)
 from kgroup.inspectors.errors import InputError, NotFoundError
-from kgroup.inspectors.live.admin import LiveAdmin, enum_name
+from kgroup.inspectors.live.admin import LiveAdmin, enum_name, state_label
 
 
 @dataclass(frozen=True)
@@ -30,9 +30,9 @@ class ResetRequest:
 @dataclass(frozen=True)
 class GroupPlan:
     group_id: str
-    state: str
+    state: str  # as `groups` and `describe` print it: Empty, Stable
     refused: str | None
-    offsets: tuple[PlannedOffset, ...] = ()
+    offsets: tuple[PlannedOffset, ...] = ()  # a refused group's too: the plan that was refused
 
 
 @dataclass
@@ -49,7 +49,8 @@ class GroupOutcome:
 
 
 def prepare_reset(admin: LiveAdmin, group_ids: list[str], request: ResetRequest) -> list[GroupPlan]:
-    """One plan per group; a group with active members is refused, as ConsumerGroupCommand.resetOffsets does."""
+    """One plan per group; a group with active members is refused, as ConsumerGroupCommand.resetOffsets does,
+    and its plan is still computed, so that the refusal shows what would have been done."""
     sizes = {name: len(t.partitions) for name, t in admin.metadata().topics.items()}
     admin.check_topics_visible([t.partition(":")[0] for t in request.topics])  # hidden by ACLs, or missing
     scoped = scope_partitions(request.topics, sizes) if request.topics else None
@@ -62,9 +63,6 @@ def prepare_reset(admin: LiveAdmin, group_ids: list[str], request: ResetRequest)
         description = descriptions[group_id]
         state = enum_name(description.state)
         why = refusal(state, len(description.members))
-        if why is not None:
-            plans.append(GroupPlan(group_id, state, why))
-            continue
         committed = admin.committed(group_id)
         requested: dict[TopicPartition, int] | None = None
         if request.spec == FROM_FILE:
@@ -92,7 +90,7 @@ def prepare_reset(admin: LiveAdmin, group_ids: list[str], request: ResetRequest)
             offsets = plan_reset(spec, partitions, inputs, request.value)
         except ResetRefused as exc:
             raise InputError(f"group {group_id!r}: {exc}", field=f"--{SHIFT_BY}") from None
-        plans.append(GroupPlan(group_id, state, None, tuple(offsets)))
+        plans.append(GroupPlan(group_id, state_label(state), why, tuple(offsets)))
     return plans
 
 

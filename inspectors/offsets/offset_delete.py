@@ -14,13 +14,16 @@ from dataclasses import dataclass, field
 from kgroup.assignors.model import TopicPartition, sort_partitions
 from kgroup.assignors.offsets.delete_rules import group_refusal, subscribed_topics, topic_refusal
 from kgroup.inspectors.errors import NotFoundError, RunError
-from kgroup.inspectors.live.admin import LiveAdmin, enum_name
+from kgroup.inspectors.live.admin import LiveAdmin, enum_name, state_label
 from kgroup.inspectors.live.leader_view import leader_views
 from kgroup.inspectors.live.offset_deletion import offset_delete_unsupported, send_offset_delete
 from kgroup.inspectors.offsets.live_reset import scope_partitions
 
 # What a broker answers when it refuses (ConsumerGroupCommand.deleteOffsets prints these as refusals)
 BROKER_REFUSALS = ("NON_EMPTY_GROUP", "GROUP_SUBSCRIBED_TO_TOPIC")
+
+
+NON_EMPTY_GROUP = "NON_EMPTY_GROUP"  # the whole group refused: each of its committed partitions with it
 
 
 @dataclass(frozen=True)
@@ -33,7 +36,7 @@ class DeleteRow:
 @dataclass(frozen=True)
 class OffsetDeletePlan:
     group_id: str
-    state: str
+    state: str  # as `groups` and `describe` print it: Empty, Stable
     members: int
     refused: str | None  # why the whole group is refused (NON_EMPTY_GROUP)
     rows: tuple[DeleteRow, ...] = ()
@@ -80,12 +83,13 @@ def plan_offset_delete(admin: LiveAdmin, group_id: str, topics: tuple[str, ...])
                 subscriptions = [m.subscription.topics for m in view.members if m.subscription is not None]
     unsupported = offset_delete_unsupported(admin.settings, admin.timeout_s)
     refused = group_refusal(group_type, state, members, protocol_type)
-    committed = admin.committed(group_id) if refused is None else {}
+    committed = admin.committed(group_id)  # a refused group's too: the refusal shows what it refused
     subscribed = subscribed_topics(members, subscriptions)
     rows = tuple(DeleteRow(tp, committed.get(tp),
-                           topic_refusal(tp.topic, subscribed, members) if tp in committed else None)
+                           (NON_EMPTY_GROUP if refused is not None else topic_refusal(tp.topic, subscribed, members))
+                           if tp in committed else None)
                  for tp in sort_partitions(partitions))
-    return OffsetDeletePlan(group_id, state, members, refused, rows if refused is None else (), unsupported)
+    return OffsetDeletePlan(group_id, state_label(state), members, refused, rows, unsupported)
 
 
 def apply_offset_delete(admin: LiveAdmin, plan: OffsetDeletePlan, partial: bool = False) -> OffsetDeleteOutcome:

@@ -16,9 +16,11 @@ from kgroup.inspectors.live.wire.errors import (
     ERRORS,
     AuthenticationFailed,
     BrokerUnreachable,
+    NotKafka,
     ProtocolError,
     UnsupportedConfig,
 )
+from kgroup.inspectors.live.wire.peer import MAX_RESPONSE, not_kafka_line, what_answered
 from kgroup.inspectors.live.wire.sasl import sasl_messages
 
 CLIENT_ID = "kgroup"
@@ -113,10 +115,11 @@ class Connection:
                                     f"{exc.strerror or exc}") from None
 
     def _recv_frame(self, doing: str) -> bytes:
-        size = struct.unpack(">i", self._recv_exact(4, doing))[0]
-        if size < 4 or size > 100 * 1024 * 1024:
-            raise ProtocolError(f"{self.address}: implausible response size {size} while {doing} "
-                                "(is this a Kafka listener, and does security.protocol match it?)")
+        raw = self._recv_exact(4, doing)
+        size = struct.unpack(">i", raw)[0]
+        if size < 4 or size > MAX_RESPONSE:  # NetworkReceive.readFrom: InvalidReceiveException, the peer is not Kafka
+            protocol = self.config.get("security.protocol", "plaintext").upper()
+            raise NotKafka(not_kafka_line(self.address, what_answered(raw), protocol) + f" (while {doing})")
         return self._recv_exact(size, doing)
 
     def request(self, api_key: int, version: int, body: bytes, flexible: bool, doing: str) -> Reader:

@@ -23,6 +23,11 @@ class BrokerUnreachable(KafkaClientError, ConnectionError):
     """No connection (refused, timed out, TLS failure, closed mid-request) to any bootstrap/coordinator address."""
 
 
+class NotKafka(BrokerUnreachable):
+    """The address answered, but not as a Kafka broker of the configured security.protocol (an HTTP server,
+    a TLS listener asked in plain bytes): no Kafka cluster there, exit 4 like an unreachable one."""
+
+
 class AuthenticationFailed(KafkaClientError):
     """SASL was refused or the mechanism is not enabled on the broker; or (`untrusted`) the broker's TLS
     certificate did not verify, which Kafka's clients count as authentication (SslAuthenticationException)."""

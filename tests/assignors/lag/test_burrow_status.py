@@ -1,4 +1,4 @@
-"""Burrow's partition rules (lag.md §2.3) on windows worked by hand, and kgroup's idle rule."""
+"""Burrow's partition rules (its evaluator's `calculatePartitionStatus`) on windows worked by hand, and kgroup's idle rule."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Time lag by interpolation on the log-end timeline (lag.md §3), worked by hand."""
+"""Time lag by interpolation on the log-end timeline (docs/lag.md), worked by hand."""
 
 from __future__ import annotations
 
