@@ -95,7 +95,7 @@ class Node:
                  "-cp", jars.classpath(self.release), "kafka.Kafka",
                  str(self.folder / "server.properties")],
                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
-                env=_java_env())
+                env=jars.java_env())
         if wait:
             self.wait_started(marker)
 
@@ -133,12 +133,6 @@ class Node:
             process.wait()
 
 
-def _java_env() -> dict[str, str]:
-    # The broker must not inherit a test's JVM options or a Kafka install's settings.
-    return {k: v for k, v in os.environ.items()
-            if k not in ("KAFKA_OPTS", "KAFKA_HEAP_OPTS", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "CLASSPATH")}
-
-
 def random_cluster_id() -> str:
     """What `StorageTool random-uuid` prints (Kafka's Uuid.randomUuid: a random UUID, URL-safe base64 without
     padding, never starting with "-"), without starting a JVM for it: seconds on a loaded machine."""
@@ -152,7 +146,7 @@ def _run_tool(release: str, *args: str) -> str:
     # The flags of Node.start: a short-lived JVM starts faster with C1 only and the serial collector.
     result = subprocess.run(["java", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                              "-cp", jars.classpath(release), "kafka.tools.StorageTool", *args],
-                            capture_output=True, text=True, timeout=180, env=_java_env())
+                            capture_output=True, text=True, timeout=180, env=jars.java_env())
     if result.returncode != 0:
         raise RuntimeError(f"StorageTool {' '.join(args[:1])} failed: {(result.stdout + result.stderr)[-2000:]}")
     return result.stdout.strip()
@@ -204,8 +198,10 @@ def single(folder: Path, release: str | None = None, listeners: dict[str, tuple[
     return node
 
 
-def cluster(folder: Path, size: int = 3, release: str | None = None) -> list[Node]:
-    """`size` formatted combined nodes with static voters (controller.quorum.voters), replication `size`."""
+def cluster(folder: Path, size: int = 3, release: str | None = None,
+            extra: Mapping[str, str] | None = None) -> list[Node]:
+    """`size` formatted combined nodes with static voters (controller.quorum.voters), replication `size`;
+    `extra` adds or overrides server properties on every node."""
     release = release or jars.version()
     ports = [(free_port(), free_port()) for _ in range(size)]
     voters = ",".join(f"{i + 1}@127.0.0.1:{c}" for i, (_, c) in enumerate(ports))
@@ -216,6 +212,7 @@ def cluster(folder: Path, size: int = 3, release: str | None = None) -> list[Nod
         node_folder.mkdir(parents=True, exist_ok=True)
         props = _base(i + 1, node_folder, port, controller_port, {}, replication=size)
         props["controller.quorum.voters"] = voters
+        props.update(extra or {})
         node = Node(i + 1, node_folder, port, controller_port, props, release)
         (node_folder / "server.properties").write_text(_properties(props))
         _run_tool(release, "format", "-t", cluster_id, "-c", str(node_folder / "server.properties"))
@@ -275,3 +272,38 @@ def start_cluster(nodes: list[Node], heap: str = "384m") -> None:
         node.start(heap=heap, wait=False)
     for node in nodes:
         node.wait_started()
+
+
+def wait_fully_replicated(nodes: list[Node], timeout_s: float = START_TIMEOUT_S) -> None:
+    """Until every partition of every topic (`__consumer_offsets` included) has a leader and all of `nodes` in
+    sync, as the cluster's metadata says: after a node comes back, before the next fault may take another."""
+    from confluent_kafka import KafkaException
+    from confluent_kafka.admin import AdminClient
+
+    admin = AdminClient({"bootstrap.servers": ",".join(n.address for n in nodes)})
+    every = {n.node_id for n in nodes}
+    deadline = time.monotonic() + timeout_s
+    behind: list[str] = ["no metadata yet"]
+    while time.monotonic() < deadline:
+        try:
+            topics = admin.list_topics(timeout=10).topics
+        except KafkaException as exc:  # a node still starting: ask again
+            behind = [str(exc)]
+            time.sleep(0.2)
+            continue
+        behind = [f"{name}-{p.id} (leader {p.leader}, isr {sorted(p.isrs)})"
+                  for name, t in topics.items() for p in t.partitions.values()
+                  if p.leader < 0 or set(p.isrs) != every]
+        if not behind and "__consumer_offsets" in topics:
+            return
+        time.sleep(0.2)
+    raise RuntimeError(f"not fully replicated within {timeout_s:.0f} s: {', '.join(behind[:5])}")
+
+
+def coordinator_of(nodes: list[Node], group: str) -> Node:
+    """The node Kafka names as `group`'s coordinator now (FindCoordinator through Kafka's own answer)."""
+    from confluent_kafka.admin import AdminClient
+
+    admin = AdminClient({"bootstrap.servers": ",".join(n.address for n in nodes if n.running)})
+    described = admin.describe_consumer_groups([group], request_timeout=30)[group].result(60)
+    return next(n for n in nodes if n.node_id == described.coordinator.id)

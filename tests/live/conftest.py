@@ -14,7 +14,7 @@ skipped with the reason only where java, javac or mvn is missing. In CI (`CI` se
 (Tansu exits 0 without that line when the port is taken), and stopped by pid. KGROUP_TANSU_BIN
 overrides the binary.
 
-`noida_broker`: noida-db from PyPI, for what Tansu cannot show (broker.md §2): describe with
+`noida_broker`: noida-db from PyPI, for what Tansu cannot show (docs/brokers.md): describe with
 members, client ids, hosts and assignments, group states, CreatePartitions. Started the same way;
 ready when its port accepts. Its own gaps: dead members never expire, cooperative joins may hang.
 
@@ -39,7 +39,7 @@ import pytest
 from tests.kafka import broker as kafka_broker
 from tests.kafka import jars as kafka_jars
 
-# What Tansu 0.6.0 cannot show (broker.md §1, "What does not work").
+# What Tansu 0.6.0 cannot show (docs/brokers.md, the Tansu and noida-db table).
 TANSU_LACKS = {
     "describe-members": "Tansu's DescribeGroups/ConsumerGroupDescribe return no members or assignments",
     "group-state": "Tansu lists every group with state UNKNOWN",
@@ -53,7 +53,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "needs_broker(capability): a broker feature the test depends on")
 
 
-# What noida-db 0.2.3 cannot do (broker.md §2).
+# What noida-db 0.2.3 cannot do (docs/brokers.md).
 NOIDA_LACKS = {
     "member-expiry": "noida-db never expires dead members",
     "cooperative-join": "a member joining a stable cooperative-sticky group on noida-db may hang",
@@ -194,6 +194,41 @@ def kafka_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[kaf
         yield nodes
     finally:
         kafka_broker.stop_all(nodes)
+
+
+# A cluster whose nodes the tests kill: each broker's loss is noticed in 5 s (KRaft's broker.session.timeout.ms,
+# 9 s by default) so that a fault case takes seconds; commits need two in-sync replicas, as in production.
+BREAKABLE = {"broker.session.timeout.ms": "5000", "broker.heartbeat.interval.ms": "500",
+             "min.insync.replicas": "2"}
+
+
+@pytest.fixture(scope="module")
+def breakable_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[kafka_broker.Node]]:
+    """A three-node Apache Kafka cluster of the module's own, for tests that SIGKILL or stop its nodes (the
+    session's `kafka_cluster` must survive). A test that stops a node starts it again; `restored_cluster`
+    checks that, and waits until every partition is back in sync before the next test."""
+    require_kafka()
+    nodes = kafka_broker.cluster(tmp_path_factory.mktemp("breakable-cluster"), size=3, extra=BREAKABLE)
+    try:
+        kafka_broker.start_cluster(nodes)
+        kafka_broker.warm_up_coordinators(",".join(n.address for n in nodes))
+        yield nodes
+    finally:
+        for node in nodes:
+            if node.running:
+                node.process.send_signal(signal.SIGCONT)  # type: ignore[union-attr]
+        kafka_broker.stop_all(nodes)
+
+
+@pytest.fixture
+def restored_cluster(breakable_cluster: list[kafka_broker.Node]) -> Iterator[list[kafka_broker.Node]]:
+    """`breakable_cluster` with every node running (a node an earlier test stopped is started again, on the same
+    ports and storage) and every partition fully in sync."""
+    stopped = [n for n in breakable_cluster if not n.running]
+    if stopped:
+        kafka_broker.start_cluster(stopped)
+    kafka_broker.wait_fully_replicated(breakable_cluster)
+    yield breakable_cluster
 
 
 @pytest.fixture

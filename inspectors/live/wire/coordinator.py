@@ -1,13 +1,26 @@
 """The first broker that answers, and the coordinator of a group on it (FindCoordinator, API 10, v0-v4).
 
-Shared by every group request kgroup sends itself (DescribeGroups, OffsetDelete). A coordinator that is
-loading or moving is asked again within the deadline, as Kafka's admin client does
-(CoordinatorStrategy: COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR retry).
+Shared by every group request kgroup sends itself (DescribeGroups, OffsetDelete), which go through
+`on_coordinator`: a coordinator that is loading, moving or gone is looked up again and asked again until the
+deadline, as Kafka's admin client does:
+- FindCoordinator answering COORDINATOR_NOT_AVAILABLE or COORDINATOR_LOAD_IN_PROGRESS is retried
+  (CoordinatorStrategy.handleError);
+- the group request answering NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE sends the group back to the
+  lookup, COORDINATOR_LOAD_IN_PROGRESS retries it (DescribeConsumerGroupsHandler.handleError,
+  DeleteConsumerGroupOffsetsHandler.handleGroupError);
+- a coordinator that cannot be reached or drops the connection sends the group back to the lookup, "a
+  chance to find a new coordinator" (AdminApiDriver.onFailure on a DisconnectException); a bootstrap server
+  that went away is replaced by the next one that answers;
+- between attempts it waits retry.backoff.ms doubling up to retry.backoff.max.ms, 100 ms to 1 s by default
+  (AdminApiDriver's ExponentialBackoff, KIP-580).
+When the deadline passes, BrokerUnreachable names the address last tried.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from typing import TypeVar
 
 from kgroup.inspectors.live.wire.codec import TAGS_NONE, _carray, _cstr, _str
 from kgroup.inspectors.live.wire.connection import Connection, Deadline
@@ -15,7 +28,14 @@ from kgroup.inspectors.live.wire.errors import RETRIABLE, BrokerUnreachable, Pro
 
 API_FIND_COORDINATOR = 10
 OUR_FIND_COORDINATOR = (0, 4)
-_ATTEMPTS = 20
+BACKOFF_S, BACKOFF_MAX_S = 0.1, 1.0  # retry.backoff.ms and retry.backoff.max.ms (CommonClientConfigs)
+# A coordinator that has just taken a group over answers reads at its last committed offset
+# (CoordinatorRuntime.scheduleReadOperation), and a new leader of `__consumer_offsets` commits nothing until
+# its followers have fetched (Partition.maybeIncrementLeaderHW): for a moment it describes every group as
+# Dead. A Dead answer is asked again for this long before it is believed.
+DEAD_RECHECK_S = 2.0
+LOAD_IN_PROGRESS = 14
+T = TypeVar("T")
 
 
 def bootstrap(config: dict[str, str], deadline: Deadline) -> Connection:
@@ -34,17 +54,109 @@ def bootstrap(config: dict[str, str], deadline: Deadline) -> Connection:
     raise BrokerUnreachable("no bootstrap server answered: " + "; ".join(failures))
 
 
+def backoff(attempt: int, deadline: Deadline, address: str, doing: str) -> None:
+    """Sleep before retry `attempt` (1, 2, ...): 100 ms doubling up to 1 s, never past the deadline; past it,
+    BrokerUnreachable naming `address`."""
+    pause = min(BACKOFF_S * 2 ** (attempt - 1), BACKOFF_MAX_S)
+    left = deadline.left(address, doing)
+    if left <= pause:
+        time.sleep(left)
+        deadline.left(address, doing)  # raises: the deadline has passed
+    time.sleep(pause)
+
+
+def recheck(attempt: int, started: float, deadline: Deadline) -> bool:
+    """Whether a Dead answer (DEAD_RECHECK_S) is to be asked again, after sleeping the backoff of `attempt`."""
+    pause = min(BACKOFF_S * 2 ** (attempt - 1), BACKOFF_MAX_S)
+    if time.monotonic() - started + pause > DEAD_RECHECK_S or deadline.end - time.monotonic() <= pause:
+        return False
+    time.sleep(pause)
+    return True
+
+
 def find_coordinator(conn: Connection, group: str) -> tuple[int, str, int, int, str | None]:
     """(error code, host, port, node id, error message) of the group's coordinator, retrying while the
-    coordinator loads or moves (up to the connection's deadline)."""
+    coordinator loads or moves, up to the connection's deadline (then BrokerUnreachable)."""
     attempt = 0
     while True:
         answer = _find_coordinator(conn, group)
-        if answer[0] not in RETRIABLE or attempt >= _ATTEMPTS:
+        if answer[0] not in RETRIABLE:
             return answer
         attempt += 1
-        time.sleep(min(0.1 * attempt, max(0.0, conn.deadline.left(conn.address, "waiting for the coordinator of "
-                                                                  f"{group!r}") - 0.05)))
+        backoff(attempt, conn.deadline, conn.address, f"waiting for the coordinator of {group!r} "
+                                                      f"({answer[4] or answer[0]})")
+
+
+class Coordinators:
+    """The connections of one call: one to a bootstrap server, for FindCoordinator, and one per coordinator."""
+
+    def __init__(self, config: dict[str, str], deadline: Deadline) -> None:
+        self.config, self.deadline = dict(config), deadline
+        self.first = bootstrap(self.config, deadline)
+        self.connections = {self.first.address: self.first}
+
+    def find(self, group: str) -> tuple[int, str, int, int, str | None]:
+        """find_coordinator through the bootstrap connection, or, if it broke, through the next server that
+        answers."""
+        try:
+            return find_coordinator(self.first, group)
+        except BrokerUnreachable:
+            self.drop(self.first.address)
+            self.deadline.left(self.first.address, f"finding the coordinator of {group!r}")
+            self.first = bootstrap(self.config, self.deadline)
+            self.connections[self.first.address] = self.first
+            return find_coordinator(self.first, group)
+
+    def connect(self, address: str) -> Connection:
+        conn = self.connections.get(address)
+        if conn is None:
+            conn = self.connections[address] = Connection(address, self.config, self.deadline)
+        return conn
+
+    def drop(self, address: str) -> None:
+        conn = self.connections.pop(address, None)
+        if conn is not None:
+            conn.close()
+
+    def close(self) -> None:
+        for conn in self.connections.values():
+            conn.close()
+        self.connections.clear()
+
+
+class LookupRefused(Exception):
+    """FindCoordinator answered an error that is not retried (e.g. GROUP_AUTHORIZATION_FAILED)."""
+
+    def __init__(self, address: str, error: int, message: str | None) -> None:
+        super().__init__(address, error, message)
+        self.address, self.error, self.message = address, error, message
+
+
+def on_coordinator(links: Coordinators, group: str, send: Callable[[Connection], T],
+                   error_of: Callable[[T], int]) -> tuple[str, T]:
+    """Send `send` to `group`'s coordinator until it answers something other than a coordinator error (module
+    docstring): (coordinator address, the answer). LookupRefused (naming the bootstrap address) when the
+    lookup itself is refused."""
+    attempt = 0
+    while True:
+        error, host, port, _node, message = links.find(group)
+        if error:
+            raise LookupRefused(links.first.address, error, message)
+        address = f"{host}:{port}"
+        try:
+            answer = send(links.connect(address))
+        except BrokerUnreachable as exc:
+            links.drop(address)  # gone, or going: look the coordinator up again
+            attempt += 1
+            backoff(attempt, links.deadline, address, f"waiting for a new coordinator of {group!r} (last: {exc})")
+            continue
+        code = error_of(answer)
+        if code not in RETRIABLE:
+            return address, answer
+        attempt += 1
+        if code != LOAD_IN_PROGRESS:
+            links.drop(address)
+        backoff(attempt, links.deadline, address, f"waiting for the coordinator of {group!r} to load it")
 
 
 def _find_coordinator(conn: Connection, group: str) -> tuple[int, str, int, int, str | None]:

@@ -9,11 +9,13 @@ which brokers use only for metrics).
 from __future__ import annotations
 
 import struct
+import time
+from functools import partial
 from typing import Any
 
 from kgroup.inspectors.live.wire.codec import TAGS_NONE, _carray, _cstr, _str
 from kgroup.inspectors.live.wire.connection import Connection, Deadline
-from kgroup.inspectors.live.wire.coordinator import bootstrap, find_coordinator
+from kgroup.inspectors.live.wire.coordinator import Coordinators, LookupRefused, bootstrap, on_coordinator, recheck
 from kgroup.inspectors.live.wire.errors import ERRORS
 
 API_DESCRIBE_GROUPS = 15
@@ -82,34 +84,35 @@ def describe_classic_members(config: dict[str, str], group_ids: list[str], timeo
     """
     if timeout_s <= 0:
         raise ValueError("timeout_s must be positive")
-    deadline = Deadline(timeout_s)
-    first = bootstrap(dict(config), deadline)
-    connections = {first.address: first}
+    links = Coordinators(config, Deadline(timeout_s))
     results: dict[str, dict] = {}
     try:
-        by_coordinator: dict[str, list[str]] = {}
-        for group in dict.fromkeys(group_ids):
-            error, host, port, node, message = find_coordinator(first, group)
-            if error:
-                results[group] = _failed(group, error, message, f"FindCoordinator via {first.address}")
+        for group in dict.fromkeys(group_ids):  # one request per group: each may move on its own
+            started, attempt = time.monotonic(), 0
+            try:
+                while True:
+                    address, (version, (g,)) = on_coordinator(links, group, partial(_describe, groups=[group]),
+                                                              _group_error)
+                    attempt += 1
+                    if g["error_code"] or g["state"] != "Dead" or not recheck(attempt, started, links.deadline):
+                        break
+            except LookupRefused as refused:
+                results[group] = _failed(group, refused.error, refused.message,
+                                         f"FindCoordinator via {refused.address}")
                 continue
-            by_coordinator.setdefault(f"{host}:{port}", []).append(group)
-        for address, groups in by_coordinator.items():
-            conn = connections.get(address)
-            if conn is None:
-                conn = connections[address] = Connection(address, dict(config), deadline)
-            version, described = _describe(conn, groups)
-            for g in described:
-                error = g.pop("error_code")
-                entry = _failed(g["group_id"], error, None, f"DescribeGroups on {address}") if error else {
-                    "error_code": 0, "error": None}
-                entry.update(g)
-                entry.update(coordinator=address, api_version=version)
-                results[g["group_id"]] = entry
+            error = g.pop("error_code")
+            entry = _failed(g["group_id"], error, None, f"DescribeGroups on {address}") if error else {
+                "error_code": 0, "error": None}
+            entry.update(g)
+            entry.update(coordinator=address, api_version=version)
+            results[group] = entry
         return {group: results[group] for group in dict.fromkeys(group_ids) if group in results}
     finally:
-        for conn in connections.values():
-            conn.close()
+        links.close()
+
+
+def _group_error(answer: tuple[int, list[dict[str, Any]]]) -> int:
+    return int(answer[1][0]["error_code"])
 
 
 def _failed(group: str, error: int, message: str | None, where: str) -> dict:

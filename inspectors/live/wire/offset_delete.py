@@ -4,23 +4,24 @@ confluent-kafka 2.16 has no call for it, so kgroup sends it itself, to the group
 answer is read as Kafka's admin client reads it (DeleteConsumerGroupOffsetsHandler.handleResponse): a
 group-level error (NON_EMPTY_GROUP, GROUP_ID_NOT_FOUND, ...) fails every partition; otherwise each
 partition has its own error code (GROUP_SUBSCRIBED_TO_TOPIC, UNKNOWN_TOPIC_OR_PARTITION) or none.
-A loading or moved coordinator is asked again, as that handler retries (handleGroupError).
+A loading, moved or lost coordinator is looked up and asked again until the deadline, as that handler and
+AdminApiDriver retry (coordinator.on_coordinator). A resent OffsetDelete is harmless: deleting what is
+already deleted changes nothing.
 """
 
 from __future__ import annotations
 
 import struct
-import time
+from functools import partial
 from dataclasses import dataclass, field
 
 from kgroup.inspectors.live.wire.codec import _str
 from kgroup.inspectors.live.wire.connection import Connection, Deadline
-from kgroup.inspectors.live.wire.coordinator import bootstrap, find_coordinator
-from kgroup.inspectors.live.wire.errors import ERRORS, RETRIABLE, ProtocolError
+from kgroup.inspectors.live.wire.coordinator import Coordinators, LookupRefused, on_coordinator
+from kgroup.inspectors.live.wire.errors import ERRORS, ProtocolError
 
 API_OFFSET_DELETE = 47
 OUR_OFFSET_DELETE = (0, 0)  # the only version Kafka defines (OffsetDeleteRequest.json)
-_ATTEMPTS = 20
 
 
 @dataclass(frozen=True)
@@ -40,30 +41,22 @@ def delete_offsets(config: dict[str, str], group: str, partitions: list[tuple[st
                    timeout_s: float) -> OffsetDeleteAnswer:
     """Send one OffsetDelete for `partitions` of `group` to its coordinator; BrokerUnreachable,
     AuthenticationFailed or ProtocolError (naming the address) when it cannot be sent or read."""
-    deadline = Deadline(timeout_s)
-    first = bootstrap(dict(config), deadline)
-    connections = {first.address: first}
+    links = Coordinators(config, Deadline(timeout_s))
     try:
-        for attempt in range(_ATTEMPTS + 1):
-            error, host, port, _, message = find_coordinator(first, group)
-            if error:
-                name = ERRORS.get(error, f"error {error}")
-                return OffsetDeleteAnswer(first.address, f"{name}{': ' + message if message else ''} "
-                                                         f"(FindCoordinator via {first.address})")
-            address = f"{host}:{port}"
-            conn = connections.get(address)
-            if conn is None:
-                conn = connections[address] = Connection(address, dict(config), deadline)
-            code, answer = _offset_delete(conn, group, partitions)
-            if code in RETRIABLE and attempt < _ATTEMPTS:
-                time.sleep(min(0.1 * (attempt + 1), max(0.0, deadline.left(address, "waiting for the coordinator "
-                                                                           f"of {group!r}") - 0.05)))
-                continue
-            return OffsetDeleteAnswer(address, ERRORS.get(code, f"error {code}") if code else None, answer)
-        raise AssertionError("unreachable")  # the loop returns on its last attempt
+        try:
+            address, (code, deleted) = on_coordinator(
+                links, group, partial(_offset_delete, group=group, partitions=partitions), _group_error)
+        except LookupRefused as refused:
+            name = ERRORS.get(refused.error, f"error {refused.error}")
+            return OffsetDeleteAnswer(refused.address, f"{name}{': ' + refused.message if refused.message else ''} "
+                                                       f"(FindCoordinator via {refused.address})")
+        return OffsetDeleteAnswer(address, ERRORS.get(code, f"error {code}") if code else None, deleted)
     finally:
-        for conn in connections.values():
-            conn.close()
+        links.close()
+
+
+def _group_error(answer: tuple[int, dict[tuple[str, int], str | None]]) -> int:
+    return answer[0]
 
 
 def _offset_delete(conn: Connection, group: str, partitions: list[tuple[str, int]]
