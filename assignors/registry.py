@@ -11,7 +11,7 @@ from typing import Any
 
 from kgroup.assignors.base import Assignor, AssignorInfo
 
-# Kafka versions that changed an assignor's output (apache/kafka commit history; shared spec §4.7, §5).
+# Kafka versions that changed an assignor's output (apache/kafka commit history; each names its KIP or KAFKA- issue).
 _STICKY_HISTORY = (
     ("0.11", "StickyAssignor (KIP-54): the general algorithm only"),
     ("2.3", "generation in the user data (KIP-341): the newest claim on a partition wins"),
@@ -30,7 +30,7 @@ _UNIFORM_HISTORY = (
     ("3.9", "KAFKA-16864: homogeneous builder rewrite"),
     ("4.0", "KAFKA-17710: heterogeneous builder rewrite (least-loaded ranges, 16 balancing passes)"),
     ("4.1", "KAFKA-18688: homogeneous builder lets any member keep its extra partition "
-            "(not reproduced: kgroup follows 4.0)"),
+            "(kgroup follows the group's release: Cluster.kafka_version; none known: 4.2)"),
 )
 _SERVER_RANGE_HISTORY = (
     ("3.7", "server-side range (KIP-848), sticky over the current assignment"),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from kgroup.assignors.model import Cluster, GroupState, Member, Topic
+from kgroup.assignors.model import GroupState, Member, Topic
 
 
 class WhatIfError(ValueError):
@@ -87,7 +87,9 @@ class AddPartitions:
         if racks:  # new partitions get no rack information: nothing is known about their replicas
             racks = racks + tuple(frozenset() for _ in range(self.partitions - topic.partitions))
         grown = replace(topic, partitions=self.partitions, replica_racks=racks)
-        cluster = Cluster(tuple(grown if t.name == self.topic else t for t in state.cluster.topics))
+        # `replace` keeps what else the cluster records (its Kafka release).
+        cluster = replace(state.cluster, topics=tuple(grown if t.name == self.topic else t
+                                                       for t in state.cluster.topics))
         return replace(state, cluster=cluster)
 
 
@@ -103,7 +105,8 @@ class AddTopic:
         existing = state.cluster.topic(self.topic)
         if existing is not None:  # CreateTopics answers TOPIC_ALREADY_EXISTS
             raise WhatIfError(f"topic {self.topic!r} already exists with {existing.partitions} partitions")
-        return replace(state, cluster=Cluster(state.cluster.topics + (Topic(self.topic, self.partitions),)))
+        topics = state.cluster.topics + (Topic(self.topic, self.partitions),)
+        return replace(state, cluster=replace(state.cluster, topics=topics))
 
 
 WhatIf = AddMember | RemoveMember | Subscribe | AddTopic | AddPartitions

@@ -1,11 +1,18 @@
-"""KIP-848 server-side `uniform` (Kafka `org.apache.kafka.coordinator.group.assignor.UniformAssignor`, 4.0).
+"""KIP-848 server-side `uniform` (Kafka `org.apache.kafka.coordinator.group.assignor.UniformAssignor`, 4.0-4.2).
 
 The consumer protocol's default assignor. It computes the group's *target* assignment from each
 member's current target. With identical subscriptions (homogeneous) every member keeps up to its quota
-of what it has; the first `total % members` members in the coordinator's member order may keep one
-extra, and the rest is dealt to members still short. Otherwise (heterogeneous) members keep what they
-still subscribe to, each topic's unassigned partitions go to its least-loaded subscribers, and then
-topic by topic partitions move from the most to the least loaded subscriber.
+of what it has; `total % members` members may keep one partition over the minimum quota, and the rest is
+dealt to members still short. Which members those are depends on the broker's release
+(`kgroup.assignors.server.releases`): in 4.0 the first `total % members` members in the coordinator's
+member order; from 4.1 (KAFKA-18688) any member that already holds more than the minimum keeps its extra
+one, and a member short of it gives up the claim unless it is among the last members that must take one.
+Otherwise (heterogeneous, unchanged from 4.0 to 4.2) members keep what they still subscribe to, each
+topic's unassigned partitions go to its least-loaded subscribers, and then topic by topic partitions move
+from the most to the least loaded subscriber.
+
+The release is `Cluster.kafka_version` (the broker's release, read live or written in a fixture) unless
+`assign` is given one; with none, the newest behaviour (4.2).
 
 Ties are decided by Java HashMap/HashSet iteration order over member ids, topic ids and partition
 numbers, emulated exactly (see `kgroup.assignors.java.hash_order`). A group with members but no subscribed topic gets an empty
@@ -21,7 +28,13 @@ from kgroup.assignors.base import AssignorError, gc_paused
 from kgroup.assignors.model import Assignment, Cluster, Member, TopicPartition
 from kgroup.assignors.trace import FILL_QUOTA, KEPT, OVER_QUOTA, active
 from kgroup.assignors.server.group_spec import HASH, HOMOGENEOUS, ServerGroup, subscription_type
+from kgroup.assignors.server.releases import UNIFORM_4_0, uniform_rules
 from kgroup.assignors.server.uniform_heterogeneous import HeterogeneousBuilder
+
+
+def release_of(cluster: Cluster, kafka_version: str | None = None) -> str | None:
+    """The Kafka release a server assignor follows: the one given, else the cluster's (`Cluster.kafka_version`)."""
+    return kafka_version or cluster.kafka_version
 
 
 class UniformAssignor:
@@ -30,8 +43,9 @@ class UniformAssignor:
     name = "uniform"
 
     def assign(self, cluster: Cluster, members: Sequence[Member], forced_type: str | None = None,
-               member_order: str = HASH, owned_order: str = HASH) -> Assignment:
-        """`forced_type`, `member_order` and `owned_order` replay a Kafka unit test's GroupSpec."""
+               member_order: str = HASH, owned_order: str = HASH, kafka_version: str | None = None) -> Assignment:
+        """`forced_type`, `member_order` and `owned_order` replay a Kafka unit test's GroupSpec;
+        `kafka_version` is the broker's release (default: the cluster's, else the newest)."""
         if not members:
             return Assignment.of({})
         with gc_paused():
@@ -42,7 +56,10 @@ class UniformAssignor:
                 # The coordinator's member order: Java HashMap order of the member ids (TargetAssignmentBuilder).
                 trace.note(assignor=self.name, subscriptions=kind.lower(), member_order=list(group.member_ids))
             if kind == HOMOGENEOUS:
-                owners = _homogeneous(group)
+                rules = uniform_rules(release_of(cluster, kafka_version))
+                if trace is not None:
+                    trace.note(kafka_rules=rules)
+                owners = _homogeneous(group, extra_to_the_first=rules == UNIFORM_4_0)
             else:
                 owners = HeterogeneousBuilder(group).build()
             if owners is None:
@@ -50,8 +67,14 @@ class UniformAssignor:
             return group.to_assignment(owners)
 
 
-def _homogeneous(group: ServerGroup) -> dict[str, list[int]] | None:
-    """Kafka: `UniformHomogeneousAssignmentBuilder.build` (4.0, before KAFKA-18688).
+def _homogeneous(group: ServerGroup, extra_to_the_first: bool) -> dict[str, list[int]] | None:
+    """Kafka: `UniformHomogeneousAssignmentBuilder.build`.
+
+    `extra_to_the_first`: Kafka 4.0's `maybeRevokePartitions`, where the first `total % members` members in
+    the coordinator's order get the extra partition of quota, whatever they hold. Otherwise 4.1's and 4.2's
+    (KAFKA-18688): each member still claims it while extras are left, but one that holds less than the raised
+    quota gives the claim up (its quota drops back to the minimum) unless no more members follow than extras
+    remain, so members already over the minimum keep their extra partition and fewer partitions move.
 
     Returns topic id -> owner index per partition; None when the first member subscribes to nothing.
     """
@@ -83,11 +106,14 @@ def _homogeneous(group: ServerGroup) -> dict[str, list[int]] | None:
     if trace is not None:
         trace.note(path="homogeneous", partitions=total, members=len(group.member_ids), min_quota=min_quota,
                    members_over=extra)
-    for index in range(len(group.member_ids)):  # maybeRevokePartitions
+    member_count = len(group.member_ids)
+    for index in range(member_count):  # maybeRevokePartitions
         quota = min_quota
-        if extra > 0:
+        claims_extra = extra > 0
+        if claims_extra:
             quota += 1
-            extra -= 1
+            if extra_to_the_first:
+                extra -= 1
         if trace is not None:
             _record_revocations(trace, group, index, targets[index], wanted, quota)
         grouped = targets[index]
@@ -103,6 +129,13 @@ def _homogeneous(group: ServerGroup) -> dict[str, list[int]] | None:
                 holders[p] = index
             quota -= len(keep)
             unassigned += [(topic_id, p) for p in parts[len(keep):]]
+        if not extra_to_the_first and claims_extra:
+            # KAFKA-18688: short of the raised quota, it leaves the extra partition to a later member unless
+            # it is one of the last `extra` members (memberCount - memberIndex > remainingMembersToGet...).
+            if quota > 0 and member_count - index > extra:
+                quota -= 1
+            else:
+                extra -= 1
         if quota > 0:
             unfilled.append((index, quota))
 

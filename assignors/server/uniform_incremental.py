@@ -10,6 +10,9 @@ same topics and partition counts: those targets are disjoint and lie inside the 
 a member's held count is the size of its set, and the partitions nobody holds are exactly those issued to
 members that have gone. Otherwise it declines (None) and the caller runs the full assignor, whose result
 it then remembers. A hypothesis test checks every result against the full assignor.
+
+Like the full builder it follows a Kafka release (`kgroup.assignors.server.releases`): who keeps the
+extra partitions of quota changed in 4.1 (KAFKA-18688).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from kgroup.assignors.java.hash_order import capacity_by_size, spread, string_or
 from kgroup.assignors.java.semantics import java_string_hash
 from kgroup.assignors.model import Cluster, Member, TopicPartition
 from kgroup.assignors.server.group_spec import HOMOGENEOUS, LISTED, ServerGroup, subscription_type_of
+from kgroup.assignors.server.releases import UNIFORM_4_0, uniform_rules
 from kgroup.assignors.trace import FILL_QUOTA, KEPT, OVER_QUOTA, Trace, active
 
 Partitions = frozenset[TopicPartition]
@@ -31,7 +35,9 @@ _EMPTY: Partitions = frozenset()
 class UniformTargets:
     """Remembers the last target issued so the next one can be derived from it."""
 
-    def __init__(self) -> None:
+    def __init__(self, kafka_version: str | None = None) -> None:
+        """`kafka_version`: the broker's release (None: the newest behaviour)."""
+        self._extra_to_the_first = uniform_rules(kafka_version) == UNIFORM_4_0
         self._metadata: tuple[Subscription, tuple[tuple[str, int], ...]] | None = None
         self._issued: dict[str, Partitions] = {}
         self._order = _MemberOrder()
@@ -75,18 +81,28 @@ class UniformTargets:
         min_quota, extra = divmod(total, len(order))
         revoked: dict[str, list[TopicPartition]] = {}
         unfilled: list[tuple[str, int]] = []
-        for member_id in order:  # maybeRevokePartitions
+        quotas: dict[str, int] = {}
+        for index, member_id in enumerate(order):  # maybeRevokePartitions
             quota = min_quota
-            if extra > 0:
+            claims_extra = extra > 0
+            if claims_extra:
                 quota += 1
-                extra -= 1
+                if self._extra_to_the_first:
+                    extra -= 1
+            quotas[member_id] = quota
             target = by_member[member_id]
             if len(target) > quota:  # it keeps the first `quota` in record order and gives up the rest
                 excess = group.record_tail(target, len(target) - quota)
                 unassigned += excess
                 revoked[member_id] = excess
-            elif len(target) < quota:
-                unfilled.append((member_id, quota - len(target)))
+            short = max(0, quota - len(target))
+            if claims_extra and not self._extra_to_the_first:
+                if short > 0 and len(order) - index > extra:  # KAFKA-18688: leave the extra to a later member
+                    short -= 1
+                else:
+                    extra -= 1
+            if short > 0:
+                unfilled.append((member_id, short))
 
         added: dict[str, list[TopicPartition]] = {}
         taken = 0  # assignRemainingPartitions
@@ -100,7 +116,7 @@ class UniformTargets:
 
         trace = active()
         if trace is not None:
-            _record(trace, order, by_member, revoked, unfilled, added, total)
+            _record(trace, order, by_member, revoked, unfilled, added, total, quotas)
         result = {}
         for member_id, target in by_member.items():
             if member_id in revoked:
@@ -114,16 +130,16 @@ class UniformTargets:
 
 def _record(trace: Trace, order: list[str], by_member: Mapping[str, Partitions],
             revoked: Mapping[str, list[TopicPartition]], unfilled: list[tuple[str, int]],
-            added: Mapping[str, list[TopicPartition]], total: int) -> None:
+            added: Mapping[str, list[TopicPartition]], total: int, quotas: Mapping[str, int]) -> None:
     """The full builder's steps (kgroup.assignors.server.uniform) for this derived target: each member keeps
     its current target up to its quota, the excess is revoked, and the members still short are filled."""
     min_quota, extra = divmod(total, len(order))
     trace.note(assignor="uniform", subscriptions="homogeneous", path="homogeneous, derived from the last target",
                member_order=list(order), partitions=total, members=len(order), min_quota=min_quota,
                members_over=extra)
-    for index, member_id in enumerate(order):
+    for member_id in order:
         target, excess = by_member[member_id], revoked.get(member_id, ())
-        quota = min_quota + (1 if index < extra else 0)
+        quota = quotas[member_id]
         gone = set(excess)
         for tp in sorted(target - gone):
             trace.record(tp, member_id, KEPT, member=member_id, held=len(target), quota=quota)

@@ -8,6 +8,7 @@ import typer
 
 from kgroup.cli.render import documents
 from kgroup.cli.render.alternatives import alternatives_body, alternatives_notes
+from kgroup.cli.render.handover import handover_body, print_handover
 from kgroup.cli.errors import handle_errors
 from kgroup.cli.options import (
     AddMemberOpt, AddPartitionsOpt, AddTopicOpt, AssignorsOpt, BootstrapOpt, ClientOpt, CommandConfigOpt, FixtureArg, GroupOpt,
@@ -184,7 +185,9 @@ def _what_if(loaded: Fixture, group: str | None, flags, output: OutputFormat,  #
                      **({"explanations": None if explained[run.assignor] is None
                          else [explanation_body(item) for item in explained[run.assignor]]}
                         if run.assignor in explained else {}),
-                     **alternatives_body(sim, run.assignor)}
+                     **alternatives_body(sim, run.assignor),
+                     **({"reconciliation": handover_body(sim.handovers[run.assignor])}
+                        if run.assignor in sim.handovers else {})}
                     for run in sim.runs],
     })
 
@@ -200,6 +203,8 @@ def _what_if(loaded: Fixture, group: str | None, flags, output: OutputFormat,  #
             else:
                 console.print(f"{run.assignor}: " + summary_line(run), markup=False, highlight=False, style="bold",
                               soft_wrap=True)
+            if run.assignor in sim.handovers and kind == "simulation":
+                print_handover(console, sim.handovers[run.assignor], run.assignor)
             if run.assignor in explained:
                 if kind == "simulation":
                     console.print(f"Why ({run.assignor}):", style="bold")

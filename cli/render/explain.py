@@ -86,8 +86,13 @@ def _server_quotas(context: dict[str, Any], member: str | None = None) -> str:
     if not over:
         return split
     order = _members(context.get("member_order", []), context, member)
+    raised = low + 1
+    if context.get("kafka_rules") == "4.1":  # KAFKA-18688 (Kafka 4.1+): kgroup.assignors.server.uniform
+        return (f"{split}, {raised} for {over}: in the coordinator's member order {order}, each member may keep one "
+                f"more than {low} while extras are left, but one holding no more than {low} leaves its extra to a "
+                "later member unless only as many members remain as extras (Kafka 4.1+, KAFKA-18688)")
     first = "the first member" if over == 1 else f"the first {over}"
-    return f"{split}, {low + 1} for {first} in the coordinator's member order {order}"
+    return f"{split}, {raised} for {first} in the coordinator's member order {order}"
 
 
 def _kept_first(member: str, quota: int, context: dict[str, Any]) -> str:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from kgroup.assignors.analysis.evaluate import AssignorRun, CurrentAssignment, evaluate
 from kgroup.assignors.analysis.member_map import BUCKET, POSITION, RANK
 from kgroup.assignors.analysis.placement import kafka_member_order, order_can_matter, weigh_orders
-from kgroup.assignors.base import Assignor
+from kgroup.assignors.base import Assignor, AssignorError
 from kgroup.assignors.registry import builtin
 from kgroup.assignors.model import Assignment, Cluster, GroupState, Topic
 from kgroup.assignors.analysis.whatif import (
@@ -18,6 +19,9 @@ from kgroup.inspectors.assignor_lookup import invalid_assignment, resolve
 from kgroup.inspectors.errors import InputError, RunError
 from kgroup.inspectors.fixtures.group_file import Fixture
 from kgroup.inspectors.limits import MAX_PARTITIONS_PER_TOPIC, id_problem, partition_budget, topic_name_problem
+
+if TYPE_CHECKING:  # imported when a consumer-protocol group or uniform is simulated: `check` stays light
+    from kgroup.assignors.coordinator.consumer.handover import Handover
 
 
 def _topics(text: str, flag: str) -> tuple[str, ...]:
@@ -241,6 +245,9 @@ class Simulation:
     # Subscribed topics the cluster lacks after the changes -> their subscribers: Kafka assigns nothing of them.
     unknown_topics: dict[str, tuple[str, ...]] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()  # about the changes (a fixture's own warnings are the fixture's)
+    # A KIP-848 (protocol: consumer) group, per assignor: how the members get from what they own to the new
+    # target (revocations first, then hand-overs) under the heartbeat interval.
+    handovers: dict[str, Handover] = field(default_factory=dict)
 
 
 def simulate(fixture: Fixture, group_id: str | None, assignors: list[str], add_members: list[str],
@@ -257,8 +264,10 @@ def simulate(fixture: Fixture, group_id: str | None, assignors: list[str], add_m
         raise InputError(str(exc)) from None
     names = assignors or [before.group.assignors[0]]
     resolved = [(name, resolve(name, client)) for name in dict.fromkeys(names)]
+    # A KIP-848 group's server assignor starts from each member's current target, not from what it owns.
+    assigned = _with_targets(after, before) if before.group.protocol == "consumer" else after
     # A user assignor is shown by its own `name` (Kafka's ConsumerPartitionAssignor.name()), as a built-in is.
-    runs = tuple(evaluate(before, after, assignor.name, assignor, explain)
+    runs = tuple(evaluate(before, assigned, assignor.name, assignor, explain)
                  for name, assignor in resolved)
     added = [c.member_id for c in changes if isinstance(c, AddMember)]
     alternatives: dict[str, tuple[Assignment, ...]] = {}
@@ -273,8 +282,56 @@ def simulate(fixture: Fixture, group_id: str | None, assignors: list[str], add_m
         weighed.append(run)
     runs = tuple(weighed)
     unknown = unknown_topics(after)
+    notes += _release_notes(runs, resolved, assigned)
+    handovers = {}
+    if before.group.protocol == "consumer":
+        from kgroup.assignors.coordinator.consumer.handover import handover
+
+        present = [m.member_id for m in after.group.members]
+        handovers = {run.assignor: handover(before.group, present, run.assignment)
+                     for run in runs if run.assignment is not None}
     return Simulation(before, after, tuple(changes), runs, alternatives, unknown_topics=unknown,
-                      warnings=_unknown_warnings(changes, unknown) + tuple(notes), likelihoods=likelihoods)
+                      warnings=_unknown_warnings(changes, unknown) + tuple(notes), likelihoods=likelihoods,
+                      handovers=handovers)
+
+
+def _with_targets(after: GroupState, before: GroupState) -> GroupState:
+    """`after` with each member's `owned` set to its current target (`before`'s assignment; a newcomer has
+    none): Kafka's TargetAssignmentBuilder hands the assignor the target assignment, whatever the members
+    still own while they reconcile."""
+    from kgroup.assignors.coordinator.consumer.handover import targets_as_owned
+
+    targets = targets_as_owned(before.group)
+    members = tuple(replace(m, owned=targets.get(m.member_id, ())) for m in after.group.members)
+    return replace(after, group=replace(after.group, members=members))
+
+
+def _release_notes(runs: tuple[AssignorRun, ...], resolved: list[tuple[str, Assignor]],
+                   state: GroupState) -> list[str]:
+    """Where the built-in uniform's answer depends on the broker's release (KAFKA-18688, 4.1), which one it
+    followed and that the other gives another target."""
+    notes: list[str] = []
+    for run, (_, assignor) in zip(runs, resolved):
+        if run.assignment is None or getattr(assignor, "name", None) != "uniform" or builtin("uniform") is not assignor:
+            continue
+        from kgroup.assignors.server.group_spec import HETEROGENEOUS, subscription_type
+        from kgroup.assignors.server.releases import UNIFORM_4_0, UNIFORM_4_1, uniform_release, uniform_rules
+
+        if subscription_type(state.group.members) == HETEROGENEOUS:
+            continue  # UniformHeterogeneousAssignmentBuilder is the same from 4.0 to 4.2
+        release = state.cluster.kafka_version
+        other = UNIFORM_4_0 if uniform_rules(release) == UNIFORM_4_1 else UNIFORM_4_1
+        try:
+            theirs = assignor.assign(state.cluster, state.group.members,  # type: ignore[call-arg]
+                                     kafka_version="4.0.0" if other == UNIFORM_4_0 else "4.2.1")
+        except AssignorError:
+            continue
+        if Assignment.of({**{m: () for m in run.assignment.owners}, **theirs.owners}) != run.assignment:
+            others = "Kafka 4.0 gives" if other == UNIFORM_4_0 else "Kafka 4.1 and later give"
+            notes.append(f"note: {run.assignor} followed {uniform_release(release)}; {others} another target "
+                         "here (KAFKA-18688 changed which members keep an extra partition)"
+                         + ("" if release else "; `kafka_version:` under the fixture's cluster names the release"))
+    return notes
 
 
 def _weighs(added: list[str], after: GroupState, by: str, total: bool) -> bool:

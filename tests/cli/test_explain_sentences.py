@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.cli.helpers import run, run_json, run_process
+import yaml
+
+from tests.cli.helpers import FIXTURES, run, run_json, run_process
 
 M0, M1, M2 = "orders-service-0-5f1c9a", "orders-service-1-82be44", "orders-service-2-c03d17"
 B0, B1, B2 = "6fJcIHAuTBKJ0bXL1tvcFw", "Xq3c3A2aTn6ROfDt2sRX9A", "hZbXj9PXQWi1mGbzkS5p3w"
@@ -82,12 +84,16 @@ def test_withheld_does_not_promise_the_next_owner() -> None:
     assert "c4 gets it" not in withheld[0]["why"] and "the follow-up rebalance assigns it afresh" in withheld[0]["why"]
 
 
-def test_uniform_states_quotas_and_the_position_among_the_leftovers() -> None:
-    # kip848-uniform: 11 partitions over 3 members: 3 each, 11 % 3 = 2 members get 4: the first two in the
-    # coordinator's member order, hZbX (new, holds nothing) and 6fJc; Xq3c gets 3. 6fJc held 6 and gives up 2,
-    # Xq3c held 5 and gives up 2; nobody else is short, so hZbX takes all 4 leftovers: payments-2, -3 (6fJc's)
-    # then payments-6, -7 (Xq3c's). payments-7 is the 4th.
-    steps = _steps("kip848-uniform", "payments-7")["payments-7"]
+def test_uniform_states_quotas_and_the_position_among_the_leftovers(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # kip848-uniform on Kafka 4.0: 11 partitions over 3 members: 3 each, 11 % 3 = 2 members get 4: the first
+    # two in the coordinator's member order, hZbX (new, holds nothing) and 6fJc; Xq3c gets 3. 6fJc held 6 and
+    # gives up 2, Xq3c held 5 and gives up 2; nobody else is short, so hZbX takes all 4 leftovers: payments-2,
+    # -3 (6fJc's) then payments-6, -7 (Xq3c's). payments-7 is the 4th.
+    fixture = yaml.safe_load((FIXTURES / "kip848-uniform.yaml").read_text())
+    fixture["cluster"]["kafka_version"] = "4.0.0"
+    path = tmp_path / "on-4.0.yaml"
+    path.write_text(yaml.safe_dump(fixture))
+    steps = _steps(str(path), "payments-7")["payments-7"]
     revoked, filled = steps
     assert "Xq3c3A2aTn6ROfDt2sRX9A held 5, above its quota of 3 (11 partitions over 3 members: 3 each, 4 for the " \
         "first 2 in the coordinator's member order" in revoked["why"]
@@ -96,6 +102,18 @@ def test_uniform_states_quotas_and_the_position_among_the_leftovers() -> None:
     assert filled["owner"] == B2 and (filled["inputs"]["leftover"], filled["inputs"]["leftovers"]) == (3, 4)
     assert filled["why"].endswith(f"(hZbXj9PXQWi1mGbzkS5p3w 4); payments-7 is the 4th of them → {B2}")
     assert "(4 short)" not in filled["why"]  # the old words gave every leftover the same, stale count
+
+
+def test_uniform_from_kafka_4_1_says_who_keeps_an_extra() -> None:
+    # kip848-uniform with no release: Kafka 4.2's rules (KAFKA-18688). hZbX holds nothing and gives its extra
+    # up (two members follow, two extras left); 6fJc and Xq3c both hold more than 3 and keep 4 each. Xq3c held
+    # 5 and gives up 1 (payments-7, the last in its record order); hZbX, 3 short, takes payments-2, -3 (6fJc's)
+    # and payments-7: the 3rd of 3 leftovers.
+    revoked, filled = _steps("kip848-uniform", "payments-7")["payments-7"]
+    assert "Xq3c3A2aTn6ROfDt2sRX9A held 5, above its quota of 4 (11 partitions over 3 members: 3 each, 4 for 2" \
+        in revoked["why"] and "KAFKA-18688" in revoked["why"]
+    assert filled["owner"] == B2 and (filled["inputs"]["leftover"], filled["inputs"]["leftovers"]) == (2, 3)
+    assert filled["why"].endswith(f"(hZbXj9PXQWi1mGbzkS5p3w 3); payments-7 is the 3rd of them → {B2}")
 
 
 def test_sticky_says_why_one_owner_keeps_more_than_the_other() -> None:

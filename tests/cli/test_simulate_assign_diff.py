@@ -160,12 +160,16 @@ def test_assignors_verbose_lists_output_changing_versions() -> None:
     assert doc["kafka_version"] == "4.0"
 
 
-def test_kip848_group_defaults_to_uniform_worked_by_hand() -> None:
+def test_kip848_group_on_kafka_4_0_uniform_worked_by_hand(tmp_path) -> None:  # type: ignore[no-untyped-def]
     # OpenJDK 17 iterates the coordinator's HashMap of these member ids as hZb, 6fJ, Xq3 and a HashMap
-    # of the two topic ids as refunds, payments. 11 partitions over 3 members: quotas 4, 4, 3 in that
-    # order. 6fJ keeps refunds 0-1, then payments 0-1 of its 0-3 (quota 4); Xq3 keeps refunds 2 and
-    # payments 4-5 (quota 3); the revoked payments 2, 3, 6, 7 go to hZb, which had nothing.
-    doc = run_json("simulate", "kip848-uniform")
+    # of the two topic ids as refunds, payments. 11 partitions over 3 members: Kafka 4.0 gives quotas
+    # 4, 4, 3 in that order. 6fJ keeps refunds 0-1, then payments 0-1 of its 0-3 (quota 4); Xq3 keeps
+    # refunds 2 and payments 4-5 (quota 3); the revoked payments 2, 3, 6, 7 go to hZb, which had nothing.
+    fixture = yaml.safe_load((FIXTURES / "kip848-uniform.yaml").read_text())
+    fixture["cluster"]["kafka_version"] = "4.0.0"
+    path = tmp_path / "on-4.0.yaml"
+    path.write_text(yaml.safe_dump(fixture))
+    doc = run_json("simulate", str(path))
     (res,) = doc["results"]
     assert res["assignor"] == "uniform"
     assert res["assignment"] == {
@@ -173,6 +177,22 @@ def test_kip848_group_defaults_to_uniform_worked_by_hand() -> None:
         "Xq3c3A2aTn6ROfDt2sRX9A": ["payments-4", "payments-5", "refunds-2"],
         "hZbXj9PXQWi1mGbzkS5p3w": ["payments-2", "payments-3", "payments-6", "payments-7"],
     }
+    assert any("followed Kafka 4.0" in w for w in doc["warnings"])
+
+
+def test_kip848_group_defaults_to_the_newest_uniform_worked_by_hand() -> None:
+    # The same group with no release: Kafka 4.2's builder (KAFKA-18688). Order hZb, 6fJ, Xq3; minimum 3,
+    # two extras. hZb claims an extra but holds nothing, and two members still follow: it gives the claim
+    # up (quota 3). 6fJ keeps 4 of its 6 (refunds 0-1, payments 0-1) and its extra; Xq3 keeps 4 of its 5
+    # (refunds 2, payments 4-6) and the last extra. hZb gets the revoked payments 2, 3, 7.
+    doc = run_json("simulate", "kip848-uniform")
+    (res,) = doc["results"]
+    assert res["assignment"] == {
+        "6fJcIHAuTBKJ0bXL1tvcFw": ["payments-0", "payments-1", "refunds-0", "refunds-1"],
+        "Xq3c3A2aTn6ROfDt2sRX9A": ["payments-4", "payments-5", "payments-6", "refunds-2"],
+        "hZbXj9PXQWi1mGbzkS5p3w": ["payments-2", "payments-3", "payments-7"],
+    }
+    assert any("followed Kafka 4.2" in w and "no Kafka release known" in w for w in doc["warnings"])
 
 
 def test_consumer_group_range_is_the_coordinators(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -1,6 +1,6 @@
 """Read the conformance data (vendored, or KGROUP_CONFORMANCE_DIR) into kgroup's model.
 
-Both schemas are documented at the top of assignor-cases.yaml and in shared/spec/oracle.md.
+The YAML schema is documented at the top of assignor-cases.yaml, the JSONL one in docs/conformance.md.
 """
 
 from __future__ import annotations
@@ -19,6 +19,9 @@ VENDORED = Path(__file__).parent / "data"
 
 # Names in the data -> kgroup's names.
 NAMES = {"server-uniform": "uniform", "server-range": "server-range", "range-server": "server-range"}
+# assignor-cases.yaml was generated from one Kafka commit of the 4.0 development line (its header says so) and
+# names no release per case; kafka-assignors.jsonl carries `kafka_version` on every case.
+YAML_KAFKA_VERSION = "4.0.0-SNAPSHOT"
 
 
 def data_dir() -> Path:
@@ -40,6 +43,11 @@ class Case:
     expected_error: str | None = None
     legacy: bool = False
     raw: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def kafka_version(self) -> str:
+        """The Kafka release whose code produced the expected values: the server assignors follow it."""
+        return self.raw.get("kafka_version") or YAML_KAFKA_VERSION
 
 
 def _racks(rows: list[list[str]] | None) -> tuple[frozenset[str], ...]:

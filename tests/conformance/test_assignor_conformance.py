@@ -33,13 +33,15 @@ def server_spec(case: Case) -> dict[str, str]:
     """How a Kafka unit test built its GroupSpec, as assignor-cases.yaml records it.
 
     The tests may force the subscription type, list members in sorted order (a TreeMap) and give
-    assignments as linked (listed-order) collections; production uses hash orders throughout.
+    assignments as linked (listed-order) collections; production uses hash orders throughout. uniform
+    runs as the case's Kafka release ran it (its homogeneous builder changed in 4.1, KAFKA-18688).
     """
     raw = case.raw
     spec: dict[str, str] = {}
     if case.assignor in ("server-range", "uniform") and raw.get("subscription_type"):
         spec["forced_type"] = raw["subscription_type"]
     if case.assignor == "uniform":
+        spec["kafka_version"] = case.kafka_version
         if raw.get("member_iteration_order") == "sorted":
             spec["member_order"] = "sorted"
         if raw.get("owned_iteration_order") == "listed":

@@ -41,13 +41,17 @@ def to_kgroup(case: dict[str, Any]) -> tuple[Cluster, list[Member]]:
     return Cluster(topics), members
 
 
-def kgroup_answer(case: dict[str, Any]) -> dict[str, Any]:
-    """kgroup's answer in the sidecar's shape; a Kafka exception kgroup reproduces is an error answer."""
+def kgroup_answer(case: dict[str, Any], release: str | None = None) -> dict[str, Any]:
+    """kgroup's answer in the sidecar's shape; a Kafka exception kgroup reproduces is an error answer.
+
+    `release`: the Kafka release the answer is compared with; uniform follows that release's rules (it
+    changed in 4.1, KAFKA-18688), as it follows a live broker's."""
     assignor = registry.builtin(case["assignor"])
     assert assignor is not None, case["assignor"]
     cluster, members = to_kgroup(case)
+    options = {"kafka_version": release} if case["assignor"] == "uniform" and release else {}
     try:
-        assignment = assignor.assign(cluster, members)
+        assignment = assignor.assign(cluster, members, **options)  # type: ignore[call-arg]
     except AssignorError as error:
         return {"error": f"{error.kafka_exception}: {error}"}
     return {"assignment": {m: [[tp.topic, tp.partition] for tp in parts] for m, parts in assignment.owners.items()}}

@@ -2,8 +2,8 @@
 
 Every test here that uses the sidecar is marked `kafka_oracle` (deselect offline with
 `-m "not kafka_oracle"`). It needs java, javac and mvn and the release's jars (tests/kafka/jars.py, fetched
-here when missing: 4.0.0 for uniform besides the pinned release); without them it is skipped with the
-reason, and in CI (`CI` set) that is a failure.
+here when missing: 4.0.0 and 4.2.1 for the server assignors besides the pinned release); without them it is
+skipped with the reason, and in CI (`CI` set) that is a failure.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from tests.oracle.sidecar import Sidecar, SidecarError
 _HERE = Path(__file__).parent
 # Cases compared per assignor and Kafka release, shown at the end of the run.
 RUN_COUNTS: Counter[tuple[str, str]] = Counter()
+# Of those, uniform cases where the other release's rules (KAFKA-18688) would have given another target.
+RULES_DIFFER: Counter[tuple[str, str]] = Counter()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -64,4 +66,6 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         return
     terminalreporter.section("Kafka assignor oracle: cases compared")
     for (assignor, release), count in sorted(RUN_COUNTS.items()):
-        terminalreporter.write_line(f"{assignor:20} Kafka {release:8} {count} cases")
+        differ = RULES_DIFFER.get((assignor, release))
+        note = f" ({differ} where 4.0's and 4.2's uniform differ)" if differ else ""
+        terminalreporter.write_line(f"{assignor:20} Kafka {release:8} {count} cases{note}")

@@ -51,7 +51,7 @@ class Sidecar:
         self._process = subprocess.Popen(
             ["java", "-Xmx512m", "-Xss8m", "-XX:+UseSerialGC", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
              "-cp", f"{self._folder / 'classes'}{os.pathsep}{jars.classpath(release)}", "Sidecar"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, env=_java_env(),
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, env=jars.java_env(),
             start_new_session=True)
         self._buffer = b""
         self.requests = 0
@@ -62,7 +62,7 @@ class Sidecar:
         result = subprocess.run(
             ["javac", "-nowarn", "-Xlint:none", "-d", str(classes), "-cp", jars.classpath(self.release),
              *sorted(str(p) for p in JAVA_SOURCES.glob("*.java"))],
-            capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S, env=_java_env())
+            capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S, env=jars.java_env())
         if result.returncode != 0:
             raise SidecarError(f"javac failed against Kafka {self.release}:\n{result.stdout}{result.stderr}")
 
@@ -119,9 +119,3 @@ class Sidecar:
             process.stdout.close()
         self._log.close()
         shutil.rmtree(self._folder, ignore_errors=True)
-
-
-def _java_env() -> dict[str, str]:
-    # The sidecar must not inherit a test's JVM options or a classpath.
-    return {k: v for k, v in os.environ.items()
-            if k not in ("JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CLASSPATH")}

@@ -1,8 +1,9 @@
 """Differential tests: hypothesis draws group states, Apache Kafka's assignor classes (the sidecar) and
 kgroup's assignors both assign them, and the assignments must be equal, member by member.
 
-`KGROUP_ORACLE_CASES` sets the cases per assignor (default 600: 3,600 in all, about a minute on a loaded
-2-core machine, drawing the states taking most of it); a nightly-size run sets it to thousands, and
+`KGROUP_ORACLE_CASES` sets the cases per assignor and release (default 600: 4,800 in all, the four client
+assignors against the rig's release, uniform and server-range against 4.0.0 and 4.2.1 each); a
+nightly-size run sets it to thousands, and
 `KGROUP_ORACLE_SEED` to explore new states (without it the draws are derandomized, so a CI run is
 reproducible). A failure prints the shrunk state as one JSON line: fix kgroup, then keep the state with
 `python -m tests.oracle.record` (tests/oracle/fixed/README.md).
@@ -18,33 +19,38 @@ from hypothesis import HealthCheck, given, seed, settings
 
 from tests.kafka import jars
 from tests.oracle.cases import CLIENT, SERVER, differences, kgroup_answer, report, with_gone_topic_ids
-from tests.oracle.conftest import RUN_COUNTS
+from tests.oracle.conftest import RULES_DIFFER, RUN_COUNTS
 from tests.oracle.sidecar import Sidecar
 from tests.oracle.strategies import client_cases, server_cases
 
 CASES = int(os.environ.get("KGROUP_ORACLE_CASES") or 600)
 SEED = os.environ.get("KGROUP_ORACLE_SEED")
-UNIFORM_RELEASE = "4.0.0"
+# The release on the other side of KAFKA-18688, to count the cases where the two uniform behaviours differ
+# (a run where they never do would not have tested the change).
+OTHER_RULES = {"4.0.0": "4.2.1", "4.2.1": "4.0.0"}
+# The server assignors run in the broker, so kgroup follows the broker's release for them
+# (kgroup.assignors.server.releases): each is checked against the oldest and the newest release it
+# reproduces, kgroup told which one. uniform's homogeneous builder changed in 4.1 (KAFKA-18688); range
+# has not changed since 3.9 (KAFKA-16944), which the 4.0.0 and 4.2.1 runs both confirm.
+SERVER_RELEASES = ("4.0.0", "4.2.1")
 
 
-def release_for(assignor: str) -> str:
-    """The Kafka release whose output kgroup reproduces for `assignor` ($KGROUP_ORACLE_KAFKA_VERSION: one
-    release for all).
+def runs() -> list[tuple[str, str]]:
+    """(assignor, Kafka release) pairs to compare ($KGROUP_ORACLE_KAFKA_VERSION: one release for all).
 
-    kgroup's uniform follows Kafka 4.0: the 4.1 rewrite of its homogeneous builder (KAFKA-18688, "any member
-    may keep the extra partition") is not reproduced (registry._UNIFORM_HISTORY), so uniform is checked
-    against 4.0.0. The others have not changed since (client assignors since 3.8, server range since 3.9)
-    and are checked against the rig's release.
-    """
+    The client assignors have not changed since 3.8 and are checked against the rig's release."""
     override = os.environ.get("KGROUP_ORACLE_KAFKA_VERSION")
     if override:
-        return override
-    return UNIFORM_RELEASE if assignor == "uniform" else jars.version()
+        return [(a, override) for a in CLIENT + SERVER]
+    server = tuple(dict.fromkeys(SERVER_RELEASES + (jars.version(),)))
+    return [(a, jars.version()) for a in CLIENT] + [(a, r) for a in SERVER for r in server]
 
 
-@pytest.mark.parametrize("assignor", CLIENT + SERVER)
-def test_kgroup_assigns_as_kafka(assignor: str, oracle: Callable[[str], Sidecar]) -> None:
-    release = release_for(assignor)
+RUNS = runs()
+
+
+@pytest.mark.parametrize("assignor,release", RUNS, ids=[f"{a}-{r}" for a, r in RUNS])
+def test_kgroup_assigns_as_kafka(assignor: str, release: str, oracle: Callable[[str], Sidecar]) -> None:
     sidecar = oracle(release)
     strategy = client_cases(assignor) if assignor in CLIENT else server_cases(assignor)
 
@@ -55,9 +61,19 @@ def test_kgroup_assigns_as_kafka(assignor: str, oracle: Callable[[str], Sidecar]
         case = with_gone_topic_ids(case)
         kafka = sidecar.assign(case)
         RUN_COUNTS[(assignor, release)] += 1
-        diff = differences(kafka, kgroup_answer(case))
+        ours = kgroup_answer(case, release)
+        if assignor == "uniform":
+            other = OTHER_RULES.get(release)
+            if other is not None and differences(ours, kgroup_answer(case, other)):
+                RULES_DIFFER[(assignor, release)] += 1
+        diff = differences(kafka, ours)
         assert not diff, report(case, release, diff)
 
     if SEED is not None:
         same_assignment = seed(int(SEED))(same_assignment)
     same_assignment()
+    if assignor == "uniform" and release in OTHER_RULES and CASES >= 100:
+        # The draws met states where 4.0's and 4.2's rules give different targets, so this release was told
+        # apart from the other, not matched by luck.
+        assert RULES_DIFFER[(assignor, release)] > 0, f"no drawn state told Kafka {release}'s uniform apart"
+

@@ -1,0 +1,47 @@
+"""`simulate` on a KIP-848 group shows the reconciliation path under the new target, in the table and in JSON."""
+
+from __future__ import annotations
+
+from tests.cli.helpers import FIXTURES, run, run_json
+
+# kip848-uniform: billing, group epoch 12; 6fJc and Xq3c hold payments and refunds, hZbX holds nothing yet.
+ARGS = ("simulate", "kip848-uniform", "--add-member", "c4=payments,refunds")
+
+
+def test_json_carries_each_members_way_to_its_new_target() -> None:
+    doc = run_json(*ARGS)
+    (result,) = doc["results"]
+    path = result["reconciliation"]
+    assert path["target_epoch"] == 13 and path["heartbeat_interval_ms"] == 5000
+    current = doc["current"]
+    for step in path["members"]:
+        member, new = step["member_id"], set(result["assignment"][step["member_id"]])
+        held = set(current.get(member, []))
+        assert set(step["revokes"]) == held - new and set(step["keeps"]) == held & new
+        assert set(step["receives_free"]) | set(step["receives_after_revocation"]) == new - held
+    # the newcomer owns nothing, and every partition it gets is someone's now: it waits for revocations
+    (c4,) = [s for s in path["members"] if s["member_id"] == "c4"]
+    assert c4["state_after_first_heartbeat"] == "UNRELEASED_PARTITIONS" and c4["waits_for"]
+    assert path["unconsumed_at_most_ms"] == 5000 and path["settled_within_ms"] == 10000
+
+
+def test_the_table_says_who_revokes_before_whom() -> None:
+    out = run(*ARGS).stdout
+    assert ("Reconciliation to the new target (epoch 13) (uniform, heartbeat interval 5 s, Kafka's default, assumed: "
+            "the group's own is not known):") in out
+    assert "c4: gets " in out and "acknowledged revoking them [UNRELEASED_PARTITIONS]" in out
+    assert "each goes unconsumed at most 5 s (one heartbeat interval)" in out
+
+
+def test_the_groups_own_heartbeat_interval_times_the_path(tmp_path) -> None:
+    """A snapshot of a live KIP-848 group carries the group's interval (read with DescribeConfigs on the
+    group): the timing follows it, and the output says whose interval it is."""
+    fixture = (FIXTURES / "kip848-uniform.yaml").read_text()
+    assert "    generation: 12" in fixture
+    path = tmp_path / "billing.yaml"
+    path.write_text(fixture.replace("    generation: 12", "    generation: 12\n    heartbeat_interval_ms: 500", 1))
+    args = ("simulate", str(path), "--add-member", "c4=payments,refunds")
+    reconciliation = run_json(*args)["results"][0]["reconciliation"]
+    assert reconciliation["heartbeat_interval_ms"] == 500 and not reconciliation["heartbeat_interval_assumed"]
+    assert reconciliation["unconsumed_at_most_ms"] == 500 and reconciliation["settled_within_ms"] == 1000
+    assert "(uniform, heartbeat interval 0.5 s, the group's):" in run(*args).stdout
