@@ -86,6 +86,8 @@ class Cluster:
     topics: tuple[Topic, ...] = ()
     # Name -> topic, built once: validity and stickiness look a topic up for every partition.
     _index: dict[str, Topic] = field(init=False, repr=False, compare=False, hash=False)
+    # The brokers' Apache Kafka release ("4.2", or "4.2.1" where known) when it was read; None: not recorded.
+    kafka_version: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_index", {topic.name: topic for topic in self.topics})
@@ -118,6 +120,11 @@ class Member:
     generation: int | None = None  # generation of `owned`; None: never assigned
     # Legacy Scala consumer: consumer threads per topic (num.streams); empty means one per topic.
     streams: Mapping[str, int] = field(default_factory=lambda: _NO_STREAMS)
+    # KIP-848 (consumer protocol): the member's subscription regex (the coordinator resolves it; `topics`
+    # then holds the names it matched), and whether it speaks the consumer or, in an upgraded group, the
+    # classic protocol (KIP-1099's MemberType). None: not a consumer-protocol member, or not known.
+    subscribed_regex: str | None = None
+    member_type: str | None = None  # consumer | classic
 
     def streams_for(self, topic: str) -> int:
         return self.streams.get(topic, 1) if topic in self.topics else 0
@@ -184,6 +191,11 @@ class Group:
     state: str | None = None
     offsets: tuple[PartitionOffsets, ...] = ()
     client: str | None = None  # the leader's client (java | librdkafka) when known; None: not recorded
+    # KIP-848: the epoch of the group's target assignment (`assignment`); `generation` is the group epoch.
+    assignment_epoch: int | None = None
+    # KIP-848: how often the group's members heartbeat (the group config consumer.heartbeat.interval.ms, else the
+    # broker's group.consumer.heartbeat.interval.ms); None: not known. Revocations travel on heartbeats.
+    heartbeat_interval_ms: int | None = None
 
     def member(self, member_id: str) -> Member | None:
         for member in self.members:

@@ -29,6 +29,9 @@ def listing(
     ctx: typer.Context,
     regex: Annotated[Optional[str], typer.Option("--regex", "-r", help="Only groups whose id matches.", metavar="PATTERN")] = None,
     state: Annotated[Optional[str], typer.Option("--state", help="Only groups in this state, e.g. Stable.", metavar="STATE")] = None,
+    group_type: Annotated[Optional[str], typer.Option(
+        "--type", help="Only groups of this type: classic, consumer (KIP-848), share or streams.",
+        metavar="TYPE")] = None,
     bootstrap_server: BootstrapOpt = None,
     command_config: CommandConfigOpt = None,
     profile: ProfileOpt = None,
@@ -36,6 +39,9 @@ def listing(
     output: OutputOpt = OutputFormat.table,
 ) -> None:
     """List consumer groups: id, type, state, members, assignor, coordinator and total lag.
+
+    TYPE and PROTOCOL are those `kafka-groups.sh --list` prints (Kafka 4.x): the group's type (classic,
+    consumer for KIP-848's protocol, share, streams) and its protocol type.
 
     `kgroup groups delete GROUP...` deletes groups (a dry run unless --execute).
 
@@ -45,10 +51,12 @@ def listing(
 
       kgroup groups -r '^payments-' --state Stable -o json
 
+      kgroup groups --type consumer -b localhost:9092
+
       kgroup groups delete old-reporting --execute -b localhost:9092
     """
     if ctx.invoked_subcommand is None:
-        list_groups(regex, state, bootstrap_server, command_config, profile, timeout, output)
+        list_groups(regex, state, bootstrap_server, command_config, profile, timeout, output, group_type)
 
 
 @groups.command("delete")
@@ -70,8 +78,8 @@ def delete(
     Groups with active members (or in any state but Empty) are refused, as Kafka refuses them; with
     several groups, a refusal means none is deleted unless --allow-partial. After --execute kgroup reads
     each group's offsets back: a group counts as deleted only when none remain.
-    Exit codes: 0 done (or planned), 1 a deletion failed, 6 a group was refused, 4 the cluster was lost,
-    8 not authorized (DELETE on the group).
+    Exit codes: 0 done (or planned), 1 a deletion failed, 4 the cluster was lost, 5 a group does not
+    exist, 6 a group was refused, 8 not authorized (DELETE on the group).
 
     Examples:
 
@@ -87,7 +95,7 @@ def delete(
     outcomes = {o.group_id: o for o in apply_delete(admin, plans, allow_partial)} if execute else {}
     for plan in plans:
         if plan.refused:
-            warn(f"kgroup: error: group {plan.group_id}: {plan.refused}")
+            warn(f"kgroup: error: group {plan.group_id} refused: {plan.refused}")
 
     def result(plan: Any) -> str:
         if plan.refused:
@@ -97,13 +105,25 @@ def delete(
         outcome = outcomes[plan.group_id]
         return "deleted" if outcome.deleted else f"not deleted: {outcome.why}"
 
-    bodies = [{"group": p.group_id, "state": p.state, "members": p.members,
+    bodies: list[dict[str, Any]] = [{"group": p.group_id, "state": p.state, "members": p.members,
                "committed_partitions": p.committed_partitions, "refused": p.refused,
-               "executed": bool(execute and outcomes[p.group_id].deleted), "result": result(p)} for p in plans]
+               "executed": bool(execute and outcomes[p.group_id].deleted), "result": result(p),
+               "partitions": [{"topic": tp.topic, "partition": tp.partition, "current_offset": offset}
+                              for tp, offset in p.offsets]} for p in plans]
     doc = document("group-delete", {"executed": bool(bodies) and all(b["executed"] for b in bodies),
                                     "groups": bodies})
 
     def table(console: Console) -> None:
+        # the plan first: the offsets each group's deletion removes (a refused group's too: what was refused)
+        if any(p.offsets for p in plans):
+            offsets = Table(box=None, pad_edge=False)
+            for column in ("GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET"):
+                offsets.add_column(column, justify="right" if column in ("PARTITION", "CURRENT-OFFSET") else "left")
+            for p in plans:
+                for tp, offset in p.offsets:
+                    offsets.add_row(p.group_id, tp.topic, str(tp.partition), str(offset))
+            print_wide(console, offsets)
+            console.print()
         rows = Table(box=None, pad_edge=False)
         for column in ("GROUP", "STATE", "MEMBERS", "COMMITTED-PARTITIONS", "RESULT"):
             rows.add_column(column, justify="right" if column in ("MEMBERS", "COMMITTED-PARTITIONS") else "left")

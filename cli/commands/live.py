@@ -18,22 +18,37 @@ from kgroup.cli.options import (BootstrapOpt, CommandConfigOpt, IsolationOpt, Ou
                                 connect, isolation_level, load)
 from kgroup.cli.output import OutputFormat, document, emit, warn
 from kgroup.inspectors.errors import InputError, NotFoundError
-from kgroup.inspectors.live.admin import READ_UNCOMMITTED, LiveGroup, chosen_group_ids, group_pattern, read_groups
+from kgroup.inspectors.live.admin import (READ_UNCOMMITTED, GroupListing, LiveGroup, chosen_group_ids, group_pattern,
+                                         read_groups)
 from kgroup.inspectors.files import write_atomically
 from kgroup.inspectors.live.record_timestamps import described_time_lags
 from kgroup.inspectors.live.snapshot import fixture_document, fixture_group
 
+# ListGroups v5's group types (GroupType, KIP-848), as `kafka-groups.sh --list --group-type` takes them.
+GROUP_TYPES = ("classic", "consumer", "share", "streams")
+
+
 @handle_errors
 def groups(regex: str | None, state: str | None, bootstrap_server: str | None, command_config: str | None,
-           profile: str | None, timeout: float, output: OutputFormat) -> None:
-    """The listing behind `kgroup groups` (its options are declared on that command, cli/commands/groups.py)."""
+           profile: str | None, timeout: float, output: OutputFormat, group_type: str | None = None) -> None:
+    """The listing behind `kgroup groups` (its options are declared on that command, cli/commands/groups.py).
+
+    Share and streams groups are listed with their type, protocol and state only: kgroup describes
+    consumer groups (classic and consumer protocol)."""
+    if group_type is not None and group_type.lower() not in GROUP_TYPES:
+        raise InputError(f"unknown group type {group_type!r}; expected one of {', '.join(GROUP_TYPES)}",
+                         field="--type")
     pattern = group_pattern(regex or None)
     admin = connect(bootstrap_server, command_config, profile, timeout)
-    ids = chosen_group_ids([], pattern is None, pattern, lambda: [g.group_id for g in admin.list_groups()])
-    read = read_groups(admin, ids) if ids else None
-    found = [g for g in (read.groups if read else [])
-             if state is None or (g.group.state or "").lower() == state.lower()]
-    summaries = [_summary(g, lag_rows(g.group)) for g in found]
+    listing = {g.group_id: g for g in admin.list_groups(every_type=True)}
+    ids = chosen_group_ids([], pattern is None, pattern, lambda: list(listing))
+    if group_type is not None:
+        ids = [g for g in ids if listing[g].type == group_type.lower()]
+    described = [g for g in ids if listing[g].type not in ("share", "streams")]
+    read = {live.group.group_id: live for live in read_groups(admin, described).groups} if described else {}
+    summaries = [_summary(read[g], lag_rows(read[g].group), listing[g].protocol) if g in read else
+                 _listed_summary(listing[g]) for g in ids]
+    summaries = [s for s in summaries if state is None or (s["state"] or "").lower() == state.lower()]
     doc = document("groups", {"groups": summaries})
     emit(doc, output, lambda console: _groups_table(console, summaries))
     who = admin.settings.authenticated_as()
@@ -42,12 +57,23 @@ def groups(regex: str | None, state: str | None, bootstrap_server: str | None, c
              f"hide groups from {who}")
 
 
-def _summary(live: LiveGroup, rows: list[LagRow]) -> dict[str, Any]:
-    return {"group": live.group.group_id, "type": live.type, "state": live.group.state,
+def _summary(live: LiveGroup, rows: list[LagRow], protocol: str | None = None) -> dict[str, Any]:
+    """`protocol`: the protocol type ListGroups reports (`consumer` for every consumer group; None when not
+    listed, e.g. describe from a fixture, where a consumer group's is `consumer` as Kafka's)."""
+    if protocol is None and live.type in ("classic", "consumer"):
+        protocol = "consumer"
+    return {"group": live.group.group_id, "type": live.type, "protocol": protocol, "state": live.group.state,
             "members": len(live.group.members), "assignor": live.assignor,
             "coordinator": None if live.coordinator is None else
             {"id": live.coordinator.id, "host": live.coordinator.host, "port": live.coordinator.port},
             "total_lag": total_lag(rows), "notes": list(live.notes)}
+
+
+def _listed_summary(listed: GroupListing) -> dict[str, Any]:
+    """A share or streams group, as ListGroups lists it: kgroup does not describe them."""
+    return {"group": listed.group_id, "type": listed.type, "protocol": listed.protocol, "state": listed.state,
+            "members": None, "assignor": None, "coordinator": None, "total_lag": None,
+            "notes": [f"a {listed.type} group: listed, not described"]}
 
 
 def _groups_table(console: Console, summaries: list[dict[str, Any]]) -> None:
@@ -55,13 +81,14 @@ def _groups_table(console: Console, summaries: list[dict[str, Any]]) -> None:
         console.print("no groups")
         return
     table = Table(box=None, pad_edge=False)
-    for column in ("GROUP", "TYPE", "STATE", "MEMBERS", "ASSIGNOR", "COORDINATOR", "TOTAL-LAG"):
+    for column in ("GROUP", "TYPE", "PROTOCOL", "STATE", "MEMBERS", "ASSIGNOR", "COORDINATOR", "TOTAL-LAG"):
         table.add_column(column, justify="right" if column in ("MEMBERS", "TOTAL-LAG") else "left")
     for s in summaries:
         coordinator = s["coordinator"]
-        table.add_row(s["group"], s["type"], s["state"], str(s["members"]), s["assignor"] or "-",
+        table.add_row(s["group"], s["type"], s["protocol"] or "-", s["state"], dash(s["members"]),
+                      s["assignor"] or "-",
                       f"{coordinator['host']}:{coordinator['port']} ({coordinator['id']})" if coordinator else "-",
-                      str(s["total_lag"]))
+                      dash(s["total_lag"]))
     print_wide(console, table)
 
 
@@ -175,9 +202,11 @@ def _describe_body(live: LiveGroup, time_lags: dict[TopicPartition, int] | None)
                 "lag": m.lag, "max_lag": m.max_lag, "lagging_partitions": m.lagging,
                 "assignment": _partition_list(group.assignment.partitions_of(m.member.member_id)),
                 "target_assignment": _partition_list(targets[m.member.member_id])
-                if m.member.member_id in targets else None}
+                if m.member.member_id in targets else None,
+                **_member_epochs(live, m.member.member_id)}
                for m in member_rollup(group, rows)]
-    body = {**_summary(live, rows), "partitions": partitions, "member_lag": members}
+    body = {**_summary(live, rows), "group_epoch": live.group_epoch,
+            "target_assignment_epoch": live.assignment_epoch, "partitions": partitions, "member_lag": members}
     if time_lags is not None:
         for p, r in zip(partitions, rows):
             p["time_lag_ms"] = time_lags.get(r.tp)
@@ -188,8 +217,24 @@ def _describe_body(live: LiveGroup, time_lags: dict[TopicPartition, int] | None)
     return body
 
 
+def _member_epochs(live: LiveGroup, member_id: str) -> dict[str, Any]:
+    """What ConsumerGroupDescribe says of a consumer-protocol member (all None for a classic group's, or when
+    the epochs were not read): Kafka's CURRENT-EPOCH (the member epoch) and TARGET-EPOCH (the group's target
+    assignment epoch, ConsumerGroupCommand.collectGroupsMembers), and where its reconciliation stands."""
+    member = live.group.member(member_id)
+    state = live.reconciliation(member_id)
+    return {"current_epoch": live.member_epochs.get(member_id),
+            "target_epoch": live.assignment_epoch if member_id in live.member_epochs else None,
+            "member_type": live.member_types.get(member_id), "rack": member.rack if member else None,
+            "subscribed_topics": list(member.topics) if member and state is not None else None,
+            "subscribed_regex": live.subscribed_regexes.get(member_id),
+            "reconciling": None if state is None else state.reconciling,
+            "partitions_to_revoke": None if state is None else _partition_list(state.to_revoke),
+            "partitions_awaited": None if state is None else _partition_list(state.awaited)}
+
+
 def _only_lagging(body: dict[str, Any]) -> dict[str, Any]:
-    """kafkactl's --only-with-lag; a partition nobody committed lags from the log start (lag.md §4, ask 8)."""
+    """kafkactl's --only-with-lag; a partition nobody committed lags from the log start (KAFKA-7141)."""
     lagging = [p for p in body["partitions"] if (p["lag"] if p["lag"] is not None else p["lag_from_start"] or 0) > 0]
     return {**body, "partitions": lagging}
 
@@ -253,8 +298,9 @@ def _offsets_table(console: Console, body: dict[str, Any], verbose: bool) -> Non
     print_wide(console, table)
 
 
-# Epochs are printed `-`: confluent-kafka's describe does not expose member or group epochs, and classic
-# groups have none (Kafka's tool prints `-` for them too).
+# Kafka's `--members --verbose` columns (ConsumerGroupCommand.printMembers): `-` where a group has no epochs
+# (classic groups) or no target assignment. UPGRADED is added, as Kafka adds it, when classic and consumer
+# members share a consumer-protocol group (KIP-1099: `true` for a consumer member).
 _VERBOSE_MEMBER_COLUMNS = ["CURRENT-EPOCH", "CURRENT-ASSIGNMENT", "TARGET-EPOCH", "TARGET-ASSIGNMENT"]
 
 
@@ -262,9 +308,13 @@ def _members_table(console: Console, body: dict[str, Any], verbose: bool) -> Non
     table = Table(box=None, pad_edge=False)
     static = any(m["instance_id"] for m in body["member_lag"])
     timed = "max_time_lag_ms" in body
+    kinds = {m.get("member_type") for m in body["member_lag"]}
+    upgraded = verbose and {"classic", "consumer"} <= kinds
+    reconciling = any(m.get("reconciling") is not None for m in body["member_lag"])
     columns = ["GROUP", "CONSUMER-ID"] + (["GROUP-INSTANCE-ID"] if static else []) + \
         ["HOST", "CLIENT-ID", "#PARTITIONS", "LAG", "MAX-LAG"] + (["MAX-TIME-LAG"] if timed else []) + \
-        (_VERBOSE_MEMBER_COLUMNS if verbose else [])
+        (_VERBOSE_MEMBER_COLUMNS if verbose else []) + (["UPGRADED"] if upgraded else []) + \
+        (["RECONCILING"] if reconciling else [])
     for column in columns:
         table.add_column(column, justify="right" if column in ("#PARTITIONS", "LAG", "MAX-LAG", "MAX-TIME-LAG")
                          else "left")
@@ -276,20 +326,45 @@ def _members_table(console: Console, body: dict[str, Any], verbose: bool) -> Non
             [dash(m["host"]), dash(m["client_id"]), str(m["partitions"]), str(m["lag"]), str(m["max_lag"])] + \
             ([duration(m["max_time_lag_ms"])] if timed else [])
         if verbose:
-            cells += ["-", _assignment_text(m["assignment"]), "-", _assignment_text(m["target_assignment"])]
+            cells += [dash(m.get("current_epoch")), _assignment_text(m["assignment"]), dash(m.get("target_epoch")),
+                      _assignment_text(m["target_assignment"])]
+        if upgraded:
+            cells.append({"consumer": "true", "classic": "false"}.get(m.get("member_type") or "", "-"))
+        if reconciling:
+            cells.append(_reconciling_text(m, verbose))
         table.add_row(*cells)
     print_wide(console, table)
 
 
+def _reconciling_text(member: dict[str, Any], verbose: bool) -> str:
+    """`-` for a reconciled member; `yes` for one still on its way to its target and, with --verbose, what it
+    must still revoke, what it awaits, and its epoch when it is behind the target's (`revoke orders:1 await
+    orders:4,5`, `epoch 7 < 8`: a member revoking, whose partitions pending revocation ConsumerGroupDescribe
+    does not list)."""
+    if not member.get("reconciling"):
+        return "-"
+    if not verbose:
+        return "yes"
+    parts = [f"{word} {_assignment_text(member[key])}" for word, key in (
+        ("revoke", "partitions_to_revoke"), ("await", "partitions_awaited")) if member.get(key)]
+    current, target = member.get("current_epoch"), member.get("target_epoch")
+    if current is not None and target is not None and current < target:
+        parts.append(f"epoch {current} < {target}")
+    return " ".join(["yes:"] + parts)
+
+
 def _state_table(console: Console, body: dict[str, Any], verbose: bool) -> None:
+    """Kafka's `--state` columns; with --verbose GROUP-EPOCH and TARGET-ASSIGNMENT-EPOCH before #MEMBERS, in
+    ConsumerGroupCommand.printStates' order (`-` for a classic group, which has no epochs)."""
     table = Table(box=None, pad_edge=False)
     epochs = ("GROUP-EPOCH", "TARGET-ASSIGNMENT-EPOCH") if verbose else ()
-    for column in ("GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE", "#MEMBERS") + epochs:
+    for column in ("GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE") + epochs + ("#MEMBERS",):
         table.add_column(column, justify="right" if column == "#MEMBERS" else "left")
     coordinator = body["coordinator"]
+    epoch_cells = [dash(body.get("group_epoch")), dash(body.get("target_assignment_epoch"))] if verbose else []
     table.add_row(body["group"], f"{coordinator['host']}:{coordinator['port']} ({coordinator['id']})"
-                  if coordinator else "-", dash(body["assignor"]), dash(body["state"]), str(body["members"]),
-                  *("-" for _ in epochs))
+                  if coordinator else "-", dash(body["assignor"]), dash(body["state"]), *epoch_cells,
+                  str(body["members"]))
     print_wide(console, table)
 
 

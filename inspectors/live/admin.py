@@ -2,35 +2,44 @@
 
 confluent_kafka is imported here only, on first use, so `kgroup --help` never loads librdkafka.
 What the broker reports is kept as reported; what kgroup had to work around is a note on the group
-(broker.md §3.5: Tansu reports state UNKNOWN in listings and a Stable group with no members).
+(docs/brokers.md: Tansu reports state UNKNOWN in listings and a Stable group with no members).
 """
 
 from __future__ import annotations
 
+import base64
 import logging
 import re
 import socket
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from kgroup.assignors.model import Assignment, Cluster, Group, Member, PartitionOffsets, Topic, TopicPartition
+from kgroup.assignors.model import (Assignment, Cluster, Group, Member, PartitionOffsets, Topic, TopicPartition,
+                                    sort_partitions)
 from kgroup.inspectors.live.connection import ConnectionSettings, bootstrap_addresses
-from kgroup.inspectors.errors import AuthenticationError, InputError, NotFoundError, NotReachableError, RunError
+from kgroup.inspectors.errors import (AuthenticationError, AuthorizationError, InputError, NotFoundError,
+                                      NotReachableError, RunError)
 from kgroup.inspectors.live.leader_view import leader_views
-from kgroup.inspectors.live.transport_failures import (CERT_UNTRUSTED, authorization_failure, is_authorization_error,
-                                                       untrusted_certificate)
+from kgroup.inspectors.live.transport_failures import (CERT_UNTRUSTED, authorization_failure, cluster_failures,
+                                                       is_authorization_error, untrusted_certificate)
+from kgroup.inspectors.live.wire.errors import KafkaClientError, ProtocolError, UnsupportedConfig
 
 READ_UNCOMMITTED, READ_COMMITTED = "read_uncommitted", "read_committed"
+_LEADER_WAIT_S = 3.0  # a live partition leader answers ListOffsets within this on a busy machine
 _SLICE_S = 0.25  # how often a wait looks at librdkafka's errors (a refused connection ends it early)
+# A broker on a reachable address answers Metadata within this on a busy machine; past it kgroup looks at what
+# the address is (kgroup.inspectors.live.probe) rather than waiting out --timeout.
+_PROBE_AFTER_S = 0.75
 
 
 @dataclass(frozen=True)
 class GroupListing:
     group_id: str
-    type: str  # classic | consumer | unknown
+    type: str  # classic | consumer | share | streams (ListGroups v5) | unknown
     state: str
+    protocol: str | None = None  # the protocol type (`consumer`, `connect`, "" for offsets only); None: not read
 
 
 @dataclass(frozen=True)
@@ -56,6 +65,42 @@ class LiveGroup:
     # Members whose subscription was inferred from their assignment because their metadata was not read.
     inferred: frozenset[str] = frozenset()
     client_reason: str | None = None  # why Group.client is what it is (or is unknown)
+    # A consumer-protocol (KIP-848) group as its coordinator describes it (ConsumerGroupDescribe): the group
+    # epoch (also Group.generation), the epoch of the target assignment, and per member its epoch (also
+    # Member.generation), regex subscription and type (classic for an upgraded group's classic member).
+    # Group.assignment is what each member owns now; `target_assignments` what the target gives it.
+    group_epoch: int | None = None
+    assignment_epoch: int | None = None
+    member_epochs: dict[str, int] = field(default_factory=dict)
+    subscribed_regexes: dict[str, str] = field(default_factory=dict)
+    member_types: dict[str, str] = field(default_factory=dict)
+
+    def reconciliation(self, member_id: str) -> Reconciliation | None:
+        """Where a consumer-protocol member stands against its target; None for a classic group's member.
+
+        A member is reconciled when its epoch is the target assignment's and it owns exactly its target
+        (ConsumerGroupMember's MemberState STABLE, CurrentAssignmentBuilder). Otherwise it still has to
+        revoke what it owns outside its target (UNREVOKED_PARTITIONS: its epoch stays behind until it
+        does) or waits for partitions another member has not released yet (UNRELEASED_PARTITIONS).
+        ConsumerGroupDescribe lists a member's `assignedPartitions` only: once the coordinator has told a
+        member what to revoke, those partitions are pending revocation and no longer in its described
+        assignment, so `to_revoke` holds what it owns beyond its target only until then; after, the member
+        shows as behind on epoch, and the partitions it still holds as awaited by another member.
+        """
+        if member_id not in self.member_epochs:
+            return None
+        owned = set(self.group.assignment.partitions_of(member_id))
+        target = set(self.target_assignments.get(member_id, ()))
+        behind = self.assignment_epoch is not None and self.member_epochs[member_id] < self.assignment_epoch
+        return Reconciliation(behind or owned != target, tuple(sort_partitions(owned - target)),
+                              tuple(sort_partitions(target - owned)))
+
+
+@dataclass(frozen=True)
+class Reconciliation:
+    reconciling: bool
+    to_revoke: tuple[TopicPartition, ...]  # owned, but not in the member's target: it must give them up
+    awaited: tuple[TopicPartition, ...]  # in its target, not owned yet: another member must release them first
 
 
 @dataclass
@@ -76,6 +121,7 @@ class LiveAdmin:
         self.timeout_s = timeout_s
         self._errors: list[Any] = []
         self._metadata: Any = None
+        self._probed = False  # kgroup.inspectors.live.probe asked already (once per command)
         quiet = logging.getLogger("kgroup.librdkafka")
         quiet.addHandler(logging.NullHandler())
         quiet.propagate = False  # librdkafka's log lines would otherwise go to stderr, unasked
@@ -104,7 +150,8 @@ class LiveAdmin:
         if untrusted is not None:  # Kafka's clients: an SslAuthenticationException, an authentication failure
             return AuthenticationError(untrusted_certificate(self.settings, f"during {what}", untrusted))
         if "_ALL_BROKERS_DOWN" in codes or (codes & {"_TRANSPORT", "_RESOLVE"} and not self._accepts()):
-            return self._unreachable(None, what, since)
+            # a peer that accepted and then hung up (a TLS listener asked in plain bytes) is named if it can be
+            return self._peer_named(time.monotonic() + self.timeout_s) or self._unreachable(None, what, since)
         return None
 
     def _unreachable(self, exc: Exception | None, what: str, since: int = 0) -> NotReachableError:
@@ -132,7 +179,8 @@ class LiveAdmin:
         """Cluster metadata, fetched once per command: it is also the reachability check."""
         if self._metadata is None:
             what, since = "Metadata", len(self._errors)
-            deadline = time.monotonic() + self.timeout_s
+            started = time.monotonic()
+            deadline, probed = started + self.timeout_s, False
             while self._metadata is None:
                 try:  # in slices, so that a refused connection ends the wait at once
                     self._metadata = self._admin.list_topics(timeout=_slice(deadline))
@@ -140,9 +188,26 @@ class LiveAdmin:
                     fatal = self._fatal(what, since)
                     if fatal is not None:
                         raise fatal from None
+                    if not probed and time.monotonic() - started >= _PROBE_AFTER_S:
+                        probed = True  # no answer yet: is the address a Kafka listener at all?
+                        named = self._peer_named(deadline)
+                        if named is not None:
+                            raise named from None
                     if time.monotonic() >= deadline:
                         raise self._timed_out(what, since) from None
         return self._metadata
+
+    def _peer_named(self, deadline: float) -> NotReachableError | None:
+        """librdkafka reports a peer that is not Kafka (an HTTP server, a TLS listener asked in plain bytes)
+        only as a timeout or a transport error; kgroup's own probe names it from the first bytes it answers.
+        Asked once per command."""
+        if self._probed:
+            return None
+        self._probed = True
+        from kgroup.inspectors.live.probe import PROBE_S, not_kafka
+
+        line = not_kafka(self.settings, min(PROBE_S, max(0.1, deadline - time.monotonic())))
+        return None if line is None else NotReachableError(f"{line} (from {self.settings.origin})")
 
     def forget_metadata(self) -> None:
         self._metadata = None
@@ -185,11 +250,99 @@ class LiveAdmin:
 
     # -- reads ------------------------------------------------------------------------------------
 
-    def list_groups(self) -> list[GroupListing]:
-        self.metadata()
+    def list_groups(self, every_type: bool = False) -> list[GroupListing]:
+        """The consumer groups or, with `every_type`, every group (share, streams and Connect's too), with
+        its type, state and protocol type, as `kafka-groups.sh --list` reads them (Admin.listGroups:
+        ListGroups to every broker; v5 adds the type, KIP-848). Consumer groups are those whose protocol type
+        is `consumer` or empty, as KafkaAdminClient.listConsumerGroups keeps them. Read through kgroup's own
+        transport, which has the protocol type and the states librdkafka does not name (Assigning,
+        Reconciling); through confluent-kafka, without the protocol type, where that transport cannot use
+        the settings (GSSAPI, a PKCS#12 keystore) or the answer."""
+        listed = self._all_groups()
+        if every_type:
+            return listed
+        return [g for g in listed if g.protocol in ("consumer", "") or
+                (g.protocol is None and g.type not in ("share", "streams"))]
+
+    def _all_groups(self) -> list[GroupListing]:
+        from kgroup.inspectors.live.wire.list_groups import list_groups as wire_list_groups
+
+        metadata = self.metadata()
+        addresses = [f"{b.host}:{b.port}" for _, b in sorted(metadata.brokers.items())]
+        try:
+            with cluster_failures(self.settings, "during ListGroups"):
+                listed = wire_list_groups(self.settings.client_config(), addresses, self.timeout_s)
+            return [GroupListing(g.group_id, g.type or "unknown", g.state or "Unknown", g.protocol_type)
+                    for g in listed]
+        except (UnsupportedConfig, ProtocolError):
+            pass
         result = self._result(self._admin.list_consumer_groups(request_timeout=self.timeout_s), "ListGroups")
-        return sorted((GroupListing(g.group_id, enum_name(getattr(g, "type", None)), enum_name(g.state))
+        return sorted((GroupListing(g.group_id, enum_name(getattr(g, "type", None)), _state_label(enum_name(g.state)))
                        for g in result.valid), key=lambda g: g.group_id)
+
+    def topic_ids(self, names: list[str]) -> dict[str, str]:
+        """Kafka's id of each named topic, in `Uuid.toString`'s form (URL-safe base64 of its 16 bytes,
+        unpadded), read with confluent-kafka's describe_topics; a topic that cannot be described (gone, or
+        hidden by ACLs) is left out. KIP-848's uniform assignor breaks ties by topic id."""
+        from confluent_kafka import TopicCollection
+
+        if not names:
+            return {}
+        futures = self._admin.describe_topics(TopicCollection(list(dict.fromkeys(names))),
+                                              request_timeout=self.timeout_s)
+        ids = {}
+        for name, future in futures.items():
+            try:
+                uid = self._result(future, f"Metadata of {name}").topic_id
+            except (RunError, AuthorizationError):
+                continue
+            if uid is None:
+                continue
+            raw = b"".join(half.to_bytes(8, "big", signed=True)
+                           for half in (uid.get_most_significant_bits(), uid.get_least_significant_bits()))
+            ids[name] = base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+        return ids
+
+    def kafka_version(self) -> str | None:
+        """The brokers' release ("4.2") from the highest metadata.version they support (ApiVersions v3+,
+        `wire.features`); None when it cannot be read or told."""
+        from kgroup.inspectors.live.wire.features import release_of, supported_features
+
+        try:
+            with cluster_failures(self.settings, "during ApiVersions"):
+                return release_of(supported_features(self.settings.client_config(), self.timeout_s))
+        except (UnsupportedConfig, ProtocolError):
+            return None
+
+    def describe_consumer_protocol(self, group_ids: list[str]) -> tuple[dict[str, Any], str | None]:
+        """Each consumer-protocol group as its coordinator describes it (ConsumerGroupDescribe, API 69), and
+        why none could be read (None when the read worked): a setting kgroup's transport cannot honour
+        leaves the group to confluent-kafka's describe, without epochs. The cluster lost is exit 4, refused
+        credentials exit 7; a group the principal may not DESCRIBE (or a topic it is assigned, as
+        KafkaApis.handleConsumerGroupDescribe checks) exit 8."""
+        from kgroup.inspectors.live.wire.consumer_group_describe import describe_consumer_groups
+
+        if not group_ids:
+            return {}, None
+        try:
+            with cluster_failures(self.settings, "during ConsumerGroupDescribe"):
+                described = describe_consumer_groups(self.settings.client_config(), group_ids, self.timeout_s)
+        except UnsupportedConfig as exc:
+            return {}, f"epochs not read ({exc})"
+        except KafkaClientError as exc:
+            raise RunError(f"ConsumerGroupDescribe: {exc}") from None
+        for group_id, group in described.items():
+            if group.error is None:
+                continue
+            name = group.error.split(":")[0].split(" ")[0]
+            if is_authorization_error(name):
+                found_by = "FindCoordinator" if "(FindCoordinator" in group.error else "DescribeGroups"
+                raise authorization_failure(name, f"{found_by} of {group_id!r}", settings=self.settings)
+            if name != "GROUP_ID_NOT_FOUND":
+                raise RunError(f"ConsumerGroupDescribe of {group_id!r}: {group.error}")
+        # GROUP_ID_NOT_FOUND: deleted, or converted to a classic group since it was listed (a downgrade,
+        # KIP-848); the caller keeps confluent-kafka's description of it.
+        return {g: d for g, d in described.items() if d.error is None}, None
 
     def cluster(self) -> Cluster:
         """Every non-internal topic, with the racks of each partition's replicas when brokers have racks."""
@@ -207,24 +360,106 @@ class LiveAdmin:
         return Cluster(tuple(topics))
 
     def _broker_racks(self) -> dict[int, str]:
-        """Broker id -> broker.rack, for the brokers that have one (DescribeCluster)."""
-        description = self._result(self._admin.describe_cluster(request_timeout=self.timeout_s), "DescribeCluster")
+        """Broker id -> broker.rack, for the brokers that have one (DescribeCluster).
+
+        librdkafka sends DescribeCluster to the node Metadata names as the controller (under KRaft a random
+        live broker, KIP-590) and waits for that node; one that just died would hold it to --timeout. Kafka's
+        admin client asks any live node (KafkaAdminClient.describeCluster, LeastLoadedBrokerOrActiveKController),
+        so while no answer comes the metadata is asked again each second, which points librdkafka's request at
+        the node the cluster names now."""
+        import concurrent.futures
+
+        what, since = "DescribeCluster", len(self._errors)
+        future = self._admin.describe_cluster(request_timeout=self.timeout_s)
+        deadline = time.monotonic() + self.timeout_s
+        while not concurrent.futures.wait([future], timeout=min(1.0, _slice(deadline) * 4)).done:
+            fatal = self._fatal(what, since)
+            if fatal is not None:
+                raise fatal
+            if time.monotonic() >= deadline:
+                break  # the wait below reports it
+            try:
+                self._admin.list_topics(timeout=min(1.0, _slice(deadline) * 4))
+            except Exception:  # an answer comes later, or the wait below says why not
+                pass
+        description = self._result(future, what)
         return {node.id: node.rack for node in description.nodes if getattr(node, "rack", None)}
 
+    def _at_coordinator(self, request: Callable[..., dict[str, Any]], argument: Any, group_id: str, what: str) -> Any:
+        """The answer of `group_id`'s coordinator to `request(argument, request_timeout=...)` (an AdminClient
+        call), within --timeout.
+
+        librdkafka hands a coordinator's COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE or
+        NOT_COORDINATOR back as the result (a coordinator just moved: its new node is loading the group), where
+        Kafka's admin client looks the coordinator up again or retries (CoordinatorStrategy.handleError,
+        DescribeConsumerGroupsHandler.handleError, DeleteConsumerGroupsHandler.handleError); so kgroup sends
+        the request again after retry.backoff.ms, doubling up to retry.backoff.max.ms (100 ms to 1 s, KIP-580)."""
+        import concurrent.futures
+
+        deadline = time.monotonic() + self.timeout_s
+        since, attempt = len(self._errors), 0
+        while True:
+            future = request(argument, request_timeout=max(1.0, deadline - time.monotonic()))[group_id]
+            while not concurrent.futures.wait([future], timeout=_slice(deadline)).done:
+                fatal = self._fatal(what, since)
+                if fatal is not None:
+                    raise fatal
+                if time.monotonic() >= deadline:
+                    raise self._timed_out(what, since)
+            error = future.exception()
+            pause = min(0.1 * 2 ** attempt, 1.0)
+            if isinstance(error, Exception) and _code(error) in _COORDINATOR_MOVING \
+                    and deadline - time.monotonic() > pause:
+                attempt += 1
+                time.sleep(pause)
+                continue
+            return self._wait(future, what)
+
     def describe(self, group_ids: list[str]) -> dict[str, Any]:
-        futures = self._admin.describe_consumer_groups(group_ids, request_timeout=self.timeout_s)
-        return {gid: self._result(future, f"DescribeGroups of {gid!r}") for gid, future in futures.items()}
+        """Each group as its coordinator describes it. A Dead answer is asked again for up to DEAD_RECHECK_S:
+        a coordinator that has just taken the group over describes every group as Dead for a moment
+        (wire.coordinator.DEAD_RECHECK_S says why)."""
+        from kgroup.inspectors.live.wire.coordinator import DEAD_RECHECK_S
+
+        described = {}
+        for gid in dict.fromkeys(group_ids):
+            started, attempt = time.monotonic(), 0
+            while True:
+                answer = self._at_coordinator(self._admin.describe_consumer_groups, [gid], gid,
+                                              f"DescribeGroups of {gid!r}")
+                pause = min(0.1 * 2 ** attempt, 1.0)
+                if enum_name(answer.state) != "dead" or time.monotonic() - started + pause > min(
+                        DEAD_RECHECK_S, self.timeout_s):
+                    break
+                attempt += 1
+                time.sleep(pause)
+            described[gid] = answer
+        return described
 
     def committed(self, group_id: str) -> dict[TopicPartition, int]:
         return {tp: offset for tp, (offset, _) in self.commits(group_id).items()}
 
     def commits(self, group_id: str) -> dict[TopicPartition, tuple[int, int | None]]:
-        """Per committed partition: (offset, leader epoch or None) (OffsetFetch)."""
+        """Per committed partition: (offset, leader epoch or None) (OffsetFetch).
+
+        librdkafka puts a coordinator error of the answer on each partition rather than failing the request; a
+        partition with one is not "nothing committed", so the request is sent again (as for a whole request,
+        `_at_coordinator`) until --timeout, then the cluster counts as unreachable."""
         from confluent_kafka import ConsumerGroupTopicPartitions
 
-        futures = self._admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group_id)],
-                                                          request_timeout=self.timeout_s)
-        result = self._result(futures[group_id], f"OffsetFetch of {group_id!r}")
+        what, since = f"OffsetFetch of {group_id!r}", len(self._errors)
+        deadline, attempt = time.monotonic() + self.timeout_s, 0
+        while True:
+            result = self._at_coordinator(self._admin.list_consumer_group_offsets,
+                                          [ConsumerGroupTopicPartitions(group_id)], group_id, what)
+            moving = [tp for tp in result.topic_partitions if _error_name(tp.error) in _COORDINATOR_MOVING]
+            if not moving:
+                break
+            pause = min(0.1 * 2 ** attempt, 1.0)
+            if deadline - time.monotonic() <= pause:
+                raise self._timed_out(what, since)
+            attempt += 1
+            time.sleep(pause)
         return {TopicPartition(tp.topic, tp.partition): (tp.offset, _epoch(getattr(tp, "leader_epoch", None)))
                 for tp in result.topic_partitions if tp.offset >= 0 and tp.error is None}
 
@@ -300,23 +535,67 @@ class LiveAdmin:
             if is_authorization_error(error):
                 raise authorization_failure(str(error), f"Metadata of {name}", name, self.settings)
 
+    def consumer_heartbeat_interval(self, group_id: str) -> int | None:
+        """A consumer-protocol group's heartbeat interval in ms, or None where it cannot be read (no
+        DESCRIBE_CONFIGS on the group, a broker before 4.0). DescribeConfigs on the GROUP resource answers the
+        effective value: the group's own `consumer.heartbeat.interval.ms` (KIP-848's dynamic group configs,
+        Kafka's GroupConfig) or, where it has none, the broker's `group.consumer.heartbeat.interval.ms`."""
+        from confluent_kafka.admin import ConfigResource, ResourceType
+
+        try:
+            futures = self._admin.describe_configs([ConfigResource(ResourceType.GROUP, group_id)],
+                                                    request_timeout=min(self.timeout_s, 5.0))
+            entries = next(iter(futures.values())).result(min(self.timeout_s, 5.0))
+            value = int(entries["consumer.heartbeat.interval.ms"].value)
+        except Exception:  # an unreadable interval is reported as unknown, never fatal
+            return None
+        return value if value > 0 else None
+
     def delete_groups(self, group_ids: list[str]) -> dict[str, str | None]:
         """Delete each group with its committed offsets (DeleteGroups); per group, None or why it failed."""
-        futures = self._admin.delete_consumer_groups(group_ids, request_timeout=self.timeout_s)
         failed: dict[str, str | None] = {}
-        for group_id, future in futures.items():
+        for group_id in dict.fromkeys(group_ids):
             try:
-                self._wait(future, f"DeleteGroups of {group_id!r}")
+                self._at_coordinator(self._admin.delete_consumer_groups, [group_id], group_id,
+                                     f"DeleteGroups of {group_id!r}")
                 failed[group_id] = None
             except RunError as exc:
                 failed[group_id] = str(exc)
         return failed
 
     def _offsets(self, partitions: list[TopicPartition], spec: Any, level: Any, make: Any) -> dict[TopicPartition, int]:
-        futures = self._admin.list_offsets({make(tp.topic, tp.partition): spec for tp in partitions},
-                                           isolation_level=level, request_timeout=self.timeout_s)
-        return {TopicPartition(k.topic, k.partition): self._result(f, f"ListOffsets of {k.topic}-{k.partition}").offset
-                for k, f in futures.items()}
+        """ListOffsets at each partition's leader. librdkafka sends it to the leader its metadata knew and waits
+        for that broker, dead or not; Kafka's admin client looks a leader up again after a disconnect or a
+        retriable error (AdminApiDriver.onFailure, PartitionLeaderStrategy). So while some partition has no
+        answer after _LEADER_WAIT_S, or a retriable error, the metadata is read again and the request sent
+        anew (to the leader the cluster names now), until --timeout; an offset is only ever the leader's."""
+        import concurrent.futures
+
+        deadline = time.monotonic() + self.timeout_s
+        since = len(self._errors)
+        while True:
+            futures = self._admin.list_offsets({make(tp.topic, tp.partition): spec for tp in partitions},
+                                               isolation_level=level, request_timeout=self.timeout_s)
+            if deadline - time.monotonic() > 2 * _LEADER_WAIT_S:
+                waited = time.monotonic() + _LEADER_WAIT_S
+                while time.monotonic() < waited:  # in slices: the whole cluster gone ends the command at once
+                    done, waiting = concurrent.futures.wait(futures.values(), timeout=_slice(waited))
+                    if not waiting:
+                        break
+                    fatal = self._fatal("ListOffsets", since)
+                    if fatal is not None:
+                        raise fatal
+                if waiting or any(_retriable(f.exception()) for f in done):
+                    fatal = self._fatal("ListOffsets", since)
+                    if fatal is not None:
+                        raise fatal
+                    try:  # fresh leaders for the next attempt
+                        self._admin.list_topics(timeout=_LEADER_WAIT_S)
+                    except Exception:
+                        time.sleep(_SLICE_S)
+                    continue
+            return {TopicPartition(k.topic, k.partition):
+                    self._result(f, f"ListOffsets of {k.topic}-{k.partition}").offset for k, f in futures.items()}
 
 
 def group_pattern(regex: str | None) -> re.Pattern[str] | None:
@@ -348,13 +627,22 @@ def read_groups(admin: LiveAdmin, group_ids: list[str], isolation: str = READ_UN
     be read keeps a subscription inferred from its assignment and is listed in `LiveGroup.inferred`.
     """
     cluster = admin.cluster()
+    if subscriptions:  # what a snapshot records: the brokers' release
+        cluster = replace(cluster, kafka_version=admin.kafka_version())
     known = {t.name for t in cluster.topics}
     descriptions = admin.describe(group_ids)
-    views, unread = leader_views(admin.settings, group_ids, admin.timeout_s) if subscriptions else ({}, None)
+    modern, modern_unread = admin.describe_consumer_protocol(
+        [g for g in group_ids if enum_name(getattr(descriptions[g], "type", None)) == "consumer"])
+    classic_ids = [g for g in group_ids if g not in modern]
+    views, unread = leader_views(admin.settings, classic_ids, admin.timeout_s) if subscriptions and classic_ids \
+        else ({}, None)
     read = LiveRead(cluster)
     for group_id in group_ids:
         description = descriptions[group_id]
         state = enum_name(description.state)
+        if group_id in modern:
+            read.groups.append(_consumer_protocol_group(admin, modern[group_id], description, cluster, isolation))
+            continue
         if state == "dead":
             raise NotFoundError(f"group {group_id!r} does not exist (the coordinator describes it as Dead)")
         commits = admin.commits(group_id)
@@ -396,6 +684,8 @@ def read_groups(admin: LiveAdmin, group_ids: list[str], isolation: str = READ_UN
                              "the broker did not describe the group's members")
             notes += (f"{len(inferred)} of {len(members)} members' subscriptions inferred from their assignment: "
                       f"{why}",)
+        if group_type == "consumer" and modern_unread:
+            notes += (modern_unread,)
         client, client_reason = view.client() if view else (None, None)
         read.groups.append(LiveGroup(
             Group(group_id, "consumer" if group_type == "consumer" else "classic", (), tuple(members), assignment,
@@ -403,7 +693,84 @@ def read_groups(admin: LiveAdmin, group_ids: list[str], isolation: str = READ_UN
             group_type, description.partition_assignor or None, _coordinator(description.coordinator), notes,
             {tp: epoch for tp, (_, epoch) in commits.items() if epoch is not None}, targets,
             frozenset(inferred) if subscriptions else frozenset(m.member_id for m in members), client_reason))
+    if subscriptions and modern:
+        read.cluster = _with_topic_ids(admin, read.cluster, [g for g in read.groups if g.group.group_id in modern],
+                                       modern)
     return read
+
+
+def _with_topic_ids(admin: LiveAdmin, cluster: Cluster, groups: list[LiveGroup], described: dict[str, Any]) -> Cluster:
+    """The cluster with Kafka's topic ids for every topic the consumer-protocol `groups` subscribe to, own or
+    are assigned: those ConsumerGroupDescribe named, the rest described (`LiveAdmin.topic_ids`). The
+    uniform assignor's ties fall by topic id, so a snapshot or a live what-if needs the real ones."""
+    ids: dict[str, str] = {}
+    for answer in described.values():
+        ids.update(answer.topic_ids)
+    wanted = {t for live in groups for m in live.group.members for t in m.topics}
+    wanted |= {tp.topic for live in groups for parts in live.group.assignment.owners.values() for tp in parts}
+    wanted |= {tp.topic for live in groups for parts in live.target_assignments.values() for tp in parts}
+    missing = sorted(t for t in wanted if t not in ids and cluster.topic(t) is not None)
+    ids.update(admin.topic_ids(missing))
+    return replace(cluster, topics=tuple(replace(t, topic_id=ids.get(t.name, t.topic_id)) for t in cluster.topics))
+
+
+def _consumer_protocol_group(admin: LiveAdmin, described: Any, description: Any, cluster: Cluster,
+                             isolation: str) -> LiveGroup:
+    """A consumer-protocol group from its coordinator's ConsumerGroupDescribe answer (`described`), with its
+    offsets and coordinator read as for any group. Each member's topics are its subscribed names and, for a
+    regex subscription, the cluster's topics the regex matches whole (Kafka's coordinator resolves it with
+    RE2/J's `Matcher.matches`, GroupMetadataManager.refreshRegularExpressions; Python's `re` agrees on the
+    common syntax)."""
+    group_id = described.group_id
+    commits = admin.commits(group_id)
+    committed = {tp: offset for tp, (offset, _) in commits.items()}
+    names = [t.name for t in cluster.topics]
+    members, current, targets, epochs, regexes, kinds = [], {}, {}, {}, {}, {}
+    bad_regex = []
+    for m in described.members:
+        owned = tuple(TopicPartition(t, p) for t, p in m.assignment)
+        topics = tuple(dict.fromkeys(m.subscribed_topics))
+        if m.subscribed_regex:
+            regexes[m.member_id] = m.subscribed_regex
+            try:
+                pattern = re.compile(m.subscribed_regex)
+                topics = tuple(dict.fromkeys(topics + tuple(n for n in names if pattern.fullmatch(n))))
+            except re.error:
+                bad_regex.append(m.member_id)
+        if m.member_type:
+            kinds[m.member_id] = m.member_type
+        members.append(Member(m.member_id, topics, m.instance_id, m.rack_id or None, client_id=m.client_id,
+                              host=m.client_host, owned=owned, generation=m.member_epoch,
+                              subscribed_regex=m.subscribed_regex or None, member_type=m.member_type))
+        current[m.member_id] = owned
+        targets[m.member_id] = tuple(TopicPartition(t, p) for t, p in m.target_assignment)
+        epochs[m.member_id] = m.member_epoch
+    owners = {tp: member for member, parts in current.items() for tp in parts}
+    touched = sorted(set(committed) | set(owners))
+    known = {t.name for t in cluster.topics}
+    bounds = admin.log_bounds([tp for tp in touched if tp.topic in known], isolation)
+    offsets = tuple(PartitionOffsets(tp, committed.get(tp), *bounds.get(tp, (None, None))) for tp in touched)
+    state = described.state or "Unknown"
+    notes = []
+    if not members:
+        notes.append("no active members")
+    classic = [m.member_id for m in members if kinds.get(m.member_id) == "classic"]
+    if classic:
+        notes.append(f"{len(classic)} of {len(members)} members use the classic protocol in this consumer-protocol "
+                     "group (KIP-848's upgrade path): they take their assignment through JoinGroup/SyncGroup "
+                     "rebalances, whose timing kgroup cannot predict")
+    if bad_regex:
+        notes.append(f"the subscription regex of {', '.join(bad_regex)} is not one Python can read; its topics "
+                     "are the subscribed names only")
+    if described.unnamed_topics:
+        notes.append(f"the coordinator named no topic for id(s) {', '.join(described.unnamed_topics)}")
+    group = Group(group_id, "consumer", (), tuple(members), Assignment.of(current), described.group_epoch,
+                  state, offsets, assignment_epoch=described.assignment_epoch,
+                  heartbeat_interval_ms=admin.consumer_heartbeat_interval(group_id))
+    return LiveGroup(group, "consumer", described.assignor or description.partition_assignor or None,
+                     _coordinator(description.coordinator), tuple(notes),
+                     {tp: epoch for tp, (_, epoch) in commits.items() if epoch is not None}, targets, frozenset(),
+                     None, described.group_epoch, described.assignment_epoch, epochs, regexes, kinds)
 
 
 def _notes(state: str, members: list[Member], description: Any) -> tuple[str, ...]:
@@ -438,6 +805,11 @@ def _state_label(state: str) -> str:
     return labels.get(state, state)
 
 
+def state_label(state: str) -> str:
+    """A group state (confluent-kafka's lower-case name) as `groups` and `describe` print it: Empty, Stable."""
+    return _state_label(enum_name(state))
+
+
 def enum_name(value: Any) -> str:
     """An enum from confluent_kafka (ConsumerGroupState.STABLE, ConsumerGroupType.CLASSIC) as lower case."""
     if value is None:
@@ -447,6 +819,18 @@ def enum_name(value: Any) -> str:
 
 def _slice(deadline: float) -> float:
     return min(_SLICE_S, max(0.01, deadline - time.monotonic()))
+
+
+# A partition's leader lost or moving: librdkafka's transport errors, and the errors on which Kafka's admin client
+# looks the leader up again or retries (ListOffsetsHandler.handleResponse; UNKNOWN_TOPIC_OR_PARTITION is left
+# out: kgroup reports a missing topic at once).
+_COORDINATOR_MOVING = {"COORDINATOR_LOAD_IN_PROGRESS", "COORDINATOR_NOT_AVAILABLE", "NOT_COORDINATOR"}
+_LEADER_MOVING = {"_TRANSPORT", "_TIMED_OUT", "NOT_LEADER_FOR_PARTITION", "LEADER_NOT_AVAILABLE",
+                  "REPLICA_NOT_AVAILABLE", "FENCED_LEADER_EPOCH", "UNKNOWN_LEADER_EPOCH", "OFFSET_NOT_AVAILABLE"}
+
+
+def _retriable(exc: BaseException | None) -> bool:
+    return isinstance(exc, Exception) and _code(exc) in _LEADER_MOVING
 
 
 def _no_broker(exc: Exception) -> bool:

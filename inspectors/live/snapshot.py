@@ -15,7 +15,7 @@ from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
 
-from kgroup.assignors.model import Cluster, Group, Member, Topic
+from kgroup.assignors.model import Assignment, Cluster, Group, Member, Topic, TopicPartition
 from kgroup.inspectors.assignor_lookup import known_assignor_names, resolve
 from kgroup.inspectors.fixtures.group_file import (
     CONSUMER_PROTOCOL_NAMES,
@@ -63,7 +63,7 @@ def as_fixture(read: LiveRead, source: str, named: tuple[str, ...] = ()) -> Fixt
     groups = tuple(_for_what_ifs(g) for g in read.groups)
     wanted = {t for g in groups for t in group_topics(g)} | {t for g in groups for m in g.members for t in m.topics}
     wanted |= set(named)
-    cluster = Cluster(tuple(t for t in read.cluster.topics if t.name in wanted))
+    cluster = Cluster(tuple(t for t in read.cluster.topics if t.name in wanted), kafka_version=read.cluster.kafka_version)
     return Fixture(source, cluster, groups)
 
 
@@ -71,7 +71,7 @@ def untrusted(live: LiveGroup) -> str | None:
     """What the broker failed to report that a prediction needs, or None when its answer can be used.
 
     Tansu, for one, describes every group as a Stable or Unknown `consumer` group with no members while
-    its consumers commit, and names the leader's member id as the assignor (broker.md §1). A prediction
+    its consumers commit, and names the leader's member id as the assignor (docs/brokers.md). A prediction
     made from that would be one for an empty group; a Kafka broker never answers so.
     """
     group = live.group
@@ -120,34 +120,49 @@ def fixture_document(read: LiveRead, source: str, now: datetime | None = None,
     fixture = as_fixture(read, source, named)
     taken = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%dT%H:%M:%SZ")
     inferred = {live.group.group_id: live.inferred for live in read.groups}
+    # A consumer-protocol group's `assignment` is its target assignment; each member's `owned` its current one.
+    targets = {live.group.group_id: live.target_assignments for live in read.groups
+               if live.group.protocol == "consumer" and live.member_epochs}
     notes = [f"{live.group.group_id}: {note}" for live in read.groups for note in live.notes]
     return {
         "schema": SCHEMA,
         "description": f"snapshot of {', '.join(g.group_id for g in fixture.groups)} from {source} at {taken}; "
                        "members marked inferred: true have a subscription inferred from their assignment"
                        + "".join(f"; {note}" for note in notes),
-        "cluster": {"topics": [_topic_body(t) for t in fixture.cluster.topics]},
-        "groups": [_group_body(g, inferred.get(g.group_id, frozenset())) for g in fixture.groups],
+        "cluster": {"topics": [_topic_body(t) for t in fixture.cluster.topics],
+                    **({"kafka_version": fixture.cluster.kafka_version} if fixture.cluster.kafka_version else {})},
+        "groups": [_group_body(g, inferred.get(g.group_id, frozenset()), targets.get(g.group_id))
+                   for g in fixture.groups],
     }
 
 
 def _topic_body(topic: Topic) -> dict[str, Any]:
     body: dict[str, Any] = {"name": topic.name, "partitions": topic.partitions}
+    if topic.topic_id:  # read for consumer-protocol groups: the uniform assignor's ties fall by topic id
+        body["id"] = topic.topic_id
     if topic.replica_racks:
         body["replica_racks"] = [sorted(racks) for racks in topic.replica_racks]
     return body
 
 
-def _group_body(group: Group, inferred: frozenset[str]) -> dict[str, Any]:
+def _group_body(group: Group, inferred: frozenset[str],
+                targets: dict[str, tuple[TopicPartition, ...]] | None = None) -> dict[str, Any]:
+    """`targets`: a consumer-protocol group's target assignment as its coordinator described it. The group's
+    `assignment` is then the target, and each member's `owned` (with its member epoch as `generation`) what
+    it owns now, so a member still reconciling keeps both."""
     body: dict[str, Any] = {"group_id": group.group_id, "protocol": group.protocol, "assignors": list(group.assignors)}
     if group.generation is not None:
         body["generation"] = group.generation
+    if group.assignment_epoch is not None:
+        body["assignment_epoch"] = group.assignment_epoch
+    if group.heartbeat_interval_ms is not None:
+        body["heartbeat_interval_ms"] = group.heartbeat_interval_ms
     if group.client:
         body["client"] = group.client
     if group.state:
         body["state"] = group.state
-    body["members"] = [_member_body(m, m.member_id in inferred) for m in group.members]
-    owners = {m: parts for m, parts in group.assignment.owners.items() if parts}
+    body["members"] = [_member_body(m, m.member_id in inferred, targets is not None) for m in group.members]
+    owners = {m: parts for m, parts in (targets if targets is not None else group.assignment.owners).items() if parts}
     if owners:
         body["assignment"] = {member: by_topic(parts) for member, parts in owners.items()}
     if group.offsets:
@@ -157,13 +172,21 @@ def _group_body(group: Group, inferred: frozenset[str]) -> dict[str, Any]:
     return body
 
 
-def _member_body(member: Member, inferred: bool) -> dict[str, Any]:
+def _member_body(member: Member, inferred: bool, consumer_protocol: bool = False) -> dict[str, Any]:
     body: dict[str, Any] = {"member_id": member.member_id}
     for key, value in (("instance_id", member.instance_id), ("client_id", member.client_id),
                        ("host", member.host), ("rack", member.rack)):
         if value:
             body[key] = value
     body["topics"] = list(member.topics)
+    if consumer_protocol:
+        if member.subscribed_regex:
+            body["subscribed_regex"] = member.subscribed_regex
+        if member.member_type:
+            body["member_type"] = member.member_type
+        body["owned"] = by_topic(member.owned)  # `{}` when it owns nothing yet: kept so by the loader
+        if member.generation is not None:
+            body["generation"] = member.generation
     if inferred:
         body["inferred"] = True
     return body
@@ -184,4 +207,13 @@ def fixture_group(saved: Fixture, group_id: str) -> LiveGroup:
     if group.protocol == "consumer":
         assignor = {fixture_name: broker_name for broker_name, fixture_name in CONSUMER_PROTOCOL_NAMES.items()
                     }.get(assignor, assignor)  # type: ignore[arg-type]
+        # The fixture's `assignment` is the target; what each member owns now is its `owned` (the loader
+        # fills it from the target when a member does not say), as describe shows a live group.
+        current = replace(group, assignment=Assignment.of({m.member_id: m.owned for m in group.members}))
+        return LiveGroup(current, group.protocol, assignor, None, target_assignments=dict(group.assignment.owners),
+                         group_epoch=group.generation, assignment_epoch=group.assignment_epoch,
+                         member_epochs={m.member_id: m.generation for m in group.members if m.generation is not None},
+                         subscribed_regexes={m.member_id: m.subscribed_regex for m in group.members
+                                             if m.subscribed_regex},
+                         member_types={m.member_id: m.member_type for m in group.members if m.member_type})
     return LiveGroup(group, group.protocol, assignor, None)

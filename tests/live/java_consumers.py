@@ -53,7 +53,7 @@ def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if release not in _compiled:
         out = tmp_path_factory.mktemp("java-driver")
         result = subprocess.run(["javac", "-nowarn", "-d", str(out), "-cp", jars.classpath(), str(DRIVER_SOURCE)],
-                                capture_output=True, text=True, timeout=180)
+                                capture_output=True, text=True, timeout=180, env=jars.java_env())
         if result.returncode != 0:
             pytest.fail(f"javac could not compile {DRIVER_SOURCE.name} against kafka-clients {release}:\n"
                         f"{result.stdout}{result.stderr}")
@@ -67,9 +67,13 @@ class JavaConsumers(Group):
     client = "java"
 
     def __init__(self, broker: str, group: str, partitions: dict[str, int], strategy: str, classes: Path,
-                 log_dir: Path) -> None:
+                 log_dir: Path, settings: dict[str, str] | None = None) -> None:
+        """`settings`: the consumers' configuration instead of SETTINGS (a KIP-848 group's: group.protocol
+        consumer, group.remote.assignor; `strategy` is then not a kgroup strategy name and none is sent)."""
         super().__init__(broker, group, partitions, strategy)
         self.classes, self.log_path = classes, log_dir / f"java-consumers-{group}.log"
+        self.settings = SETTINGS if settings is None else settings
+        self.described: dict[str, dict] = {}
         self.process: subprocess.Popen | None = None
         self.closed: set[str] = set()
         self.errors: list[str] = []
@@ -81,7 +85,8 @@ class JavaConsumers(Group):
             with open(self.log_path, "wb") as log:
                 self.process = subprocess.Popen(
                     ["java", *JVM_FLAGS, "-cp", f"{self.classes}{os.pathsep}{jars.classpath()}", "ConsumerDriver"],
-                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True, bufsize=1)
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True, bufsize=1,
+                    env=jars.java_env())
             self._reader = threading.Thread(target=self._read, args=(self.process,), daemon=True)
             self._reader.start()
             if not self._ready.wait(START_TIMEOUT_S):
@@ -105,6 +110,9 @@ class JavaConsumers(Group):
                 continue
             if kind == "error":
                 self.errors.append(f"{name}: {event['message']}")
+                continue
+            if kind == "described":
+                self.described[event["id"]] = event["groups"]
                 continue
             member = self.members.get(name)
             if member is None:
@@ -138,8 +146,8 @@ class JavaConsumers(Group):
         member = Member(name, topics, instance_id)
         self.members[name] = member
         self._send({"op": "join", "name": name, "bootstrap": self.broker, "group": self.group,
-                    "strategy": STRATEGIES[self.strategy], "topics": list(topics), "instance": instance_id,
-                    "config": {**SETTINGS, "client.id": client_id or name}})
+                    "strategy": STRATEGIES.get(self.strategy), "topics": list(topics), "instance": instance_id,
+                    "config": {**self.settings, "client.id": client_id or name}})
         return member
 
     def leave(self, name: str) -> None:
@@ -155,6 +163,19 @@ class JavaConsumers(Group):
 
     def member_ids(self) -> dict[str, str]:
         return {name: m.member_id for name, m in self.members.items()}
+
+    def describe(self, groups: list[str], timeout_s: float = 60) -> dict[str, dict]:
+        """Kafka's own reading of `groups` (Admin.describeConsumerGroups in the driver's JVM): per group its
+        state, epochs, assignor and members with their epochs and current and target assignments."""
+        request = f"describe-{len(self.described)}-{time.monotonic_ns()}"
+        self._send({"op": "describe", "id": request, "bootstrap": self.broker, "groups": groups})
+        deadline = time.monotonic() + timeout_s
+        while request not in self.described:
+            if time.monotonic() > deadline or self._problem():
+                raise AssertionError(f"Admin.describeConsumerGroups gave no answer in {timeout_s:.0f} s: "
+                                     f"{self._problem() or self._log()}")
+            time.sleep(0.05)
+        return self.described.pop(request)
 
     def close(self) -> None:
         self.members.clear()

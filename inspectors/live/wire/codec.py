@@ -60,6 +60,18 @@ class Reader:
     def i32(self, f: str) -> int:
         return struct.unpack(">i", self._take(4, f))[0]
 
+    def i64(self, f: str) -> int:
+        return struct.unpack(">q", self._take(8, f))[0]
+
+    def skip(self, n: int, f: str) -> None:
+        self._take(n, f)
+
+    def uuid(self, f: str) -> str:
+        """A Kafka Uuid as `Uuid.toString` writes it: URL-safe base64 of its 16 bytes, without padding."""
+        import base64
+
+        return base64.urlsafe_b64encode(self._take(16, f)).decode().rstrip("=")
+
     def uvarint(self, f: str) -> int:
         shift = value = 0
         while True:

@@ -25,7 +25,7 @@ def test_a_consumer_protocol_groups_range_is_the_coordinators_range() -> None:
 
 
 def test_an_assignor_the_broker_misnames_falls_back_to_the_protocols_default() -> None:
-    # Tansu reports the leader's member id as the assignor (broker.md §1).
+    # Tansu reports the leader's member id as the assignor (docs/brokers.md).
     assert as_fixture(_read("classic", "m-1"), "live").groups[0].assignors == ("range",)
     assert as_fixture(_read("consumer", None), "live").groups[0].assignors == ("uniform",)
 

@@ -11,8 +11,14 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.MemberDescription;
 
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -28,9 +34,15 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  *   {"op":"join","name":N,"bootstrap":B,"group":G,"strategy":CLASS,"topics":[..],"instance":ID|null,"config":{..}}
  *   {"op":"leave","name":N}   close the consumer: a dynamic member sends LeaveGroup, a static one does not
  *   {"op":"quit"}             close every consumer, then exit
+ *   {"op":"describe","id":I,"bootstrap":B,"groups":[..]}  Admin.describeConsumerGroups, Kafka's own reading
+ *                             of the groups (epochs, current and target assignments), answered on stdout
+ * "strategy" may be null: a KIP-848 consumer (group.protocol=consumer) refuses partition.assignment.strategy.
  * Events, one JSON object a line on stdout, as they happen (callbacks run on the consumer's own thread):
  *   {"event":"assigned"|"revoked"|"lost","name":N,"member_id":M,"generation":G,"partitions":[[topic,p],..]}
  *   {"event":"closed","name":N}, {"event":"error","name":N,"message":..}, {"event":"ready"}
+ *   {"event":"described","id":I,"groups":{G:{"state":..,"group_epoch":..,"target_assignment_epoch":..,
+ *    "assignor":..,"type":..,"members":[{"member_id","instance_id","client_id","host","member_epoch",
+ *    "upgraded","assignment":[[t,p],..],"target_assignment":[[t,p],..]|null},..]}}}
  */
 public final class ConsumerDriver {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -57,6 +69,8 @@ public final class ConsumerDriver {
                 if (member != null) {
                     member.stop();
                 }
+            } else if (op.equals("describe")) {
+                describe(command);
             } else if (op.equals("quit")) {
                 break;
             }
@@ -70,6 +84,69 @@ public final class ConsumerDriver {
             member.thread.join(30_000);
         }
         System.exit(0);
+    }
+
+    /** Kafka's own reading of the groups, independent of kgroup: Admin.describeConsumerGroups. */
+    static void describe(JsonNode command) {
+        Properties props = new Properties();
+        props.put("bootstrap.servers", command.path("bootstrap").asText());
+        List<String> groups = new ArrayList<>();
+        command.path("groups").forEach(g -> groups.add(g.asText()));
+        ObjectNode out = JSON.createObjectNode().put("event", "described").put("id", command.path("id").asText());
+        try (Admin admin = Admin.create(props)) {
+            Map<String, ConsumerGroupDescription> described =
+                admin.describeConsumerGroups(groups).all().get(30, TimeUnit.SECONDS);
+            ObjectNode byGroup = out.putObject("groups");
+            for (Map.Entry<String, ConsumerGroupDescription> entry : described.entrySet()) {
+                ConsumerGroupDescription group = entry.getValue();
+                ObjectNode body = byGroup.putObject(entry.getKey());
+                body.put("state", String.valueOf(group.groupState()));
+                body.put("type", String.valueOf(group.type()));
+                body.put("assignor", group.partitionAssignor());
+                putOptional(body, "group_epoch", group.groupEpoch());
+                putOptional(body, "target_assignment_epoch", group.targetAssignmentEpoch());
+                ArrayNode members = body.putArray("members");
+                for (MemberDescription member : group.members()) {
+                    ObjectNode m = members.addObject();
+                    m.put("member_id", member.consumerId());
+                    m.put("instance_id", member.groupInstanceId().orElse(null));
+                    m.put("client_id", member.clientId());
+                    m.put("host", member.host());
+                    putOptional(m, "member_epoch", member.memberEpoch());
+                    if (member.upgraded().isPresent()) {
+                        m.put("upgraded", member.upgraded().get());
+                    } else {
+                        m.putNull("upgraded");
+                    }
+                    putPartitions(m, "assignment", member.assignment().topicPartitions());
+                    if (member.targetAssignment().isPresent()) {
+                        putPartitions(m, "target_assignment", member.targetAssignment().get().topicPartitions());
+                    } else {
+                        m.putNull("target_assignment");
+                    }
+                }
+            }
+        } catch (Exception e) {
+            emit(JSON.createObjectNode().put("event", "error").put("name", "describe " + command.path("id").asText())
+                    .put("message", e.toString()));
+            return;
+        }
+        emit(out);
+    }
+
+    private static void putOptional(ObjectNode node, String key, Optional<Integer> value) {
+        if (value.isPresent()) {
+            node.put(key, value.get());
+        } else {
+            node.putNull(key);
+        }
+    }
+
+    private static void putPartitions(ObjectNode node, String key, Collection<TopicPartition> partitions) {
+        ArrayNode listed = node.putArray(key);
+        for (TopicPartition tp : partitions) {
+            listed.addArray().add(tp.topic()).add(tp.partition());
+        }
     }
 
     static void emit(ObjectNode event) {
@@ -92,7 +169,9 @@ public final class ConsumerDriver {
             props.put("bootstrap.servers", command.path("bootstrap").asText());
             props.put("group.id", command.path("group").asText());
             props.put("client.id", name);
-            props.put("partition.assignment.strategy", command.path("strategy").asText());
+            if (command.hasNonNull("strategy")) {
+                props.put("partition.assignment.strategy", command.path("strategy").asText());
+            }
             if (command.hasNonNull("instance")) {
                 props.put("group.instance.id", command.path("instance").asText());
             }
