@@ -30,7 +30,8 @@ is the one a neighbour disturbed least ("met by least time"), else inconclusive.
 assignment. Shape c (10 topics x 200 partitions, 200 members) is for librdkafka's port, whose
 cooperative-sticky takes ~20 s on shape a. Target: median ratio <= 1.03.
 
-Java figures: Kafka's own code in a warm JVM on this machine (shared/spec/oracle.md), median ms.
+Java figures: Kafka's own code in a warm JVM on this machine (docs/conformance.md: the oracle
+harness), median ms.
 Targets: shape b within 1.5x of Java for the sticky family and uniform, range <= 1.0 s, roundrobin
 <= 1.3 s, server-range <= 0.3 s, peak memory <= 3 GB; shape a sticky and cooperative-sticky <= 0.1 s.
 """

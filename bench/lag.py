@@ -1,6 +1,6 @@
 """Lag pipeline benchmark (not a test): kgroup's Spark computations against DuckDB on the same Parquet.
 
-Data: lag.md §7.1's shape, as `lag record` writes it. 500 topic-partitions (10 topics x 50), 4 groups per
+Data: the shape of the engine measurements in docs/lag.md ("Which engine"), as `lag record` writes it. 500 topic-partitions (10 topics x 50), 4 groups per
 topic, a poll every 30 s that stamps all its samples (commits and log ends) with one time, a commit dated
 by the first poll that saw its offset, lognormal producer rates, consumers trailing by an exponential
 delay, 5% of the partitions stalled half-way; written with NumPy in row groups of 1M (a vectorised cousin
@@ -246,7 +246,8 @@ def _spark_queries(commits, logs):  # type: ignore[no-untyped-def]
 
 
 def _connect_server():  # type: ignore[no-untyped-def]
-    """The Spark tests' loopback Connect server, with the 4g driver lag.md 7.1 gave it."""
+    """The Spark tests' loopback Connect server, with the 4g driver a local session gets
+    (spark_session.LOCAL_DRIVER_MEMORY_GIB)."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository, for tests.spark
     from tests.spark.connect_server import loopback_connect_server
 

@@ -1,22 +1,23 @@
-"""The docs check: every command and option is documented, and every in-repo reference resolves.
+"""The docs check: every command and option is documented, and every reference and link resolves in the repo.
 
 1. Commands and options. It walks the real click tree behind `kgroup` (every command, every subcommand) and
    looks for each in README.md and docs/*.md: a command as `kgroup PATH`, an option by any of its names as a
    whole word (`--output` or `-o`). Typer's own completion options are left out.
-2. References. It reads the Python sources, the Markdown docs and pyproject.toml for names of `.md` files, with
-   a section number where one follows (`lag.md §7.1`, `broker.md 2`), and for paths into the tree
-   (`inspectors/live/admin.py`). A path resolves from the repo root or from the citing file's folder; a bare
-   `.md` name resolves to any file of that name in the repo; a section resolves to a heading that starts with
-   that number.
+2. References. It reads the Python sources, the Markdown docs, the YAML files and pyproject.toml for names of
+   `.md` files, with a section number where one follows (`lag.md §7.1`, `broker.md 2`), and for paths into the
+   tree (`inspectors/live/admin.py`). A path resolves from the repo root or from the citing file's folder; a
+   bare `.md` name resolves to any file of that name in the repo; a section resolves to a heading that starts
+   with that number. Nothing outside the repo counts: a clone has only the repo. A `§` with no document
+   before it names nothing and does not resolve either.
+3. Links. Every relative Markdown link (`[text](docs/lag.md)`, `[text](lag.md#output)`) in README.md and the
+   other Markdown files names a file or folder of the repo, from the linking file's folder.
 
-References into the design specs (shared/spec beside the repo: coordinator.md, broker.md, and numbered sections
-of lag.md and the rest) do not resolve from a clone. They are counted, and fail the check only with
-`--strict`, until the specs move into the repo. Everything else that does not resolve fails it, except the
-few gaps listed below, which predate the check: drop a line once its gap is fixed (the check says which).
+Everything that does not resolve fails the check, with its file and line. References into the design specs
+that lived beside the repo (shared/spec: coordinator.md, broker.md, numbered sections of lag.md and the rest)
+are named as such: cite the Kafka class, KIP or JIRA the rule rests on, or a doc of the repo, instead. The
+few gaps listed below predate the check: drop a line once its gap is fixed (the check says which).
 
-    python -m tools.check_docs            # the check
-    python -m tools.check_docs --strict   # also fail on references into shared/spec
-    python -m tools.check_docs --list     # print every spec reference too
+    python -m tools.check_docs            # the check (`--strict` is accepted: it is the default now)
 """
 
 from __future__ import annotations
@@ -48,10 +49,17 @@ _TOP_FOLDERS = ("assignors", "inspectors", "cli", "fixtures", "tests", "bench", 
 # A .md name, optionally after a path, optionally followed by a section number: `lag.md §7.1`, `broker.md 2`.
 _MD_REFERENCE = re.compile(r"(?<![\w./-])(?P<path>(?:[\w.-]+/)*[\w.-]+\.md)(?:#[\w-]*)?"
                            r"(?:,?\s?(?:§\s?|section\s)?(?P<section>\d+(?:\.\d+)*)(?!\.?\d|[\w-]))?")
-# A path into the tree: starts with a top-level folder, ends with a file extension.
+# A path into the tree: starts with a top-level folder, ends with a file extension; `path@tag` is another
+# repository's file at a tag (the conformance data cite apache/kafka's `docs/implementation.html@0.9.0.0`).
 _TREE_PATH = re.compile(r"(?<![\w./-])(?P<path>(?:" + "|".join(re.escape(f) for f in _TOP_FOLDERS)
-                        + r")/[\w./-]*\w\.(?:py|toml|yaml|yml|json|jsonl|txt|java|html))(?![\w/-])")
+                        + r")/[\w./-]*\w\.(?:py|toml|yaml|yml|json|jsonl|txt|java|html))(?![\w/@-])")
 _HEADING_NUMBER = re.compile(r"^#+\s+§?\s?(\d+(?:\.\d+)*)\b", re.M)
+# A section sign with its number: outside an `_MD_REFERENCE` it names no document.
+_BARE_SECTION = re.compile(r"§\s?(?P<section>\d+(?:\.\d+)*)?")
+# A Markdown link or image: `[text](target)` or `[text](target "title")`.
+_MD_LINK = re.compile(r"!?\[[^\]]*\]\((?P<target>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
+_EXTERNAL_LINK = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|#)", re.I)  # https:, mailto:, an anchor in the same page
+_SCANNED_SUFFIXES = (".py", ".md", ".yaml", ".yml")
 
 
 @dataclass(frozen=True)
@@ -62,6 +70,8 @@ class Reference:
     section: str | None
 
     def key(self) -> str:
+        if self.target == "§":  # a section sign with no document before it
+            return f"{self.source}: §{self.section or ''}"
         return f"{self.source}: {self.target}" + (f" §{self.section}" if self.section else "")
 
 
@@ -119,20 +129,42 @@ def scanned_files(root: Path = ROOT) -> list[Path]:
     files = [root / "README.md", root / "pyproject.toml", *sorted(root.glob("*.md"))]
     for folder in _TOP_FOLDERS:
         if (root / folder).is_dir():
-            files += [p for p in (root / folder).rglob("*") if p.suffix in (".py", ".md") and p.is_file()]
+            files += [p for p in (root / folder).rglob("*") if p.suffix in _SCANNED_SUFFIXES and p.is_file()]
     skip = {"build", ".venv", "__pycache__", "node_modules"}
-    # This file and its tests cite made-up references as examples.
+    # This file and its tests cite made-up references as examples. The vendored conformance cases are a copy of
+    # the shared set, kept byte for byte (their own README, ours, is checked).
     examples = {Path(__file__).resolve(), ROOT / "tests" / "tools"}
+    files = [p for p in files if p.parent != root / "tests" / "conformance" / "data" or p.suffix == ".md"]
     return sorted({p for p in files if p.exists() and not examples & {p.resolve(), *p.resolve().parents}
                    and not skip & set(p.relative_to(root).parts)})
 
 
 def references_in(text: str, source: str) -> Iterator[Reference]:
     for number, line in enumerate(text.splitlines(), 1):
+        cited: list[tuple[int, int]] = []
         for match in _MD_REFERENCE.finditer(line):
+            cited.append(match.span())
             yield Reference(source, number, match["path"], match["section"])
         for match in _TREE_PATH.finditer(line):
             yield Reference(source, number, match["path"], None)
+        for match in _BARE_SECTION.finditer(line):
+            if not any(start <= match.start() < end for start, end in cited):
+                yield Reference(source, number, "§", match["section"])
+
+
+def links_in(text: str, source: str) -> Iterator[Reference]:
+    """The relative links of a Markdown text, outside fenced code, without their `#anchor`."""
+    fenced = False
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
+        for match in _MD_LINK.finditer(line):
+            target = match["target"].split("#", 1)[0].split("?", 1)[0]
+            if target and not _EXTERNAL_LINK.match(match["target"]):
+                yield Reference(source, number, target, None)
 
 
 def _md_files(root: Path) -> dict[str, list[Path]]:
@@ -143,15 +175,22 @@ def _md_files(root: Path) -> dict[str, list[Path]]:
     return by_name
 
 
+def _inside(path: Path, root: Path) -> bool:
+    return path.resolve().is_relative_to(root.resolve())
+
+
 def resolve(reference: Reference, root: Path, md_files: dict[str, list[Path]]) -> Path | None:
-    """The file the reference names, or None when there is none (or it has no such numbered section)."""
+    """The file the reference names, or None when there is none in the repo (or it has no such numbered
+    section). A file beside the repo (../shared/spec/…) is not in a clone, so it does not count."""
     target = reference.target
+    if target == "§":
+        return None
     if "/" in target:
         candidates = [root / target, (root / reference.source).parent / target]
     else:
         candidates = [(root / reference.source).parent / target, *md_files.get(target, [])]
     for candidate in candidates:
-        if candidate.is_file():
+        if candidate.is_file() and _inside(candidate, root):
             if reference.section is None:
                 return candidate
             numbers = _HEADING_NUMBER.findall(candidate.read_text())
@@ -165,19 +204,34 @@ def is_spec_reference(reference: Reference) -> bool:
     return name in SPEC_DOCUMENTS and ("/" not in reference.target or "spec/" in reference.target)
 
 
+def link_resolves(link: Reference, root: Path) -> bool:
+    """A relative Markdown link names a file or folder of the repo, from the linking file's folder."""
+    base = root if link.target.startswith("/") else (root / link.source).parent
+    target = base / link.target.lstrip("/")
+    return target.exists() and _inside(target, root)
+
+
 def dangling(root: Path = ROOT) -> tuple[list[Reference], list[Reference]]:
-    """(references into shared/spec that do not resolve, every other reference that does not)."""
+    """(references into shared/spec, every other reference or Markdown link that does not resolve)."""
     md_files = _md_files(root)
     spec: list[Reference] = []
     broken: list[Reference] = []
     for path in scanned_files(root):
         source = path.relative_to(root).as_posix()
-        for reference in references_in(path.read_text(errors="replace"), source):
+        text = path.read_text(errors="replace")
+        for reference in references_in(text, source):
             if reference.target.rsplit("/", 1)[-1] in EXTERNAL_DOCUMENTS:
                 continue
             if resolve(reference, root, md_files) is None:
                 (spec if is_spec_reference(reference) else broken).append(reference)
+        if path.suffix == ".md":
+            broken += [link for link in links_in(text, source) if not link_resolves(link, root)]
     return spec, broken
+
+
+def _where(reference: Reference) -> str:
+    """`file:line: target §section`, as an editor jumps to it."""
+    return f"{reference.source}:{reference.line}: " + reference.key().split(": ", 1)[1]
 
 
 # --- the check ---------------------------------------------------------------------------------------------
@@ -185,9 +239,8 @@ def dangling(root: Path = ROOT) -> tuple[list[Reference], list[Reference]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--strict", action="store_true", help="fail on references into shared/spec too")
-    parser.add_argument("--list", action="store_true", help="print each reference into shared/spec")
-    args = parser.parse_args(argv)
+    parser.add_argument("--strict", action="store_true", help="accepted for old scripts: the check is strict")
+    parser.parse_args(argv)
     problems, notes = [], []
 
     missing = undocumented(cli_surface(), documentation_text())
@@ -199,22 +252,18 @@ def main(argv: list[str] | None = None) -> int:
 
     spec, broken = dangling()
     broken_keys = {reference.key() for reference in broken}
-    problems += [f"{r.source}:{r.line}: {r.target}" + (f" §{r.section}" if r.section else "") + " does not resolve"
+    problems += [f"{_where(r)} is in shared/spec, outside the repo (cite Kafka's class, KIP or JIRA, or a doc "
+                 "of the repo)" for r in spec]
+    problems += [f"{_where(r)} " + ("names no document" if r.target == "§" else "does not resolve in the repo")
                  for r in broken if r.key() not in KNOWN_DANGLING]
     notes += [f"resolves now, drop it from KNOWN_DANGLING in tools/check_docs.py: {key}"
               for key in sorted(KNOWN_DANGLING - broken_keys)]
 
-    if args.list or args.strict:
-        for r in spec:
-            print(f"{r.source}:{r.line}: {r.target}" + (f" §{r.section}" if r.section else "") + " is in shared/spec")
-    if args.strict:
-        problems += [f"{len(spec)} references into shared/spec do not resolve from the repo"] if spec else []
     for line in notes + problems:
         print(line)
-    documents = len({r.target.rsplit("/", 1)[-1] for r in spec})
     print(f"docs: {len(missing)} undocumented options ({len(KNOWN_UNDOCUMENTED & set(missing))} known gaps), "
-          f"{len(broken)} broken references ({len(KNOWN_DANGLING & broken_keys)} known), "
-          f"{len(spec)} references into shared/spec ({documents} documents; --list names them)")
+          f"{len(broken)} broken references and links ({len(KNOWN_DANGLING & broken_keys)} known), "
+          f"{len(spec)} references into shared/spec")
     return 1 if problems else 0
 
 

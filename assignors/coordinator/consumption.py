@@ -1,4 +1,5 @@
-"""Who is consuming which partition, and when nobody is (coordinator.md §5.7).
+"""Who is consuming which partition, and when nobody is, by Kafka's `ConsumerRebalanceListener` callbacks
+(docs/scenarios.md, "What is reported").
 
 A member consumes a partition from the instant its `onPartitionsAssigned` includes it until it revokes or
 loses it, crashes, stalls (a GC pause, a batch longer than max.poll.interval.ms, whose work is lost) or is

@@ -1,6 +1,6 @@
-"""Exact time lag for a few partitions: the timestamp of the record at the committed offset (lag.md §3.4).
+"""Exact time lag for a few partitions: the timestamp of the record at the committed offset.
 
-klag-exporter's "timestamp sampling": one fetch per partition with a consumer that joins no group and
+softwaremill/klag-exporter's "timestamp sampling": one fetch per partition with a consumer that joins no group and
 commits nothing. A read_committed consumer fetches only up to the last stable offset.
 """
 
@@ -48,7 +48,7 @@ def record_timestamps(settings: ConnectionSettings, wanted: dict[TopicPartition,
 
 def exact_time_lags(settings: ConnectionSettings, unread: dict[TopicPartition, int | None], isolation: str,
                     timeout_s: float, now_ms: int) -> dict[TopicPartition, int]:
-    """lag.md §3.4's exact time lag: now minus the timestamp of the first unread record, given per partition
+    """The exact time lag: now minus the timestamp of the first unread record, given per partition
     the offset of that record, or None when nothing is unread (time lag 0). A partition whose record could
     not be read in time is left out: its time lag is unknown, not 0."""
     stamps = record_timestamps(settings, {tp: o for tp, o in unread.items() if o is not None}, isolation, timeout_s)

@@ -2,7 +2,7 @@
 
 classic-eager and classic-cooperative run the classic simulator with range or cooperative-sticky on every
 client; consumer runs the KIP-848 simulator (uniform on the coordinator); zk-watcher and external run the
-models of the older designs (coordinator.md §7). Every design starts from the fixture's assignment when it
+models of the older designs (docs/scenarios.md, "Comparing designs"). Every design starts from the fixture's assignment when it
 has one. Slow batches, GC pauses and new partitions are not modelled for the two older designs (a note says
 so); `outage` events (ZooKeeper, service discovery) apply only to them: Kafka's group coordinator depends on
 neither.
@@ -76,7 +76,7 @@ def compare(scenario: Scenario, protocols: list[str]) -> list[ProtocolRun]:
 
 
 _JAVA_COMMIT_MS = 5_000  # auto.commit.interval.ms, Java consumer default (ConsumerConfig)
-_ZK_CONSUMER_COMMIT_MS = 60_000  # auto.commit.interval.ms, 0.8 high-level consumer default (coordinator.md §7.1)
+_ZK_CONSUMER_COMMIT_MS = 60_000  # auto.commit.interval.ms, 0.8 high-level consumer default (ConsumerConfig.scala at 0.8.2.2)
 _NO_OUTAGE = "outage: Kafka's group coordinator depends on neither ZooKeeper nor service discovery"
 
 

@@ -1,6 +1,6 @@
 """`kgroup simulate SCENARIO`: the bundled scenarios replayed as a user runs them, and bad scenarios.
 
-Expected instants are worked out by hand from the scenario files and coordinator.md §5: heartbeats every
+Expected instants are worked out by hand from the scenario files and docs/scenarios.md ("The model"): heartbeats every
 3 s spread over one interval (member i of n at i*3000/n ms), a poll 100 ms after a client learns of a
 rebalance, a session expiring session.timeout.ms after the last heartbeat.
 """

@@ -1,6 +1,6 @@
 """Classic-protocol coordinator scenarios (coordinator-classic.yaml) against kgroup's coordinator.
 
-Each scenario is replayed as coordinator.md §1 and §9 say: at each instant the due timers fire, then
+Each scenario is replayed as docs/conformance.md ("Request-level scenarios") says: at each instant the due timers fire, then
 the events in file order; expectations are checked after an event (`after`), before one (`before`), or
 after every event of an instant (`at_ms`). Only the keys an expectation lists are compared. A failure
 names the scenario, the checkpoint and the key, with Kafka's and kgroup's values.
@@ -41,7 +41,7 @@ def _applies(item: Mapping[str, Any], variant: str | None) -> bool:
     return item.get("variant") is None or item.get("variant") == variant
 
 
-# Keys every expectation may carry (coordinator.md §9), and the ones each harness compares.
+# Keys every expectation may carry (docs/conformance.md, "Schema"), and the ones each harness compares.
 CHECKPOINT_KEYS = frozenset({"at_ms", "after", "before", "note", "variant"})
 
 
@@ -61,7 +61,7 @@ class Checker:
             self.failures.append(f"{self.name} [{where}] {key}: kafka {kafka!r}, kgroup {ours!r}")
 
     def unknown_keys(self, where: str, expect: Mapping[str, Any]) -> None:
-        """A key the spec defines but this harness does not read must fail, not pass unchecked."""
+        """A key the schema defines but this harness does not read must fail, not pass unchecked."""
         for key in expect:
             if key not in CHECKPOINT_KEYS and key not in self.KEYS:
                 self.failures.append(f"{self.name} [{where}] {key}: not a key this harness knows")
@@ -164,7 +164,7 @@ def replay(scenario: Mapping[str, Any], variant: str | None) -> list[str]:
 
 
 def drive(run: Any, checker: Checker, scenario: Mapping[str, Any], variant: str | None) -> list[str]:
-    """coordinator.md §1.4 and §9: at each instant the due timers, then the events in file order, with
+    """docs/conformance.md, "Time model": at each instant the due timers, then the events in file order, with
     each expectation checked before or after its event, or after every event of its instant."""
     events = [e for e in scenario.get("events") or () if _applies(e, variant)]
     expects = [x for x in scenario.get("expect") or () if _applies(x, variant)]

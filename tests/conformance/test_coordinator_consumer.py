@@ -1,5 +1,5 @@
 """KIP-848 scenarios of coordinator-consumer-and-clients.yaml (`protocol: consumer` and `consumer-client`)
-against kgroup's consumer-protocol coordinator, replayed as coordinator.md §1 and §9 say.
+against kgroup's consumer-protocol coordinator, replayed as docs/conformance.md ("Request-level scenarios") says.
 
 Keys compared: group (state, epochs, members), members (epoch, previous epoch, state, assigned, pending
 revocation), target, responses (error, member epoch, heartbeat interval, assignment or `absent`), timers

@@ -1,5 +1,6 @@
 """The ZooKeeper-watcher and external-coordinator scenarios of coordinator-consumer-and-clients.yaml
-(coordinator.md §7) against kgroup's models of those designs, replayed as §1 and §9 say."""
+(docs/scenarios.md, "Comparing designs") against kgroup's models of those designs, replayed as
+docs/conformance.md ("Request-level scenarios") says."""
 
 from __future__ import annotations
 

@@ -90,6 +90,17 @@ def classpath(release: str | None = None) -> str:
     return str(lib_dir(release) / "*")
 
 
+# Settings a JVM or Kafka's scripts read from the environment: a test's or a Kafka install's must not leak
+# into the rig's JVMs (a broker, the oracle sidecar, the Java consumers, javac), which set their own.
+_JAVA_ENV_LEAKS = ("JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CLASSPATH", "KAFKA_OPTS",
+                   "KAFKA_HEAP_OPTS")
+
+
+def java_env() -> dict[str, str]:
+    """The environment for every java and javac the tests start: this process's, without `_JAVA_ENV_LEAKS`."""
+    return {k: v for k, v in os.environ.items() if k not in _JAVA_ENV_LEAKS}
+
+
 if __name__ == "__main__":
     for wanted in sys.argv[1:] or [version()]:
         print(fetch(wanted))

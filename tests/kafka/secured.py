@@ -3,7 +3,7 @@
 One combined KRaft node (tests/kafka/broker.py) with four listeners:
 
 - PLAINTEXT: for setup only. Its principal is User:ANONYMOUS, a super user, because the controller and the
-  broker's own registration arrive as ANONYMOUS (kafka-rig.md, "Security for tests").
+  broker's own registration arrive on it as ANONYMOUS, which `StandardAuthorizer` would otherwise deny.
 - SASL_PLAINTEXT: PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512. The PLAIN users are in the listener's JAAS line;
   the SCRAM credentials are written into the cluster metadata by `StorageTool format --add-scram`.
 - SSL: the broker's certificate is signed by a CA made for this run with `openssl` (EC P-256, PEM files,

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tools import check_docs
-from tools.check_docs import Reference, dangling, references_in, undocumented
+from tools.check_docs import Reference, dangling, links_in, references_in, undocumented
 
 
 def test_an_option_is_documented_by_any_of_its_names_as_a_whole_word() -> None:
@@ -69,11 +69,49 @@ def test_a_reference_resolves_from_the_citing_files_folder(tmp_path: Path) -> No
     assert dangling(root) == ([], [])
 
 
-def test_the_check_passes_on_this_tree_and_lists_each_spec_reference(capsys: pytest.CaptureFixture[str]) -> None:
-    assert check_docs.main(["--list"]) == 0
-    out = capsys.readouterr().out
-    assert "references into shared/spec" in out.splitlines()[-1]
-    assert " is in shared/spec" in out  # the specs have not moved into the repo yet; each citation is named
+def test_every_reference_and_link_in_this_tree_resolves_in_the_repo() -> None:
+    spec, broken = dangling()
+    assert [r.key() for r in spec] == [] and [r.key() for r in broken if r.key() not in check_docs.KNOWN_DANGLING] == []
+
+
+def test_a_section_sign_without_a_document_names_nothing() -> None:
+    refs = [(r.target, r.section) for r in references_in("as lag.md §7 says, then (§5.8) and §2", "x.py")]
+    assert refs == [("lag.md", "7"), ("§", "5.8"), ("§", "2")]
+
+
+def test_a_file_beside_the_repo_does_not_resolve(tmp_path: Path) -> None:
+    _tree(tmp_path, {"shared/spec/coordinator.md": "# Spec\n## 9. Schema\n"})
+    root = _tree(tmp_path / "repo", {"README.md": "", "pyproject.toml": "",
+                                     "cli/a.py": "# ../shared/spec/coordinator.md and (§9)\n"})
+    spec, broken = dangling(root)
+    assert [r.key() for r in spec] == ["cli/a.py: ../shared/spec/coordinator.md"]
+    assert [(r.target, r.section) for r in broken] == [("§", "9")]
+
+
+def test_markdown_links_resolve_from_the_linking_files_folder(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {
+        "README.md": "[lag](docs/lag.md) [gone](docs/gone.md) [web](https://kafka.apache.org) [top](#top)\n",
+        "pyproject.toml": "",
+        "docs/lag.md": "# Lag\n",
+        "docs/commands.md": "[lag](lag.md#output), [wrong](docs/lag.md), ![x](../README.md)\n"
+                            "```\n[in code](nowhere/page)\n```\n[out](../../outside.md)\n",
+    })
+    _, broken = dangling(root)  # docs/gone.md is a dangling path as well as a broken link
+    assert sorted({r.key() for r in broken}) == ["README.md: docs/gone.md", "docs/commands.md: ../../outside.md",
+                                               "docs/commands.md: docs/lag.md"]
+
+
+def test_links_are_read_without_their_anchor_and_outside_fenced_code() -> None:
+    text = "[a](x.md#part) [b](mailto:me@example.com)\n~~~\n[c](y.md)\n~~~\n[d](z.md \"title\")\n"
+    assert [(r.target, r.line) for r in links_in(text, "docs/a.md")] == [("x.md", 1), ("z.md", 5)]
+
+
+def test_yaml_is_scanned_and_another_repositorys_path_at_a_tag_is_left_alone(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {"README.md": "", "pyproject.toml": "",
+                            "tests/data/cases.yaml": "# schema: coordinator.md §9\n"
+                                                     "also: [docs/implementation.html@0.9.0.0]\n"})
+    spec, broken = dangling(root)
+    assert [r.key() for r in spec] == ["tests/data/cases.yaml: coordinator.md §9"] and broken == []
 
 
 def test_an_undocumented_option_fails_the_check_and_a_fixed_known_gap_is_named(
@@ -90,20 +128,26 @@ def test_an_undocumented_option_fails_the_check_and_a_fixed_known_gap_is_named(
     assert "drop it from KNOWN_UNDOCUMENTED in tools/check_docs.py: kgroup lag --listed" in out
 
 
-def test_a_broken_reference_fails_the_check_and_spec_ones_only_with_strict(
+def test_a_spec_reference_fails_the_check_by_default_and_each_offender_is_named(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setattr(check_docs, "cli_surface", list)
     monkeypatch.setattr(check_docs, "KNOWN_UNDOCUMENTED", frozenset())
     monkeypatch.setattr(check_docs, "KNOWN_DANGLING", frozenset())
-    spec = [Reference("a.py", 3, "coordinator.md", "9")]
-    monkeypatch.setattr(check_docs, "dangling", lambda: (spec, []))
+    monkeypatch.setattr(check_docs, "dangling", lambda: ([], []))
     assert check_docs.main([]) == 0
-    assert check_docs.main(["--strict"]) == 1
-    assert "a.py:3: coordinator.md §9 is in shared/spec" in capsys.readouterr().out
-    monkeypatch.setattr(check_docs, "dangling", lambda: (spec, [Reference("b.py", 1, "docs/gone.md", None)]))
+    spec = [Reference("a.py", 3, "coordinator.md", "9"), Reference("c.py", 7, "lag.md", "7.1")]
+    monkeypatch.setattr(check_docs, "dangling", lambda: (spec, [Reference("d.py", 2, "§", "5.8")]))
     assert check_docs.main([]) == 1
-    assert "b.py:1: docs/gone.md does not resolve" in capsys.readouterr().out
+    assert check_docs.main(["--strict"]) == 1  # the old flag is still accepted
+    out = capsys.readouterr().out
+    assert "a.py:3: coordinator.md §9 is in shared/spec, outside the repo" in out
+    assert "c.py:7: lag.md §7.1 is in shared/spec" in out
+    assert "d.py:2: §5.8 names no document" in out
+    monkeypatch.setattr(check_docs, "dangling", lambda: ([], [Reference("b.py", 1, "docs/gone.md", None)]))
+    assert check_docs.main([]) == 1
+    assert "b.py:1: docs/gone.md does not resolve in the repo" in capsys.readouterr().out
 
 
 def test_references_type() -> None:
     assert Reference("a.py", 1, "lag.md", "7").key() == "a.py: lag.md §7"
+    assert Reference("a.py", 1, "§", "5.8").key() == "a.py: §5.8"

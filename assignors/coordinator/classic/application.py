@@ -1,7 +1,8 @@
 """What the application and the operator do to a classic consumer: commits, slow batches, the poll
 timeout, GC pauses, crashes, closes, new subscriptions and partitions, metadata refreshes.
 
-This is the client-side half of `ClassicSimulation` (coordinator.md §5.6-§5.8): a mixin whose methods act
+This is the client-side half of `ClassicSimulation` (Kafka: `AbstractCoordinator.HeartbeatThread`,
+`ConsumerCoordinator.rejoinNeededOrPending`; docs/scenarios.md, "The model"): a mixin whose methods act
 on the simulation's clients and clock, and reach the coordinator only through the simulation's request
 plumbing (`simulation.py`), which holds the other half: the event loop, JoinGroup/SyncGroup/Heartbeat
 exchanges, the consumption ledger and the rebalance records.
@@ -147,7 +148,7 @@ class ApplicationEvents(_Base):
         self._stop(client)
 
     def gc_pause(self, client: ClassicClient, duration: int) -> None:
-        """Both threads stop for `duration`; the coordinator keeps its clocks (coordinator.md §5.6)."""
+        """Both threads stop for `duration`; the coordinator keeps its clocks (`AbstractCoordinator.HeartbeatThread`)."""
         self.note("gc-pause", client, duration_ms=duration)
         client.paused_until = self.now + duration
         if client.busy(self.now):
@@ -174,7 +175,7 @@ class ApplicationEvents(_Base):
             self._request_rejoin(client)
 
     def add_partitions(self, topic: str, total: int) -> None:
-        """The topic grows; clients see it at their next metadata refresh (coordinator.md §5.8)."""
+        """The topic grows; clients see it at their next metadata refresh (`metadata.max.age.ms`)."""
         topics = []
         for t in self.cluster.topics:
             if t.name == topic and total > t.partitions:
@@ -195,7 +196,8 @@ class ApplicationEvents(_Base):
         self.at(next_refresh, self._refresh_metadata, client, client.instance_counter)
 
     def _refresh_metadata(self, client: ClassicClient, instance: int) -> None:
-        """`metadata.max.age.ms` elapsed: the leader rejoins when a subscribed topic changed size (§5.8)."""
+        """`metadata.max.age.ms` elapsed: the leader rejoins when a subscribed topic changed size
+        (`ConsumerCoordinator.rejoinNeededOrPending`: only the leader keeps an assignment snapshot)."""
         if instance != client.instance_counter or not client.alive or client.cluster is self.cluster:
             return
         client.cluster = self.cluster

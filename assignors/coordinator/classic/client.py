@@ -1,8 +1,8 @@
 """A classic-protocol consumer as the coordinator sees it from outside: its settings and its state.
 
 Kafka: `AbstractCoordinator` (member state, the heartbeat thread), `ConsumerCoordinator` (rebalance
-protocol, `onJoinPrepare` / `onJoinComplete`, commits) and `Heartbeat` (the three client timers), as
-coordinator.md §5 describes them. The simulation (`simulation.py`) drives these objects.
+protocol, `onJoinPrepare` / `onJoinComplete`, commits) and `Heartbeat` (the three client timers, KIP-62).
+The simulation (`simulation.py`) drives these objects.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def rebalance_protocol(assignors: Sequence[str]) -> str:
 
 @dataclass(frozen=True)
 class ClientConfig:
-    """Consumer settings (coordinator.md §2); `processing_ms` is how long one poll loop takes normally."""
+    """Consumer settings, Kafka's `ConsumerConfig` defaults; `processing_ms` is how long one poll loop takes normally."""
 
     session_timeout_ms: int = 45_000
     heartbeat_interval_ms: int = 3000

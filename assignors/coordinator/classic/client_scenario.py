@@ -1,4 +1,4 @@
-"""Request-level scenarios with clients (coordinator.md §9, `protocol: classic-client`).
+"""Request-level scenarios with clients (`protocol: classic-client`; schema: docs/conformance.md).
 
 The script sends every JoinGroup, SyncGroup, Heartbeat and LeaveGroup, as in `scenario.py`; the
 clients named by the script also keep their own state (onJoinPrepare revocations, assignments, commits,

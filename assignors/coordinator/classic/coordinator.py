@@ -1,13 +1,14 @@
 """The classic-protocol group coordinator, as a deterministic state machine on simulated time.
 
 Kafka: `org.apache.kafka.coordinator.group.GroupMetadataManager` (the classic-group half) and
-`classic.ClassicGroup` / `ClassicGroupMember` at the 4.0 line (shared spec coordinator.md §4).
+`classic.ClassicGroup` / `ClassicGroupMember` at the 4.0 line.
 States Empty, PreparingRebalance, CompletingRebalance, Stable, Dead; JoinGroup (with the KIP-394
 member-id round trip), SyncGroup, Heartbeat, LeaveGroup, OffsetCommit validation; the join, sync and
 heartbeat timers; static membership; group.max.size.
 
 Where Kafka walks a HashMap of members (a new leader, a protocol-vote tie), kgroup takes the oldest
-member, in insertion order; a static replacement counts as a new insertion (coordinator.md §1.7).
+member, in insertion order; a static replacement counts as a new insertion, as `remove` then `put` would
+(`ClassicGroup.maybeElectNewJoinedLeader`, `selectProtocol`).
 Writes to __consumer_offsets always succeed at once.
 """
 

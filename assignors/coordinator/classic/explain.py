@@ -1,4 +1,5 @@
-"""Why each rebalance of a finished classic simulation started, and whom it waited for (coordinator.md §4.5.5).
+"""Why each rebalance of a finished classic simulation started, and whom it waited for
+(Kafka: `GroupMetadataManager.prepareRebalance` and `maybeCompleteJoinPhase`).
 
 The coordinator completes a join phase once every known member has sent JoinGroup again, or at the
 rebalance timeout (the largest max.poll.interval.ms), when it drops the dynamic laggards. A member can only

@@ -1,7 +1,7 @@
 """The classic protocol's group and member records, and what the coordinator answers with.
 
 Kafka: `classic.ClassicGroup`, `classic.ClassicGroupMember`, `classic.ClassicGroupState` and the
-JoinGroup/SyncGroup/LeaveGroup response data, as coordinator.md §4.1 describes them.
+JoinGroup/SyncGroup/LeaveGroup response data, at the 4.0 line.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ Protocols = tuple[tuple[str, Any], ...]  # (assignor name, metadata), most prefe
 
 @dataclass(frozen=True)
 class CoordinatorConfig:
-    """Broker settings (coordinator.md §2); the defaults are Kafka's."""
+    """Broker settings; the defaults are Kafka's (`GroupCoordinatorConfig`)."""
 
     initial_rebalance_delay_ms: int = 3000
     new_member_join_timeout_ms: int = 300_000

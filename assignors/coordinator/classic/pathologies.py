@@ -1,4 +1,6 @@
-"""Known pathologies, read off a finished classic simulation (coordinator.md §5.5, §5.6, §8 item 4).
+"""Known pathologies, read off a finished classic simulation: poll-timeout storms and session expiry
+(Kafka: `AbstractCoordinator.HeartbeatThread`), and a static member that never rejoins holding the join
+phase (Kafka's test `groupStuckInRebalanceTimeoutDueToNonjoinedStaticMember`).
 
 Each finding names the members involved, when it happened and what it cost, in words an on-call
 engineer can act on.

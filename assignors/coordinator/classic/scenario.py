@@ -1,8 +1,8 @@
 """Request-level scenarios for the classic coordinator: scripted JoinGroup/SyncGroup/Heartbeat/LeaveGroup.
 
-The schema is the one of the shared conformance files (coordinator.md §9): members are declared by
-handle, events name a handle, and a JoinGroup without a member id binds the id the coordinator hands
-out to a handle. Time follows coordinator.md §1: at each instant, due timers fire first (each at its
+The schema is the one of the shared conformance files (docs/conformance.md, "Request-level scenarios"):
+members are declared by handle, events name a handle, and a JoinGroup without a member id binds the id
+the coordinator hands out to a handle. Time follows its "Time model": at each instant, due timers fire first (each at its
 own deadline), then the events of that instant in file order.
 """
 
@@ -130,7 +130,7 @@ class ClassicScenario:
                                        int(event.get("generation", -1)), instance_id=instance_id)
 
     def _force_prepare_rebalance(self, event: Mapping[str, Any]) -> None:
-        """coordinator.md §9: the test hook `GroupMetadataManager.prepareRebalance`."""
+        """`force_prepare_rebalance`: the test hook `GroupMetadataManager.prepareRebalance`."""
         self.coordinator.force_prepare_rebalance(str(event.get("group_id", GROUP_ID)),
                                                  str(event.get("reason", "forced by the scenario")))
 

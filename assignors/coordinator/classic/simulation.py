@@ -1,8 +1,8 @@
 """Classic-protocol consumers around the classic coordinator, on simulated time.
 
 The coordinator (`coordinator.py`) answers requests; this module plays the clients that send them: the
-heartbeat thread, the poll loop, `onJoinPrepare` / `onJoinComplete`, the leader's assignment (coordinator.md
-§5). What the application and the operator do to a client (commits, slow batches, pauses, crashes, closes,
+heartbeat thread, the poll loop, `onJoinPrepare` / `onJoinComplete`, the leader's assignment (Kafka:
+`AbstractCoordinator`, `ConsumerCoordinator`). What the application and the operator do to a client (commits, slow batches, pauses, crashes, closes,
 new partitions) is the other half, `application.py`. This module records who consumed which partition
 when (`consumption`), every rebalance (`records.py`), and an event log.
 
@@ -13,7 +13,7 @@ Time is integer milliseconds. At one instant the coordinator's due timers fire f
 scripted events in the order they were scheduled; an answer a client receives is acted on at the same
 instant, after the request that produced it returns.
 
-`autonomous=False` replays request-level scripts (coordinator.md §9, classic-client): the script sends
+`autonomous=False` replays request-level scripts (`classic-client`, docs/conformance.md): the script sends
 every JoinGroup, SyncGroup and LeaveGroup; the clients only keep their sessions alive with background
 heartbeats and keep their own state and accounting.
 """

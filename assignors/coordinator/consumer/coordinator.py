@@ -3,7 +3,7 @@
 Kafka: `GroupMetadataManager.consumerGroupHeartbeat` and its helpers (group-coordinator), `ConsumerGroup`
 for the derived group state and partition epochs, `CurrentAssignmentBuilder` for each member's steps
 (kgroup.assignors.coordinator.consumer.reconcile). Processing is atomic at an instant of simulated time; timers are
-keyed as Kafka keys them (coordinator.md §1).
+keyed as Kafka keys them (`groupSessionTimeoutKey`, `consumerGroupRebalanceTimeoutKey`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ TargetAssignor = Callable[["ConsumerGroup", Sequence["ConsumerMember"], Mapping[
 
 @dataclass(frozen=True)
 class ConsumerConfig:
-    """Broker settings (coordinator.md §2)."""
+    """Broker settings; the defaults are Kafka's (`GroupCoordinatorConfig`, `group.consumer.*`)."""
 
     session_timeout_ms: int = 45_000  # group.consumer.session.timeout.ms
     # GroupMetadataManager.Builder's metadataRefreshIntervalMs default (Integer.MAX_VALUE): effectively never

@@ -1,5 +1,5 @@
-"""Request-level scenarios of the KIP-848 consumer protocol (coordinator.md §9, `protocol: consumer` and
-`consumer-client`).
+"""Request-level scenarios of the KIP-848 consumer protocol (`protocol: consumer` and `consumer-client`;
+schema: docs/conformance.md).
 
 The script sends the heartbeats and leaves; `assignor: scripted` makes the next target computation return
 the latest `assignor_result`, as Kafka's tests script `MockPartitionAssignor`. Without it, the coordinator
@@ -42,7 +42,8 @@ def as_mapping(parts: Iterable[TopicPartition]) -> dict[str, list[int]]:
 
 
 def refresh_deadline_of(raw: Any) -> tuple[int, int]:
-    """`metadata_refresh_deadline` as coordinator.md §6.1 gives it: `{deadline_ms, epoch}`, `[ms, epoch]` or ms."""
+    """`metadata_refresh_deadline` (Kafka's `ModernGroup.metadataRefreshDeadline`, a `DeadlineAndEpoch`):
+    `{deadline_ms, epoch}`, `[ms, epoch]` or ms."""
     if isinstance(raw, Mapping):
         unknown = set(raw) - {"deadline_ms", "epoch"}
         if unknown:

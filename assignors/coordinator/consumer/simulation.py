@@ -1,12 +1,12 @@
 """A KIP-848 group with its clients, run on simulated time: the consumer protocol's side of `simulate`.
 
-The coordinator is kgroup.assignors.coordinator.consumer.coordinator. Each client (coordinator.md §6.15, Kafka's
+The coordinator is kgroup.assignors.coordinator.consumer.coordinator. Each client (Kafka's `MemberState`,
 `ConsumerMembershipManager` and `ConsumerHeartbeatRequestManager`) heartbeats every interval the broker
 gives it; when a response changes its assignment it revokes, then assigns, in its next `poll()` (at
 once if the application is polling, after a slow batch or a GC pause otherwise) and acknowledges with an
 immediate heartbeat. Poll-timer expiry sends a leave (-1, or -2 when static) and the client rejoins at
-its next poll. A crashed client is fenced by its session timeout. Consumption is accounted per partition
-(§6.16): only moving partitions stop.
+its next poll. A crashed client is fenced by its session timeout. Consumption is accounted per partition:
+only moving partitions stop (KIP-848 has no group-wide barrier).
 """
 
 from __future__ import annotations

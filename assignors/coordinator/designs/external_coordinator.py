@@ -1,11 +1,12 @@
 """The external-coordinator design of seed 002: service discovery says who is alive, ZooKeeper holds the
-assignment and the coordinator's progress, consumers follow what is written for them (coordinator.md §7.2).
+assignment and the coordinator's progress, consumers follow what is written for them (docs/scenarios.md,
+"Comparing designs").
 
 States per topic: Initial, Starting, Stable, Closing, with toStart / toClose as written under
 /consumers/[CLUSTER]/state/[TOPIC]; assignments under /consumers/[CLUSTER]/assignments/[TOPIC]. A moving
 partition is assigned to nobody from its old owner's stop until its new owner's start, so it is never
 consumed twice, unless an "isolated" consumer is in fact alive (flagged as possible double consumption).
-Rules the note leaves open are kgroup's, as the spec marks them: a sticky balanced assignment, checks
+Rules seed 002's design note leaves open are kgroup's, marked [kgroup rule] here: a sticky balanced assignment, checks
 every `check_interval_ms`, consumers reacting to the ZooKeeper watch at once.
 """
 
@@ -25,7 +26,8 @@ INITIAL, STARTING, STABLE, CLOSING = "Initial", "Starting", "Stable", "Closing"
 class ExternalConfig:
     check_interval_ms: int = 1_000  # coordinator_check_interval_ms
     # [kgroup rule] how long service discovery's health check tolerates a silent process before isolating it;
-    # a crash is taken as isolated at once (coordinator.md §7.2), a GC pause only once it outlasts this.
+    # a crash is taken as isolated at once (seed 002's health checks evict dead processes), a GC pause only once it
+    # outlasts this.
     health_timeout_ms: int = 10_000
 
 

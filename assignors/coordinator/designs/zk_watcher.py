@@ -1,4 +1,4 @@
-"""The original ZooKeeper-watcher consumer (Kafka 0.8.x high-level consumer), as coordinator.md §7.1 models it.
+"""The original ZooKeeper-watcher consumer (Kafka 0.8.x high-level consumer).
 
 Kafka 0.8.2.2: `ZookeeperConsumerConnector.ZKRebalancerListener` (`syncedRebalance`, `rebalance`,
 `reflectPartitionOwnershipDecision`) and `PartitionAssignor.RangeAssignor`. There is no coordinator: every

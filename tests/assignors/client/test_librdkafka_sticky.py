@@ -1,8 +1,8 @@
 """`--client librdkafka`: the sticky family as confluent-kafka's group leader runs it.
 
 Expected values are what real librdkafka consumers (confluent-kafka 2.16.1, cooperative-sticky, one
-6-partition topic, members A < B < C by member id) received on a real broker: shared spec broker.md §1,
-and tests/live/test_predicted_vs_actual.py, which checks the same against consumers on every run.
+6-partition topic, members A < B < C by member id) received on a real broker: first Tansu (docs/brokers.md),
+now Apache Kafka in tests/live/test_predicted_vs_actual.py, which checks the same against consumers on every run.
 """
 
 from __future__ import annotations

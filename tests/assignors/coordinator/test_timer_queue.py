@@ -1,4 +1,4 @@
-"""Keyed timers on simulated time (coordinator.md §1): replace by key, exact deadlines, stable ties."""
+"""Keyed timers on simulated time (docs/conformance.md, "Time model"): replace by key, exact deadlines, stable ties."""
 
 from __future__ import annotations
 

@@ -108,7 +108,7 @@ def test_who_the_broker_takes_kgroup_for(properties: dict[str, str], expected: s
 ])
 def test_an_authorization_failure_names_the_operation_kafka_checks_and_the_resource(
         error: str, what: str, topic: str | None, operation: str, resource: str) -> None:
-    # The operations are KafkaApis' checks for each request (kafka-rig.md, "Security for tests").
+    # The operations are KafkaApis' checks for each request (docs/live.md, "Secured clusters").
     settings = ConnectionSettings("h:9092", {"security.protocol": "SASL_SSL", "sasl.username": "alice"})
 
     message = str(authorization_failure(error, what, topic, settings))
