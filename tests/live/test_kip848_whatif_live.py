@@ -1,15 +1,17 @@
 """The live what-if on a KIP-848 group equals the target assignment the broker then computes (issue 34).
 
-Real librdkafka consumers (confluent-kafka, `group.protocol=consumer`) on the session's Apache Kafka broker,
-with the coordinator's `uniform` or `range` (`group.remote.assignor`). Seeded layouts per assignor: 2-3
-topics of 1-13 partitions, 2-5 members (6 with the newcomer) with identical subscriptions (even seeds) or unequal ones (odd
-seeds), racks on some members and a static member now and then. Each layout goes through three changes:
-a member joins, a member changes its subscription, a topic gains partitions, and (where one is dynamic) a member leaves. Before each change the test
-runs `kgroup simulate -b … --group G` with `--add-member`, `--subscribe` or `--add-partitions`, as a user
-would; once the group has settled on the new group epoch it reads the broker's target assignment with
-confluent-kafka's own admin client (`describe_consumer_groups`, not kgroup's read) and compares it with
-the prediction, member by member. A KIP-848 client makes its own member id (KIP-1082), so a newcomer's id
-is known before it joins, and the prediction uses it.
+Real consumers of the consumer protocol (`group.protocol=consumer`) on the session's Apache Kafka broker:
+librdkafka's (confluent-kafka) and, in the first JAVA_LAYOUTS layouts, Kafka's Java consumer as every
+other member; with the coordinator's `uniform` or `range` (`group.remote.assignor`). Seeded layouts per
+assignor: 2-3 topics of 1-13 partitions, 2-5 members (6 with the newcomer) with identical subscriptions
+(even seeds) or unequal ones (odd seeds), racks on some members and a static member now and then. Each
+layout goes through four changes: a member joins, a member changes its subscription, a topic gains
+partitions, and (where one is dynamic) a member leaves. Before each change the test runs
+`kgroup simulate -b … --group G` with `--add-member`, `--subscribe`, `--add-partitions` or
+`--remove-member`, as a user would; once the group has settled on the new group epoch it reads the
+broker's target assignment with confluent-kafka's own admin client (`describe_consumer_groups`, not
+kgroup's read) and compares it with the prediction, member by member. A KIP-848 client makes its own
+member id (KIP-1082), so a newcomer's id is known before it joins, and the prediction uses it.
 
 uniform breaks ties by the HashMap order of Kafka's topic ids (which partitions a member over its quota gives
 up), so its prediction is exact only when the live read gives kgroup those ids; without them kgroup derives
@@ -44,8 +46,10 @@ from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic
 from tests.cli.helpers import run_process
 from tests.kafka import jars
 from tests.kafka.broker import GROUP_SETTINGS
+from tests.live.java_consumers import JavaConsumers, compiled
 
 SEEDS = int(os.environ.get("KGROUP_KIP848_SEEDS") or 5)
+JAVA_LAYOUTS = 2  # layouts with Kafka's Java consumers among the librdkafka ones (a JVM each)
 SETTLE_TIMEOUT_S = 120  # a loaded 2-core machine with other tests alongside: generous; polled, never slept
 RACKS = ("r0", "r1")
 RESULTS: Counter[tuple[str, str]] = Counter()  # (assignor, "points" | "exact")
@@ -216,18 +220,23 @@ def _layout(seed: int, assignor: str) -> tuple[dict[str, int], list[dict[str, An
     for i in range(rng.randint(2, 5)):  # with the newcomer, up to 6 members
         topics = names if identical else rng.sample(names, rng.randint(1, len(names)))
         members.append({"name": f"m{i}", "topics": topics, "rack": rng.choice(RACKS) if rng.random() < 0.4 else None,
-                        "instance": f"static-{tag}-{i}" if rng.random() < 0.25 else None})
+                        "instance": f"static-{tag}-{i}" if rng.random() < 0.25 else None,
+                        # Kafka's Java consumer in the first JAVA_LAYOUTS layouts (every other member)
+                        "java": seed <= JAVA_LAYOUTS and i % 2 == 1})
     return sizes, members, rng
 
 
-def _one_layout(broker: str, assignor: str, seed: int, folder: Path) -> list[Point]:
-    """The three changes on one seeded layout."""
+def _one_layout(broker: str, assignor: str, seed: int, folder: Path, classes: Path) -> list[Point]:
+    """The changes on one seeded layout."""
     sizes, layout, rng = _layout(seed, assignor)
     admin = AdminClient({"bootstrap.servers": broker})
     for future in admin.create_topics([NewTopic(t, n) for t, n in sizes.items()]).values():
         future.result(30)
     group = f"k848-{assignor}-{seed}-{uuid.uuid4().hex[:6]}"
     members = Members()
+    java = JavaConsumers(broker, group, {}, "", classes, folder, {
+        "group.protocol": "consumer", "group.remote.assignor": assignor, "enable.auto.commit": "false",
+        "auto.offset.reset": "earliest"}) if any(m["java"] for m in layout) else None
     points: list[Point] = []
 
     def judge(what: str, prediction: Prediction) -> None:
@@ -238,6 +247,10 @@ def _one_layout(broker: str, assignor: str, seed: int, folder: Path) -> list[Poi
     try:
         ids = {}
         for m in layout:
+            if m["java"]:
+                assert java is not None
+                java.join(m["name"], tuple(m["topics"]), m["instance"])  # its id: the broker's describe has it
+                continue
             ids[m["name"]] = members.add(_consumer(broker, group, assignor, m["name"], m["rack"], m["instance"]),
                                          m["topics"])
         epoch = _settled(broker, group, len(layout), 0)
@@ -252,7 +265,7 @@ def _one_layout(broker: str, assignor: str, seed: int, folder: Path) -> list[Poi
         epoch = _settled(broker, group, len(layout) + 1, epoch)
         judge("join", predicted)
 
-        chosen = rng.choice(layout)
+        chosen = rng.choice([m for m in layout if not m["java"]])
         changing = ids[chosen["name"]]
         new_topics = sorted(rng.sample(names, rng.randint(1, len(names))))
         if set(new_topics) == set(chosen["topics"]):  # a change, not the same list again
@@ -271,7 +284,7 @@ def _one_layout(broker: str, assignor: str, seed: int, folder: Path) -> list[Poi
         judge("partition increase", predicted)
 
         # A dynamic member leaves (a static one's close is a temporary leave: its partitions wait for it).
-        leaving = next((ids[m["name"]] for m in layout if not m["instance"]), None)
+        leaving = next((ids[m["name"]] for m in layout if not m["instance"] and not m["java"]), None)
         if leaving is not None:
             predicted = _predicted(broker, admin, group, grown_sizes(sizes, grown, total), folder,
                                    "--remove-member", leaving)
@@ -280,14 +293,19 @@ def _one_layout(broker: str, assignor: str, seed: int, folder: Path) -> list[Poi
             judge("leave", predicted)
     finally:
         members.close()
+        if java is not None:
+            java.close()
     return points
 
 
 @pytest.mark.parametrize("assignor", ["uniform", "range"])
 def test_the_live_kip848_what_if_is_the_brokers_next_target(broker: str, assignor: str, tmp_path: Path,
+                                                             tmp_path_factory: pytest.TempPathFactory,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
     with ThreadPoolExecutor(max_workers=min(SEEDS, 5)) as pool:
-        outcomes = list(pool.map(lambda seed: _one_layout(broker, assignor, seed, tmp_path), range(1, SEEDS + 1)))
+        classes = compiled(tmp_path_factory)
+        outcomes = list(pool.map(lambda seed: _one_layout(broker, assignor, seed, tmp_path, classes),
+                                 range(1, SEEDS + 1)))
     points = [p for layout in outcomes for p in layout]
     RESULTS[(assignor, "points")] += len(points)
     RESULTS[(assignor, "exact")] += sum(p.exact for p in points)
