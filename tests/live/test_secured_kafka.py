@@ -204,3 +204,36 @@ def test_tls_without_the_ca_is_refused_in_one_line(secured_kafka: SecuredKafka, 
     assert "certificate verify failed" in line, line
     assert "not trusted" in line and "ssl.truststore.location" in line, line
     assert secured_kafka.ssl in line
+
+
+@pytest.mark.parametrize("command", ["groups", "describe", "snapshot"])
+def test_an_unknown_user_is_one_line_and_exit_7_without_the_password(
+        secured_kafka: SecuredKafka, setup: Setup, command: str) -> None:
+    # SCRAM: the broker has no credentials for the user (Kafka's ScramSaslServer answers as for a wrong password).
+    secret = f"secret-{uuid.uuid4().hex}"
+    config = secured_kafka.command_config(f"nobody-{uuid.uuid4().hex[:6]}", "SCRAM-SHA-256", password=secret)
+    args = ("groups",) if command == "groups" else (command, setup.group)
+
+    result = kgroup(secured_kafka, "SASL_PLAINTEXT", *args, config=config)
+
+    line = assert_one_error_line(result)
+    assert result.returncode == 7, line
+    assert "authentication" in line.lower() and secured_kafka.sasl_plaintext in line, line
+    assert_secret_free(result, secret, *secured_kafka.passwords.values())
+    assert result.stdout == ""  # nothing half-written
+
+
+def test_a_ca_that_did_not_sign_the_brokers_certificate_is_refused_in_one_line(
+        secured_kafka: SecuredKafka, tmp_path: Path) -> None:
+    other_ca, key = tmp_path / "other-ca.pem", tmp_path / "other-ca.key"
+    made = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=another CA",
+                           "-days", "1", "-keyout", str(key), "-out", str(other_ca)], capture_output=True, timeout=60)
+    assert made.returncode == 0, made.stderr
+    config = tmp_path / "wrong-ca.properties"
+    config.write_text(f"security.protocol=SSL\nssl.truststore.type=PEM\nssl.truststore.location={other_ca}\n")
+
+    for args in (("groups",), ("describe", "some-group")):
+        result = kgroup(secured_kafka, "SSL", *args, config=config)
+        line = assert_one_error_line(result)
+        assert result.returncode == 7, line  # as Kafka's clients: an SSL handshake failure is an authentication one
+        assert "certificate verify failed" in line and secured_kafka.ssl in line, line
