@@ -19,7 +19,7 @@ from kgroup.cli.options import (BootstrapOpt, CommandConfigOpt, IsolationOpt, Ou
 from kgroup.cli.output import OutputFormat, document, emit, warn
 from kgroup.inspectors.errors import InputError, NotFoundError
 from kgroup.inspectors.live.admin import (READ_UNCOMMITTED, GroupListing, LiveGroup, chosen_group_ids, group_pattern,
-                                         read_groups)
+                                         read_groups, read_listed_groups)
 from kgroup.inspectors.files import write_atomically
 from kgroup.inspectors.live.record_timestamps import described_time_lags
 from kgroup.inspectors.live.snapshot import fixture_document, fixture_group
@@ -45,9 +45,10 @@ def groups(regex: str | None, state: str | None, bootstrap_server: str | None, c
     if group_type is not None:
         ids = [g for g in ids if listing[g].type == group_type.lower()]
     described = [g for g in ids if listing[g].type not in ("share", "streams")]
-    read = {live.group.group_id: live for live in read_groups(admin, described).groups} if described else {}
+    found, refused = read_listed_groups(admin, described) if described else (None, {})
+    read = {live.group.group_id: live for live in found.groups} if found else {}
     summaries = [_summary(read[g], lag_rows(read[g].group), listing[g].protocol) if g in read else
-                 _listed_summary(listing[g]) for g in ids]
+                 _listed_summary(listing[g], refused.get(g)) for g in ids]
     summaries = [s for s in summaries if state is None or (s["state"] or "").lower() == state.lower()]
     doc = document("groups", {"groups": summaries})
     emit(doc, output, lambda console: _groups_table(console, summaries))
@@ -55,6 +56,11 @@ def groups(regex: str | None, state: str | None, bootstrap_server: str | None, c
     if not summaries and who is not None:  # KafkaApis.handleListGroupsRequest drops what the principal may not DESCRIBE
         warn(f"kgroup: note: no groups listed; Kafka lists only the groups the principal may DESCRIBE, so ACLs may "
              f"hide groups from {who}")
+    elif who is not None:
+        warn(f"kgroup: note: the list is limited to the groups {who} may DESCRIBE (Kafka's ListGroups leaves "
+             "out the others)")
+    for group_id, why in refused.items():
+        warn(f"kgroup: note: {group_id}: listed, but not read in full: {why}")
 
 
 def _summary(live: LiveGroup, rows: list[LagRow], protocol: str | None = None) -> dict[str, Any]:
@@ -69,11 +75,12 @@ def _summary(live: LiveGroup, rows: list[LagRow], protocol: str | None = None) -
             "total_lag": total_lag(rows), "notes": list(live.notes)}
 
 
-def _listed_summary(listed: GroupListing) -> dict[str, Any]:
-    """A share or streams group, as ListGroups lists it: kgroup does not describe them."""
+def _listed_summary(listed: GroupListing, refused: str | None = None) -> dict[str, Any]:
+    """A group as ListGroups lists it: a share or streams group (kgroup does not describe them), or one the
+    principal may list but not read in full (`refused`: why)."""
     return {"group": listed.group_id, "type": listed.type, "protocol": listed.protocol, "state": listed.state,
             "members": None, "assignor": None, "coordinator": None, "total_lag": None,
-            "notes": [f"a {listed.type} group: listed, not described"]}
+            "notes": [refused if refused else f"a {listed.type} group: listed, not described"]}
 
 
 def _groups_table(console: Console, summaries: list[dict[str, Any]]) -> None:

@@ -617,6 +617,26 @@ def chosen_group_ids(named: list[str], every: bool, pattern: re.Pattern[str] | N
     return list(dict.fromkeys(named + picked))
 
 
+def read_listed_groups(admin: LiveAdmin, group_ids: list[str]) -> tuple[LiveRead, dict[str, str]]:
+    """`read_groups` for a listing: a group the principal may list but not read in full (its committed topic
+    hidden by ACLs, KafkaApis.handleListOffsetRequest / handleOffsetFetchRequest answering
+    TOPIC_AUTHORIZATION_FAILED) does not fail the others. Returns the groups read and, per group that could
+    not be, the one line saying why."""
+    try:
+        return read_groups(admin, group_ids), {}
+    except AuthorizationError:
+        pass
+    read, refused = LiveRead(admin.cluster()), {}
+    for group_id in group_ids:
+        try:
+            one = read_groups(admin, [group_id])
+        except AuthorizationError as exc:
+            refused[group_id] = str(exc)
+            continue
+        read.groups.extend(one.groups)
+    return read, refused
+
+
 def read_groups(admin: LiveAdmin, group_ids: list[str], isolation: str = READ_UNCOMMITTED,
                 subscriptions: bool = False) -> LiveRead:
     """Describe each group, read its commits and the log bounds of every partition it touches.

@@ -145,11 +145,20 @@ def test_a_consumer_group_assigned_a_topic_alice_cannot_describe_is_refused_for_
         assert consumer.assignment(), "the consumer never got its assignment"
 
         line = denied(as_alice(secured_kafka, "describe", group), secured_kafka)
+        # A listing is not refused for one group alice may list but not read: the group is listed with why,
+        # the others are read in full, and the list says it is limited to what alice may DESCRIBE.
+        listed = as_alice(secured_kafka, "groups", "-o", "json")
     finally:
         consumer.close()
 
     assert f"not authorized to DESCRIBE a topic that group '{group}' consumes" in line
     assert "TOPIC_AUTHORIZATION_FAILED" in line
+    assert listed.returncode == 0, listed.stderr
+    rows = {row["group"]: row for row in json.loads(listed.stdout)["groups"]}
+    assert rows[group]["members"] is None and "TOPIC_AUTHORIZATION_FAILED" in rows[group]["notes"][0], rows[group]
+    assert any(row["members"] is not None for name, row in rows.items() if name != group), rows
+    assert f"{group}: listed, but not read in full" in listed.stderr
+    assert "the list is limited to the groups User:alice may DESCRIBE" in listed.stderr
 
 
 def test_offsets_reset_execute_without_read_on_the_group_changes_nothing(
