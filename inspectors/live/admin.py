@@ -120,6 +120,7 @@ class LiveAdmin:
         self.settings = settings
         self.timeout_s = timeout_s
         self._errors: list[Any] = []
+        self._coordinator_moved = False
         self._metadata: Any = None
         self._probed = False  # kgroup.inspectors.live.probe asked already (once per command)
         quiet = logging.getLogger("kgroup.librdkafka")
@@ -410,6 +411,7 @@ class LiveAdmin:
             pause = min(0.1 * 2 ** attempt, 1.0)
             if isinstance(error, Exception) and _code(error) in _COORDINATOR_MOVING \
                     and deadline - time.monotonic() > pause:
+                self._coordinator_moved = True
                 attempt += 1
                 time.sleep(pause)
                 continue
@@ -418,7 +420,8 @@ class LiveAdmin:
     def describe(self, group_ids: list[str]) -> dict[str, Any]:
         """Each group as its coordinator describes it. A Dead answer is asked again for up to DEAD_RECHECK_S:
         a coordinator that has just taken the group over describes every group as Dead for a moment
-        (wire.coordinator.DEAD_RECHECK_S says why)."""
+        (wire.coordinator.DEAD_RECHECK_S says why); where this command saw a broker go away or the coordinator
+        move, until --timeout."""
         from kgroup.inspectors.live.wire.coordinator import DEAD_RECHECK_S
 
         described = {}
@@ -428,13 +431,34 @@ class LiveAdmin:
                 answer = self._at_coordinator(self._admin.describe_consumer_groups, [gid], gid,
                                               f"DescribeGroups of {gid!r}")
                 pause = min(0.1 * 2 ** attempt, 1.0)
-                if enum_name(answer.state) != "dead" or time.monotonic() - started + pause > min(
-                        DEAD_RECHECK_S, self.timeout_s):
+                if enum_name(answer.state) != "dead":
+                    break
+                limit = self.timeout_s if self._saw_a_broker_go(gid) else min(DEAD_RECHECK_S, self.timeout_s)
+                if time.monotonic() - started + pause > limit:
                     break
                 attempt += 1
                 time.sleep(pause)
             described[gid] = answer
         return described
+
+    def _saw_a_broker_go(self, group_id: str) -> bool:
+        """Whether the group's coordinator may have just moved: kgroup retried a moving coordinator, librdkafka
+        reported a lost or refused broker connection, or the group's `__consumer_offsets` partition has lost a
+        replica from its ISR (a broker the controller fenced: a new leader, whose high watermark waits for the
+        remaining followers, Partition.maybeIncrementLeaderHW)."""
+        if self._coordinator_moved or any(e.name() in ("_TRANSPORT", "_ALL_BROKERS_DOWN") for e in self._errors):
+            return True
+        from kgroup.assignors.java.semantics import coordinator_partition
+
+        try:
+            offsets = self._admin.list_topics("__consumer_offsets", timeout=min(self.timeout_s, 5.0)) \
+                .topics.get("__consumer_offsets")
+        except Exception:  # not visible to this principal, or no answer: no sign either way
+            return False
+        if offsets is None or offsets.error is not None or not offsets.partitions:
+            return False
+        partition = offsets.partitions.get(coordinator_partition(group_id, len(offsets.partitions)))
+        return partition is not None and len(partition.isrs) < len(partition.replicas)
 
     def committed(self, group_id: str) -> dict[TopicPartition, int]:
         return {tp: offset for tp, (offset, _) in self.commits(group_id).items()}

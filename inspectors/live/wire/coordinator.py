@@ -32,7 +32,10 @@ BACKOFF_S, BACKOFF_MAX_S = 0.1, 1.0  # retry.backoff.ms and retry.backoff.max.ms
 # A coordinator that has just taken a group over answers reads at its last committed offset
 # (CoordinatorRuntime.scheduleReadOperation), and a new leader of `__consumer_offsets` commits nothing until
 # its followers have fetched (Partition.maybeIncrementLeaderHW): for a moment it describes every group as
-# Dead. A Dead answer is asked again for this long before it is believed.
+# Dead. A Dead answer is asked again for this long before it is believed. Where the command saw the coordinator
+# move or a broker go away, the moment lasts until the controller fences the lost broker and the ISR shrinks
+# (broker.session.timeout.ms, 9 s by default, then longer on a loaded machine): a Dead answer is then asked
+# again until --timeout.
 DEAD_RECHECK_S = 2.0
 LOAD_IN_PROGRESS = 14
 T = TypeVar("T")
@@ -65,10 +68,11 @@ def backoff(attempt: int, deadline: Deadline, address: str, doing: str) -> None:
     time.sleep(pause)
 
 
-def recheck(attempt: int, started: float, deadline: Deadline) -> bool:
-    """Whether a Dead answer (DEAD_RECHECK_S) is to be asked again, after sleeping the backoff of `attempt`."""
+def recheck(attempt: int, started: float, deadline: Deadline, moved: bool = False) -> bool:
+    """Whether a Dead answer (DEAD_RECHECK_S) is to be asked again, after sleeping the backoff of `attempt`;
+    `moved`: the coordinator moved or a broker was lost during the call (until the deadline, then)."""
     pause = min(BACKOFF_S * 2 ** (attempt - 1), BACKOFF_MAX_S)
-    if time.monotonic() - started + pause > DEAD_RECHECK_S or deadline.end - time.monotonic() <= pause:
+    if (not moved and time.monotonic() - started + pause > DEAD_RECHECK_S) or deadline.end - time.monotonic() <= pause:
         return False
     time.sleep(pause)
     return True
@@ -94,6 +98,9 @@ class Coordinators:
         self.config, self.deadline = dict(config), deadline
         self.first = bootstrap(self.config, deadline)
         self.connections = {self.first.address: self.first}
+        servers = [s.strip() for s in (self.config.get("bootstrap.servers") or "").split(",") if s.strip()]
+        # a coordinator or bootstrap connection was lost or refused during this call
+        self.moved = bool(servers) and self.first.address != servers[0]
 
     def find(self, group: str) -> tuple[int, str, int, int, str | None]:
         """find_coordinator through the bootstrap connection, or, if it broke, through the next server that
@@ -114,6 +121,7 @@ class Coordinators:
         return conn
 
     def drop(self, address: str) -> None:
+        self.moved = True
         conn = self.connections.pop(address, None)
         if conn is not None:
             conn.close()

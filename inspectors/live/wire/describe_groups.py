@@ -94,7 +94,7 @@ def describe_classic_members(config: dict[str, str], group_ids: list[str], timeo
                     address, (version, (g,)) = on_coordinator(links, group, partial(_describe, groups=[group]),
                                                               _group_error)
                     attempt += 1
-                    if g["error_code"] or g["state"] != "Dead" or not recheck(attempt, started, links.deadline):
+                    if g["error_code"] or g["state"] != "Dead" or not recheck(attempt, started, links.deadline, links.moved):
                         break
             except LookupRefused as refused:
                 results[group] = _failed(group, refused.error, refused.message,
