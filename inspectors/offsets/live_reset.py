@@ -48,6 +48,14 @@ class GroupOutcome:
         return self.held_back is None and bool(self.applied) and not self.failed
 
 
+
+def reset_offsets(admin: LiveAdmin, group_ids: list[str], request: ResetRequest, execute: bool,
+                  partial: bool = False) -> tuple[list[GroupPlan], list[GroupOutcome] | None]:
+    """`offsets reset`: the plans, and what became of them when `execute` (None for a dry run)."""
+    plans = prepare_reset(admin, group_ids, request)
+    return plans, apply_reset(admin, plans, partial) if execute else None
+
+
 def prepare_reset(admin: LiveAdmin, group_ids: list[str], request: ResetRequest) -> list[GroupPlan]:
     """One plan per group; a group with active members is refused, as ConsumerGroupCommand.resetOffsets does,
     and its plan is still computed, so that the refusal shows what would have been done."""

@@ -64,6 +64,14 @@ class OffsetDeleteOutcome:
         return self.held_back is None and bool(self.deleted) and not self.failed and not self.refused
 
 
+
+def delete_offsets(admin: LiveAdmin, group_id: str, topics: tuple[str, ...], execute: bool,
+                   partial: bool = False) -> tuple[OffsetDeletePlan, OffsetDeleteOutcome | None]:
+    """`offsets delete`: the plan, and what became of it when `execute` (None for a dry run)."""
+    plan = plan_offset_delete(admin, group_id, topics)
+    return plan, apply_offset_delete(admin, plan, partial) if execute else None
+
+
 def plan_offset_delete(admin: LiveAdmin, group_id: str, topics: tuple[str, ...]) -> OffsetDeletePlan:
     sizes = {name: len(t.partitions) for name, t in admin.metadata().topics.items()}
     admin.check_topics_visible([t.partition(":")[0] for t in topics])  # hidden by ACLs, or missing
