@@ -9,32 +9,23 @@ from contextlib import contextmanager
 from typing import Annotated, Any, Iterator, Optional
 
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 
 from kgroup.assignors.lag.samples import READ_UNCOMMITTED
 from kgroup.cli.errors import ExitCode, handle_errors
-from kgroup.cli.render.lag import method_legend, partition_table, report_body, rollup_body, rollup_table
+from kgroup.cli.render.lag import analysis_body, analysis_tables
 from kgroup.cli.render.lag_chart import chart_html
 from kgroup.cli.options import (BootstrapOpt, CommandConfigOpt, GroupsOpt, IsolationOpt, OutputOpt, ProfileOpt,
                                 RegexOpt, TimeoutOpt, connect, isolation_level)
 from kgroup.cli.output import OutputFormat, document, emit, stderr_console, warn
 from kgroup.inspectors.errors import InputError, NotReachableError
-from kgroup.inspectors.files import output_folder, write_atomically
-from kgroup.inspectors.offsets.reset_times import datetime_ms, span_ms
+from kgroup.inspectors.files import write_atomically
+from kgroup.inspectors.offsets.reset_times import span_ms
 
 lag = typer.Typer(name="lag", help="Offset history: record it from a cluster, analyze it on Spark.",
                   no_args_is_help=True)
 
 
-
-def _time(text: str | None, option: str) -> tuple[int | None, int | None]:
-    """An ISO date-time (absolute), or a span such as 30m (counted back from --until or the newest sample)."""
-    if text is None:
-        return None, None
-    if "T" in text and text[0].isdigit():
-        return datetime_ms(text, option), None
-    return None, span_ms(text, option)
 
 
 @contextmanager
@@ -113,84 +104,34 @@ def analyze(
 
       kgroup lag analyze ./history --in-process --since 30m     # a small history, no Spark
     """
-    from kgroup.inspectors.lag.analysis import (AUTO, IN_PROCESS, SPARK, Selection, checked_files, choose_engine, run,
-                                                with_bounds, write_parquet)
+    from kgroup.inspectors.lag.analysis import IN_PROCESS, Selection, checked_files, run, write_parquet
+    from kgroup.inspectors.lag.analyze_request import analyze_request
 
-    if engine not in (AUTO, IN_PROCESS, SPARK):
-        raise InputError(f"{engine!r}: expected auto, in-process or spark", field="--engine")
-    if in_process and spark is not None:
-        raise InputError("choose one of --in-process and --spark", field="--in-process")
-    if in_process:
-        engine = IN_PROCESS
-    if engine == IN_PROCESS and spark is not None:
-        raise InputError("--engine in-process runs no Spark; drop --spark", field="--engine")
-
-    since_at, since_span = _time(since, "--since")
-    until_at, until_span = _time(until, "--until")
-    if until_span is not None:
-        raise InputError(f"{until!r}: expected an ISO date-time such as 2026-11-21T08:00:00", field="--until")
-    knobs = {"window": window, "allowed_lag": allowed_lag, "isolation": isolation_level(isolation),
-             "bucket_ms": span_ms(bucket, "--bucket") if bucket else None}
-    for path, option in ((out, "--out"), (chart, "--chart")):
-        if path:
-            output_folder(path, option)  # before the Spark job, not after it
-    conf = {}
-    for entry in spark_conf or ():
-        key, sep, value = entry.partition("=")
-        if not sep or not key.strip():
-            raise InputError(f"{entry!r}: expected KEY=VALUE", field="--spark-conf")
-        conf[key.strip()] = value.strip()
+    request = analyze_request(engine, spark, in_process, since, until, window, allowed_lag, isolation_level(isolation),
+                              bucket, spark_conf or (), writes=((out, "--out"), (chart, "--chart")))
     checked = checked_files(dataset, skip_bad_files)
     for file in sorted(checked.skip):
         warn(f"kgroup: warning: {file}: not readable as Parquet; left out (--skip-bad-files)")
-    chosen, why = choose_engine(engine, spark or "local[*]", spark is not None, checked.rows)
-    if engine == AUTO and spark is None:  # a choice kgroup made, not one the user typed: say which and why
+    chosen, why = request.engine_for(checked.rows)
+    if request.chosen_by_kgroup:  # a choice kgroup made, not one the user typed: say which and why
         warn(f"kgroup: engine: {'in-process' if chosen == IN_PROCESS else 'spark ' + chosen} ({why}; "
              "--engine to choose)")
     with spark_progress(chosen != IN_PROCESS) as report:
-        result = run(dataset, chosen, lambda newest: with_bounds(newest, since_at, until_at, since_span,
-                                                                 oldest=checked.oldest_ts, **knobs),
-                     Selection(tuple(groups or ()), regex), report, timeout, conf, checked.skip, checked.bytes)
-    group_rows = [r for r in result.rollups if r.level == "group"]
-    worst_groups = [r.group for r in group_rows[:5]]
+        result = run(dataset, chosen, request.query(checked.oldest_ts), Selection(tuple(groups or ()), regex), report,
+                     timeout, request.conf, checked.skip, checked.bytes)
+    worst_groups = [r.group for r in result.rollups if r.level == "group"][:5]
     if out:
         write_parquet(out, result)
     if chart:
         write_atomically(chart, chart_html(result.history, worst_groups, f"kgroup lag analyze {dataset}"),
                          field="--chart")
-    q = result.query
-    doc = document("lag-analysis", {
-        "dataset": dataset, "as_of": q.as_of, "since": q.since, "window": q.window, "allowed_lag": q.allowed_lag,
-        "isolation": q.isolation, "bucket_ms": q.bucket_ms,
-        "groups": [rollup_body(r) for r in group_rows],
-        "topics": [rollup_body(r) for r in result.rollups if r.level == "topic"],
-        "members": [rollup_body(r) for r in result.rollups if r.level == "member"],
-        "partitions": [report_body(r) for r in result.partitions],
-        "gaps": [{"cluster": g["cluster"], "start_ts": g["start_ts"], "end_ts": g["end_ts"],
-                  "attempts": g["attempts"], "reason": g["reason"]} for g in result.gaps],
-        "history": [{"cluster": h.cluster, "group": h.group, "bucket_ts": h.bucket_ts, "max_lag": h.max_lag,
-                     "max_time_lag_ms": h.max_time_lag_ms, "max_time_lag_lower_bound": h.max_time_lag_lower_bound}
-                    for h in result.history]})
-
-    def table(console: Console) -> None:
-        if not result.partitions:
-            console.print("no partitions in the selected history")
-            return
-        rollup_table(console, group_rows, "group", "Groups, worst first")
-        console.print()
-        members = [r for r in result.rollups if r.level == "member"][:10]
-        rollup_table(console, members, "member", "Members, worst first")
-        console.print()
-        shown = result.partitions if top == 0 else result.partitions[:top]
-        partition_table(console, shown, f"Partitions, worst first ({len(shown)} of {len(result.partitions)})")
-        method_legend(console)
-
-    emit(doc, output, table)
+    emit(document("lag-analysis", analysis_body(dataset, result)), output,
+         lambda console: analysis_tables(console, result, top))
     for gap in result.gaps:
         end = "the end of the recording" if gap["end_ts"] is None else _stamp(gap["end_ts"])
         warn(f"kgroup: note: the recorder could not poll {gap['cluster']} from {_stamp(gap['start_ts'])} to {end}; "
              "nothing in that gap counts as a stopped consumer")
-    if result.query.as_of != (until_at if until_at is not None else result.query.as_of):
+    if request.until_at is not None and result.query.as_of != request.until_at:
         warn(f"kgroup: note: --until falls in a recording gap; evaluated as of {_stamp(result.query.as_of)}, "
              "the last poll before it")
     if out or chart:

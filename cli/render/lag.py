@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from kgroup.cli.render.titled import Table
@@ -12,6 +12,9 @@ from kgroup.assignors.lag.burrow_status import burrow_group_status
 from kgroup.assignors.lag.history import PartitionReport
 from kgroup.assignors.lag.rollup import Rollup
 from kgroup.cli.render.tables import dash, print_wide
+
+if TYPE_CHECKING:
+    from kgroup.inspectors.lag.analysis import Analysis
 
 _METHOD_MARK = {"interpolated": "~", "lower-bound": ">=", "exact": "", "caught-up": "", "none": ""}
 
@@ -89,3 +92,36 @@ def report_body(r: PartitionReport) -> dict[str, Any]:
 
 def rollup_body(r: Rollup) -> dict[str, Any]:
     return {**asdict(r), "burrow_status": burrow_group_status(r.status)}
+
+
+def analysis_body(dataset: str, result: Analysis) -> dict[str, Any]:
+    """`lag analyze`'s JSON body (docs/lag.md): the question as answered, the rollups, the partitions, the
+    recorder's gaps and the history behind the chart."""
+    q = result.query
+    return {
+        "dataset": dataset, "as_of": q.as_of, "since": q.since, "window": q.window, "allowed_lag": q.allowed_lag,
+        "isolation": q.isolation, "bucket_ms": q.bucket_ms,
+        "groups": [rollup_body(r) for r in result.rollups if r.level == "group"],
+        "topics": [rollup_body(r) for r in result.rollups if r.level == "topic"],
+        "members": [rollup_body(r) for r in result.rollups if r.level == "member"],
+        "partitions": [report_body(r) for r in result.partitions],
+        "gaps": [{"cluster": g["cluster"], "start_ts": g["start_ts"], "end_ts": g["end_ts"],
+                  "attempts": g["attempts"], "reason": g["reason"]} for g in result.gaps],
+        "history": [{"cluster": h.cluster, "group": h.group, "bucket_ts": h.bucket_ts, "max_lag": h.max_lag,
+                     "max_time_lag_ms": h.max_time_lag_ms, "max_time_lag_lower_bound": h.max_time_lag_lower_bound}
+                    for h in result.history]}
+
+
+def analysis_tables(console: Console, result: Analysis, top: int) -> None:
+    """Groups, then the ten worst members, then the `top` worst partitions (0: all)."""
+    if not result.partitions:
+        console.print("no partitions in the selected history")
+        return
+    rollup_table(console, [r for r in result.rollups if r.level == "group"], "group", "Groups, worst first")
+    console.print()
+    members = [r for r in result.rollups if r.level == "member"][:10]
+    rollup_table(console, members, "member", "Members, worst first")
+    console.print()
+    shown = result.partitions if top == 0 else result.partitions[:top]
+    partition_table(console, shown, f"Partitions, worst first ({len(shown)} of {len(result.partitions)})")
+    method_legend(console)
