@@ -137,7 +137,10 @@ class Checker:
         elif key == "skip_assignment":
             self.mismatch(where, label, value, getattr(got, "skip_assignment", None))
         elif key == "assignment":
-            self.mismatch(where, label, sorted(value or []), sorted(getattr(got, "assignment", ())))
+            # the schema writes partitions as `topic-N` strings; a client's SyncGroup answer carries
+            # TopicPartition objects, the request-level one whatever the script sent: compare both as text
+            self.mismatch(where, label, sorted(str(tp) for tp in value or ()),
+                          sorted(str(tp) for tp in getattr(got, "assignment", ())))
         else:
             self.failures.append(f"{self.name} [{where}] {label}: not a key this harness knows")
 

@@ -125,7 +125,8 @@ class DesignChecker:
             ours = None if got is None else {
                 "share": [str(tp) for tp in got.share], "claimed": [str(tp) for tp in got.claimed],
                 "failed_on": None if got.failed_on is None else str(got.failed_on),
-                "next_attempt_at": got.next_attempt_at, "exception": got.exception}
+                "next_attempt_at": got.next_attempt_at, "exception": got.exception,
+                "exception_at_ms": got.exception_at_ms}
             for key, value in want.items():
                 self.mismatch(where, f"results.{event_id}.{key}", value, None if ours is None else ours.get(key))
         coordinator = expect.get("coordinator") or {}

@@ -1,9 +1,11 @@
-"""kgroup's own request-level cases (tests/conformance/kgroup-cases.yaml), replayed by the same harness as
-the shared set: what kgroup added to the harness (force_prepare_rebalance, expectation keys) is checked
-against Kafka's behaviour, transcribed from its code."""
+"""kgroup's own request-level cases (tests/conformance/kgroup-cases.yaml), replayed by the same harnesses as
+the shared set: what kgroup added to the harness (force_prepare_rebalance, expectation keys) and the
+regressions for differences a blind set found (issue 36) are checked against Kafka's behaviour, transcribed
+from its code."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -11,16 +13,36 @@ import pytest
 import yaml
 
 from kgroup.assignors.coordinator.classic.scenario import ClassicScenario
+from kgroup.assignors.coordinator.consumer.scenario import ConsumerScenario
+from tests.conformance import test_coordinator_clients, test_coordinator_designs
 from tests.conformance.test_coordinator_classic import Checker, drive
+from tests.conformance.test_coordinator_consumer import ConsumerChecker
 
 DOC = yaml.safe_load((Path(__file__).parent / "kgroup-cases.yaml").read_text())
 SCENARIOS = [s for s in DOC["scenarios"] if s["protocol"] == "classic"]
 
 
-@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s["name"] for s in SCENARIOS])
-def test_kgroup_classic_cases_match_kafka(scenario: dict[str, Any]) -> None:
+def _classic(scenario: Mapping[str, Any]) -> list[str]:
     run = ClassicScenario.from_spec(scenario, DOC.get("defaults"))
-    failures = drive(run, Checker(scenario["name"], run), scenario, None)
+    return drive(run, Checker(scenario["name"], run), scenario, None)
+
+
+def _consumer(scenario: Mapping[str, Any]) -> list[str]:
+    run = ConsumerScenario.from_spec(scenario, (DOC.get("defaults") or {}).get("config"))
+    checker = ConsumerChecker(scenario["name"], run, list(scenario.get("events") or ()))
+    return drive(run, checker, scenario, None)  # type: ignore[arg-type]
+
+
+REPLAY: dict[str, Callable[[Mapping[str, Any]], list[str]]] = {
+    "classic": _classic, "consumer": _consumer, "consumer-client": _consumer,
+    "classic-client": test_coordinator_clients.replay,
+    "zk-watcher": test_coordinator_designs.replay, "external-coordinator": test_coordinator_designs.replay}
+ALL = DOC["scenarios"]
+
+
+@pytest.mark.parametrize("scenario", ALL, ids=[s["name"] for s in ALL])
+def test_kgroup_cases_match_kafka(scenario: dict[str, Any]) -> None:
+    failures = REPLAY[scenario["protocol"]](scenario)
     assert not failures, "\n".join(failures)
 
 

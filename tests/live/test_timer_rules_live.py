@@ -18,20 +18,45 @@ group.instance.id while the group is Stable; KIP-345: a static member's close se
 GroupMetadataManager.classicGroupJoinNewStaticMember → updateStaticMemberThenRebalanceOrCompleteJoin replaces
 the member: a new member id, the same generation, no rebalance, and its SyncGroup returns the old
 partitions; FENCED_INSTANCE_ID is only for the old member id.
+
+Classic: a member stuck in a long join (it heartbeats but never rejoins) is removed when the join phase's
+rebalance timeout, the group's largest, runs out: not at its own rebalance timeout, not at its session timeout.
+
+max.poll.interval.ms: a consumer that does not poll in time leaves at once (classic: LeaveGroup from librdkafka;
+KIP-848: Kafka's Java consumer's leave heartbeat with epoch -1), and the broker rebalances then, not at a
+session timeout. Each measured on the broker and replayed on kgroup's coordinator within TOLERANCE_S.
 """
 
 from __future__ import annotations
 
+import json
+import struct
+import subprocess
+import sys
+import tempfile
 import threading
 import time
 import uuid
+from pathlib import Path
+from typing import Any
 
+import pytest
+import yaml
 from confluent_kafka import Consumer
 from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource, NewTopic, ResourceType
 
+from kgroup.assignors.coordinator.classic.client import ClientConfig
+from kgroup.assignors.coordinator.classic.scenario import GROUP_ID, ClassicScenario
+from kgroup.assignors.coordinator.consumer.coordinator import ConsumerConfig
+from kgroup.assignors.coordinator.consumer.simulation import ConsumerSimulation
+from kgroup.assignors.model import TopicPartition
 from kgroup.inspectors.live.admin import enum_name
+from kgroup.inspectors.live.wire.consumer_group_describe import describe_consumer_groups
+from kgroup.inspectors.live.wire.codec import _str
+from kgroup.inspectors.live.wire.connection import Connection, Deadline
 from tests.conformance.test_coordinator_classic import replay as replay_classic
 from tests.conformance.test_coordinator_consumer import replay
+from tests.live.java_consumers import JavaConsumers, compiled
 
 SESSION_MS, HEARTBEAT_MS = 30_000, 12_000
 LEAVE_AFTER_S = 10.0  # after the acknowledging heartbeat, before the next one (12 s)
@@ -203,3 +228,339 @@ def test_a_static_member_restarting_within_its_session_timeout_takes_its_place_w
             {"after": "e4", "responses": {"e4": {"done": True, "error": "NONE", "assignment": ["t-0", "t-1"]}}}]},
         None)
     assert not failures, "\n".join(failures)
+
+
+# -- classic: a member stuck in a long join is removed when the join phase's rebalance timeout ends ---------------
+#
+# GroupMetadataManager.prepareRebalance arms the join timer at the group's rebalance timeout, the largest
+# rebalance.timeout.ms of its members (ClassicGroup.rebalanceTimeoutMs); when it fires,
+# completeClassicGroupJoin removes every dynamic member that has not rejoined (notYetRejoinedMembers) and
+# answers the others. A member whose application is stuck (a long onPartitionsRevoked) keeps heartbeating from
+# its heartbeat thread, and each heartbeat resets its session timer (REBALANCE_IN_PROGRESS is still a
+# heartbeat), so a session-timeout reading removes it never, or 30 s after its last heartbeat; its own
+# rebalance timeout would say 4 s. The two requests are sent by kgroup's own wire client, so the timings are
+# the test's: X (rebalance timeout 4 s) never rejoins, Y (10 s) joins and waits.
+
+STUCK_SESSION_MS, STUCK_X_REBALANCE_MS, STUCK_Y_REBALANCE_MS = 30_000, 4_000, 10_000
+# Scheduling on a loaded 2-core machine (the request's send, the describe, the broker's timer thread): well
+# below the 6 s between the group's rebalance timeout and X's own, and the 20 s to its session timeout.
+TOLERANCE_S = 2.5
+
+API_JOIN_GROUP, API_HEARTBEAT, API_SYNC_GROUP = 11, 12, 14
+ERROR_NAMES = {0: "NONE", 22: "ILLEGAL_GENERATION", 25: "UNKNOWN_MEMBER_ID", 27: "REBALANCE_IN_PROGRESS",
+               79: "MEMBER_ID_REQUIRED"}
+
+
+def _bytes(data: bytes) -> bytes:
+    return struct.pack(">i", len(data)) + data
+
+
+class RawClassicMember:
+    """One classic member on its own connection, speaking JoinGroup v5, SyncGroup v3 and Heartbeat v3
+    (non-flexible versions) through kgroup's wire transport: nothing in between decides when a request goes."""
+
+    def __init__(self, broker: str, group: str, name: str, session_ms: int, rebalance_ms: int, topic: str) -> None:
+        self.connection = Connection(broker, {"client.id": name}, Deadline(600))
+        self.group, self.session_ms, self.rebalance_ms, self.topic = group, session_ms, rebalance_ms, topic
+        self.member_id, self.generation = "", -1
+
+    def join(self) -> dict[str, Any]:
+        # ConsumerProtocolSubscription v0: the topics, no user data
+        metadata = struct.pack(">h", 0) + struct.pack(">i", 1) + _str(self.topic) + struct.pack(">i", -1)
+        body = (_str(self.group) + struct.pack(">ii", self.session_ms, self.rebalance_ms) + _str(self.member_id)
+                + _str(None) + _str("consumer") + struct.pack(">i", 1) + _str("range") + _bytes(metadata))
+        r = self.connection.request(API_JOIN_GROUP, 5, body, False, "JoinGroup v5")
+        r.i32("throttle")
+        error = ERROR_NAMES.get(r.i16("error"), "OTHER")
+        generation = r.i32("generation")
+        r.string("protocol name", nullable=True)
+        leader = r.string("leader")
+        member_id = r.string("member id") or ""
+        members = []
+        for _ in range(r.array_len("members", False)):
+            members.append(r.string("member id"))
+            r.string("instance id", nullable=True)
+            r.bytes_("metadata")
+        self.member_id = member_id
+        if error == "NONE":
+            self.generation = generation
+        return {"error": error, "generation": generation, "leader": leader, "member_id": member_id,
+                "members": members}
+
+    def sync(self, assignment: dict[str, list[int]]) -> str:
+        entries = b""
+        for member, partitions in assignment.items():
+            data = (struct.pack(">h", 0) + struct.pack(">i", 1) + _str(self.topic)
+                    + struct.pack(">i", len(partitions)) + b"".join(struct.pack(">i", p) for p in partitions)
+                    + struct.pack(">i", -1))
+            entries += _str(member) + _bytes(data)
+        body = (_str(self.group) + struct.pack(">i", self.generation) + _str(self.member_id) + _str(None)
+                + struct.pack(">i", len(assignment)) + entries)
+        r = self.connection.request(API_SYNC_GROUP, 3, body, False, "SyncGroup v3")
+        r.i32("throttle")
+        return ERROR_NAMES.get(r.i16("error"), "OTHER")
+
+    def heartbeat(self) -> str:
+        body = _str(self.group) + struct.pack(">i", self.generation) + _str(self.member_id) + _str(None)
+        r = self.connection.request(API_HEARTBEAT, 3, body, False, "Heartbeat v3")
+        r.i32("throttle")
+        return ERROR_NAMES.get(r.i16("error"), "OTHER")
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+def _kgroup_stuck_join_ms(y_joins_at: int) -> tuple[int, list[str]]:
+    """kgroup's coordinator, request level, on the broker's timings: when Y's JoinGroup is answered (ms after
+    it was sent), and what it checked on the way (X heartbeating through the join phase, then gone)."""
+    members = [{"handle": "X", "session_timeout_ms": STUCK_SESSION_MS, "rebalance_timeout_ms": STUCK_X_REBALANCE_MS,
+                "protocols": ["range"], "join_version": 5},
+               {"handle": "Y", "session_timeout_ms": STUCK_SESSION_MS, "rebalance_timeout_ms": STUCK_Y_REBALANCE_MS,
+                "protocols": ["range"], "join_version": 5}]
+    events = [{"id": "x1", "at_ms": 0, "kind": "join", "member": "X", "member_id": "", "bind": "X"},
+              {"id": "x2", "at_ms": 0, "kind": "join", "member": "X", "member_id": "X"},
+              {"id": "xs", "at_ms": 0, "kind": "sync", "member": "X", "generation": 1, "assignments": {"X": ["t-0"]}},
+              {"id": "y1", "at_ms": y_joins_at, "kind": "join", "member": "Y", "member_id": "", "bind": "Y"},
+              {"id": "y2", "at_ms": y_joins_at, "kind": "join", "member": "Y", "member_id": "Y"}]
+    horizon = y_joins_at + STUCK_SESSION_MS + 10_000
+    events += [{"id": f"h{t}", "at_ms": t, "kind": "heartbeat", "member": "X", "generation": 1}
+               for t in range(1000, horizon, 1000)]
+    run = ClassicScenario.from_spec({"members": members, "config": {"group_initial_rebalance_delay_ms": 0}}, None)
+    seen: list[str] = []
+    for instant in range(0, horizon, 100):
+        run.advance_to(instant)
+        for event in (e for e in events if e["at_ms"] == instant):
+            run.apply(event)
+            if event["kind"] == "heartbeat":
+                seen.append(str(run.responses[event["id"]]))
+        answer = run.responses.get("y2")
+        if answer is not None and answer.done:  # type: ignore[union-attr]
+            run.apply({"id": "after", "at_ms": instant, "kind": "heartbeat", "member": "X", "generation": 1})
+            seen.append(str(run.responses["after"]))
+            group = run.coordinator.groups[GROUP_ID]
+            assert (answer.error, answer.generation, set(group.members)) == (  # type: ignore[union-attr]
+                "NONE", 2, {run.member_id("Y")}), (answer, group.members)
+            return instant - y_joins_at, seen
+    raise AssertionError("kgroup never answered Y's JoinGroup")
+
+
+def test_a_member_stuck_in_a_long_join_is_removed_at_the_groups_rebalance_timeout_not_its_session(
+        broker: str) -> None:
+    admin = AdminClient({"bootstrap.servers": broker})
+    topic, group = f"timer-{uuid.uuid4().hex[:6]}", f"stuck-join-{uuid.uuid4().hex[:6]}"
+    for future in admin.create_topics([NewTopic(topic, 2)]).values():
+        future.result(30)
+    x = RawClassicMember(broker, group, "stuck", STUCK_SESSION_MS, STUCK_X_REBALANCE_MS, topic)
+    y = RawClassicMember(broker, group, "joins", STUCK_SESSION_MS, STUCK_Y_REBALANCE_MS, topic)
+    try:
+        assert x.join()["error"] == "MEMBER_ID_REQUIRED"  # KIP-394
+        first = x.join()
+        assert (first["error"], first["generation"], first["leader"]) == ("NONE", 1, x.member_id), first
+        assert x.sync({x.member_id: [0, 1]}) == "NONE"
+        assert y.join()["error"] == "MEMBER_ID_REQUIRED"
+        answer: dict[str, Any] = {}
+
+        def join_y() -> None:
+            answer.update(y.join())
+            answer["at"] = time.monotonic()
+
+        joining = threading.Thread(target=join_y, daemon=True)
+        sent = time.monotonic()
+        joining.start()
+        heartbeats: list[str] = []
+        # X's heartbeat thread goes on (every second); its application never sends the JoinGroup.
+        while joining.is_alive() and time.monotonic() - sent < STUCK_SESSION_MS / 1000 + 15:
+            time.sleep(1.0)
+            heartbeats.append(x.heartbeat())
+        joining.join(5)
+        assert "at" in answer, "Y's JoinGroup was not answered"
+        after_x_gone = x.heartbeat()
+    finally:
+        x.close()
+        y.close()
+    broker_s = answer["at"] - sent
+    kgroup_ms, kgroup_heartbeats = _kgroup_stuck_join_ms(2_000)
+    print(f"\nstuck join: the broker answered Y {broker_s:.2f} s after its JoinGroup, kgroup {kgroup_ms / 1000:.2f} s; "
+          f"group rebalance timeout {STUCK_Y_REBALANCE_MS / 1000:g} s, X's own {STUCK_X_REBALANCE_MS / 1000:g} s, "
+          f"session {STUCK_SESSION_MS / 1000:g} s")
+    assert (answer["error"], answer["generation"], answer["leader"], answer["members"]) == (
+        "NONE", 2, y.member_id, [y.member_id]), answer
+    assert "REBALANCE_IN_PROGRESS" in heartbeats and after_x_gone == "UNKNOWN_MEMBER_ID", (heartbeats, after_x_gone)
+    assert "REBALANCE_IN_PROGRESS" in kgroup_heartbeats and kgroup_heartbeats[-1] == "UNKNOWN_MEMBER_ID"
+    assert abs(broker_s - kgroup_ms / 1000) <= TOLERANCE_S, (broker_s, kgroup_ms)
+    assert abs(broker_s - STUCK_Y_REBALANCE_MS / 1000) <= TOLERANCE_S, broker_s
+
+
+# -- max.poll.interval.ms: a consumer that does not poll in time leaves the group, and the broker rebalances at once --
+#
+# Classic: librdkafka's max.poll.interval.ms check (as Java's HeartbeatThread → maybeLeaveGroup("consumer poll
+# timeout has expired.")) sends LeaveGroup; GroupMetadataManager.classicGroupLeave removes the member and
+# prepares a rebalance at once, which the other member joins at its next heartbeat. Its heartbeats go on while
+# the application does not poll, so a reading where only the session timeout removes it says never (or 6 s
+# after its last heartbeat, not 8 s after its last poll). KIP-848: the member leaves with a heartbeat of epoch
+# -1 (AbstractMembershipManager.transitionToSendingLeaveGroup), and consumerGroupLeave → consumerGroupFenceMember
+# removes it and bumps the group epoch at once, not at the 30 s session timeout the group is given here.
+
+POLL_MS, POLL_SESSION_MS, POLL_HEARTBEAT_MS = 8_000, 6_000, 1_000
+KIP848_SESSION_MS = 30_000
+STALL_AT_MS = 2_000  # where kgroup's replay puts the last poll
+
+
+class Poller:
+    """Polls each consumer in turn from one thread, remembering when each poll() last returned."""
+
+    def __init__(self, consumers: dict[str, Consumer]) -> None:
+        self.consumers, self.last_poll = dict(consumers), {name: 0.0 for name in consumers}
+        self.lock, self.stop = threading.Lock(), threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while not self.stop.is_set():
+            with self.lock:
+                for name, consumer in self.consumers.items():
+                    consumer.poll(0.02)
+                    self.last_poll[name] = time.monotonic()
+            time.sleep(0.01)
+
+    def stall(self, name: str) -> float:
+        """The application stops calling poll() on `name`; when its last poll returned."""
+        with self.lock:
+            del self.consumers[name]
+            return self.last_poll[name]
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(10)
+        assert not self.thread.is_alive()
+
+
+def _kgroup_classic_poll_leave(topic: str) -> tuple[int, int, int, list[str]]:
+    """`kgroup simulate` of the same timings: (rebalance start, end, generation) after the stall, and a's final."""
+    scenario = {
+        "schema": "kgroup/v1", "kind": "scenario", "description": "b stops polling (max.poll.interval.ms)",
+        "cluster": {"topics": [{"name": topic, "partitions": 4}]},
+        "groups": [{"group_id": "g", "protocol": "classic", "assignors": ["range"], "generation": 1,
+                    "members": [{"member_id": "a", "topics": [topic]}, {"member_id": "b", "topics": [topic]}],
+                    "assignment": {"a": {topic: [0, 1]}, "b": {topic: [2, 3]}}}],
+        "broker": {"group.initial.rebalance.delay.ms": "0s", "group.min.session.timeout.ms": "1s"},
+        "clients": {"default": {"session.timeout.ms": f"{POLL_SESSION_MS}ms",
+                                "heartbeat.interval.ms": f"{POLL_HEARTBEAT_MS}ms",
+                                "max.poll.interval.ms": f"{POLL_MS}ms", "partition.assignment.strategy": ["range"]}},
+        "duration": "30s",
+        "events": [f"slow-poll b at {STALL_AT_MS}ms processing 60s"]}
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "poll-leave.yaml"
+        path.write_text(yaml.safe_dump(scenario))
+        out = subprocess.run([str(Path(sys.executable).parent / "kgroup"), "simulate", str(path), "-o", "json"],
+                             capture_output=True, text=True, timeout=120, check=True)
+    body = json.loads(out.stdout)
+    (rebalance,) = body["rebalances"]
+    return (rebalance["start_ms"] - STALL_AT_MS, rebalance["end_ms"] - STALL_AT_MS, rebalance["generation"],
+            sorted(body["final_assignment"]["a"]))
+
+
+def test_a_classic_consumer_that_does_not_poll_in_time_leaves_and_the_group_rebalances_at_once(broker: str) -> None:
+    admin = AdminClient({"bootstrap.servers": broker})
+    topic, group = f"timer-{uuid.uuid4().hex[:6]}", f"poll-leave-{uuid.uuid4().hex[:6]}"
+    for future in admin.create_topics([NewTopic(topic, 4)]).values():
+        future.result(30)
+    settings = {"bootstrap.servers": broker, "group.id": group, "group.protocol": "classic",
+                "partition.assignment.strategy": "range", "session.timeout.ms": POLL_SESSION_MS,
+                "heartbeat.interval.ms": POLL_HEARTBEAT_MS, "max.poll.interval.ms": POLL_MS,
+                "enable.auto.commit": False}
+    a, b = Consumer({**settings, "client.id": "a"}), Consumer({**settings, "client.id": "b"})
+    a.subscribe([topic])
+    b.subscribe([topic])
+    poller = Poller({"a": a, "b": b})
+    try:
+        def description() -> Any:
+            return admin.describe_consumer_groups([group])[group].result(30)
+
+        _wait("both members own 2 partitions", 90, lambda: (lambda d: len(d.members) == 2 and enum_name(
+            d.state) == "stable" and all(len(m.assignment.topic_partitions) == 2 for m in d.members))(description()))
+        (b_id,) = [m.member_id for m in description().members if m.client_id == "b"]
+        stalled = poller.stall("b")
+        left = _wait("b leaves the group", POLL_MS / 1000 + 30,
+                     lambda: b_id not in {m.member_id for m in description().members})
+        settled = _wait("a owns all 4 partitions", 30, lambda: (lambda d: enum_name(d.state) == "stable" and [
+            len(m.assignment.topic_partitions) for m in d.members] == [4])(description()))
+    finally:
+        poller.close()
+        a.close()
+        b.close()
+    broker_left, broker_settled = left - stalled, settled - stalled
+    kgroup_start, kgroup_end, generation, a_final = _kgroup_classic_poll_leave(topic)
+    print(f"\nclassic poll timeout: b left the broker's group {broker_left:.2f} s after its last poll, the group was "
+          f"Stable again at {broker_settled:.2f} s; kgroup: rebalance {kgroup_start / 1000:.2f}-{kgroup_end / 1000:.2f} "
+          f"s (generation {generation}); max.poll.interval.ms {POLL_MS / 1000:g} s, session {POLL_SESSION_MS / 1000:g} s")
+    assert broker_left >= POLL_MS / 1000 - 0.5, f"removed {broker_left:.2f} s after its last poll: before the poll timeout"
+    assert abs(broker_left - kgroup_start / 1000) <= TOLERANCE_S, (broker_left, kgroup_start)
+    assert abs(broker_settled - kgroup_end / 1000) <= TOLERANCE_S, (broker_settled, kgroup_end)
+    assert generation == 2 and a_final == [f"{topic}-{p}" for p in range(4)], (generation, a_final)
+
+
+def _kgroup_kip848_poll_leave(topic: str, epoch: int, owned: dict[str, list[int]]) -> tuple[int, int, set[str]]:
+    """kgroup's KIP-848 simulation on the broker's timings and starting group: when b's poll timeout bumps the
+    group epoch (ms after its last poll), to what, and who is left."""
+    sim = ConsumerSimulation.create({topic: 4}, ConsumerConfig(session_timeout_ms=KIP848_SESSION_MS,
+                                                               heartbeat_interval_ms=POLL_HEARTBEAT_MS), "g")
+    for handle in ("a", "b"):
+        sim.add_client(handle, ClientConfig(max_poll_interval_ms=POLL_MS), [topic])
+    sim.load(epoch, {h: [TopicPartition(topic, p) for p in ps] for h, ps in owned.items()},
+             heartbeat_phase={"a": 0, "b": POLL_HEARTBEAT_MS // 2})
+    sim.at(STALL_AT_MS, sim.process, sim.clients["b"], 60_000)
+    sim.run_until(STALL_AT_MS + KIP848_SESSION_MS + 10_000)
+    bump = next(b for b in sim.bumps if b.at_ms >= STALL_AT_MS)
+    group = sim.coordinator.groups["g"]
+    return bump.at_ms - STALL_AT_MS, bump.group_epoch, set(group.members)
+
+
+def test_a_kip848_consumer_that_does_not_poll_in_time_leaves_with_epoch_minus_one_at_once(
+        broker: str, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Kafka's Java consumer: librdkafka 2.16.0 under KIP-848 sends no leave heartbeat on its poll timeout
+    (measured here: removed at 8 s + the group's 30 s session timeout), so it is not the client that settles
+    what AbstractMembershipManager does."""
+    admin = AdminClient({"bootstrap.servers": broker})
+    topic, group = f"timer-{uuid.uuid4().hex[:6]}", f"poll-leave-848-{uuid.uuid4().hex[:6]}"
+    for future in admin.create_topics([NewTopic(topic, 4)]).values():
+        future.result(30)
+    resource = ConfigResource(ResourceType.GROUP, group, incremental_configs=[
+        ConfigEntry("consumer.session.timeout.ms", str(KIP848_SESSION_MS), incremental_operation=AlterConfigOpType.SET),
+        ConfigEntry("consumer.heartbeat.interval.ms", str(POLL_HEARTBEAT_MS),
+                    incremental_operation=AlterConfigOpType.SET)])
+    for future in admin.incremental_alter_configs([resource]).values():
+        future.result(30)
+    settings = {"group.protocol": "consumer", "max.poll.interval.ms": str(POLL_MS), "enable.auto.commit": "false",
+                "auto.offset.reset": "earliest"}
+    java = JavaConsumers(broker, group, {topic: 4}, "", compiled(tmp_path_factory), tmp_path, settings)
+
+    def described() -> Any:
+        return describe_consumer_groups({"bootstrap.servers": broker}, [group], 30)[group]
+
+    try:
+        java.join("a", (topic,))
+        java.join("b", (topic,))
+        _wait("both members own 2 partitions", 120, lambda: (lambda g: g.state == "Stable" and sorted(
+            len(m.assignment) for m in g.members) == [2, 2])(described()))
+        before = described()
+        ids = {m.client_id: m.member_id for m in before.members}
+        owned = {m.client_id: sorted(partition for _, partition in m.assignment) for m in before.members}
+        stalled = time.monotonic()  # b's thread sees the command within its 100 ms poll
+        java._send({"op": "stall", "name": "b", "ms": 2 * POLL_MS + 10_000})
+        left = _wait("b leaves the group", KIP848_SESSION_MS / 1000 + 30,
+                     lambda: ids["b"] not in {m.member_id for m in described().members})
+        after = described()
+    finally:
+        java.close()
+    broker_left = left - stalled
+    kgroup_left, kgroup_epoch, kgroup_members = _kgroup_kip848_poll_leave(topic, before.group_epoch or 0, owned)
+    print(f"\nKIP-848 poll timeout (Java): b left the broker's group {broker_left:.2f} s after its last poll (group "
+          f"epoch {before.group_epoch} -> {after.group_epoch}); kgroup {kgroup_left / 1000:.2f} s (epoch {kgroup_epoch}); "
+          f"max.poll.interval.ms {POLL_MS / 1000:g} s, group session {KIP848_SESSION_MS / 1000:g} s")
+    assert broker_left >= POLL_MS / 1000 - 0.5, f"left {broker_left:.2f} s after its last poll: before the poll timeout"
+    # at once: a member that only went silent would be fenced at its 30 s session timeout instead
+    assert abs(broker_left - kgroup_left / 1000) <= TOLERANCE_S, (broker_left, kgroup_left)
+    assert after.group_epoch is not None and before.group_epoch is not None
+    assert after.group_epoch == before.group_epoch + 1 == kgroup_epoch, (before.group_epoch, after.group_epoch)
+    assert kgroup_members == {"a"} and [m.member_id for m in after.members] == [ids["a"]]

@@ -119,6 +119,10 @@ class ClientScenario:
         handle = str(event["member"])
         client = self.client(handle)
         requested = str(event.get("member_id") or "")
+        if not client.alive:
+            # a JoinGroup from a closed or crashed client is its restarted process (a static member's restart:
+            # GroupMetadataManager.updateStaticMemberThenRebalanceOrCompleteJoin hands it the old member's place)
+            self.simulation.start(client)
         if client.state != PREPARING_REBALANCE:
             self.simulation.prepare_join(client)
         response = self.simulation.send_join(client, self.member_id(requested) if requested else "",

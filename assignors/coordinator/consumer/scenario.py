@@ -43,12 +43,15 @@ def as_mapping(parts: Iterable[TopicPartition]) -> dict[str, list[int]]:
 
 def refresh_deadline_of(raw: Any) -> tuple[int, int]:
     """`metadata_refresh_deadline` (Kafka's `ModernGroup.metadataRefreshDeadline`, a `DeadlineAndEpoch`):
-    `{deadline_ms, epoch}`, `[ms, epoch]` or ms."""
+    `expired` (`DeadlineAndEpoch.EMPTY`, as a loaded group or `requestMetadataRefresh` leaves it),
+    `{at, epoch}` (or `{deadline_ms, epoch}`), `[ms, epoch]` or ms."""
+    if raw == "expired":
+        return 0, 0
     if isinstance(raw, Mapping):
-        unknown = set(raw) - {"deadline_ms", "epoch"}
-        if unknown:
-            raise ValueError(f"metadata_refresh_deadline: unknown key(s) {sorted(unknown)}")
-        return int(raw.get("deadline_ms", 0)), int(raw.get("epoch", 0))
+        unknown = set(raw) - {"at", "deadline_ms", "epoch"}
+        if unknown or {"at", "deadline_ms"} <= set(raw):
+            raise ValueError(f"metadata_refresh_deadline: unknown or doubled key(s) {sorted(raw)}")
+        return int(raw.get("at", raw.get("deadline_ms", 0))), int(raw.get("epoch", 0))
     if isinstance(raw, (list, tuple)):
         return int(raw[0]), int(raw[1])
     return int(raw), 0

@@ -34,6 +34,7 @@ class AttemptResult:
     failed_on: TopicPartition | None
     next_attempt_at: int | None
     exception: str | None = None  # ConsumerRebalanceFailedException after the last retry
+    exception_at_ms: int | None = None  # when it is thrown: after the last failed attempt's backoff sleep
 
 
 def range_share(partitions: Iterable[TopicPartition], consumers: Iterable[str], me: str) -> tuple[TopicPartition, ...]:
@@ -245,8 +246,9 @@ class ZkWatcherGroup:
         # `syncedRebalance` sleeps rebalance.backoff.ms after every failed attempt, the last one included, and
         # only then throws ConsumerRebalanceFailedException (logged from the watcher thread; C stays idle
         # until the next watch event).
-        self.gave_up.append((self.now + self.config.rebalance_backoff_ms, consumer))
-        return AttemptResult(share, (), failed_on, None, "ConsumerRebalanceFailedException")
+        thrown_at = self.now + self.config.rebalance_backoff_ms
+        self.gave_up.append((thrown_at, consumer))
+        return AttemptResult(share, (), failed_on, None, "ConsumerRebalanceFailedException", thrown_at)
 
     def _settled(self) -> bool:
         """Every partition owned, and every live consumer consuming its share of the current /ids."""

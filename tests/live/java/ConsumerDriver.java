@@ -69,6 +69,12 @@ public final class ConsumerDriver {
                 if (member != null) {
                     member.stop();
                 }
+            } else if (op.equals("stall")) {
+                // the application stops calling poll() for `ms` (a long batch): max.poll.interval.ms tests
+                Member member = MEMBERS.get(command.path("name").asText());
+                if (member != null) {
+                    member.stallMs = command.path("ms").asLong();
+                }
             } else if (op.equals("describe")) {
                 describe(command);
             } else if (op.equals("quit")) {
@@ -162,6 +168,7 @@ public final class ConsumerDriver {
         private final KafkaConsumer<byte[], byte[]> consumer;
         private final List<String> topics = new ArrayList<>();
         private volatile boolean stopping;
+        volatile long stallMs;
 
         Member(JsonNode command) {
             name = command.path("name").asText();
@@ -196,6 +203,14 @@ public final class ConsumerDriver {
                         consumer.poll(Duration.ofMillis(100));
                     } catch (WakeupException e) {
                         // stop() woke the poll up; the loop condition ends it
+                    }
+                    long stall = stallMs;
+                    if (stall > 0) {
+                        stallMs = 0;
+                        long until = System.currentTimeMillis() + stall;
+                        while (!stopping && System.currentTimeMillis() < until) {
+                            Thread.sleep(20);  // no poll(): the consumer's poll timer runs out
+                        }
                     }
                 }
             } catch (Exception e) {
