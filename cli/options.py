@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+import functools
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
 from kgroup.cli.output import OutputFormat
 from kgroup.inspectors.fixtures.bundled import locate
 from kgroup.inspectors.fixtures.group_file import Fixture, load_fixture
+
+if TYPE_CHECKING:
+    from kgroup.inspectors.live.admin import LiveAdmin
 
 FixtureArg = Annotated[Optional[str], typer.Argument(
     help="A kgroup/v1 fixture file, or the name of a bundled fixture (see `kgroup fixtures`).",
@@ -87,6 +94,50 @@ def connect(bootstrap: str | None, command_config: str | None, profile: str | No
     from kgroup.inspectors.live.admin import LiveAdmin
 
     return LiveAdmin(resolve(bootstrap, command_config, profile), timeout)
+
+
+@dataclass(frozen=True)
+class LiveOptions:
+    """--bootstrap-server, --command-config, --profile and --timeout, as one value a command receives."""
+
+    bootstrap_server: str | None = None
+    command_config: str | None = None
+    profile: str | None = None
+    timeout: float = 10.0
+
+    @property
+    def given(self) -> bool:
+        """A cluster was named on the command line (a command that also reads fixtures is then live)."""
+        return bool(self.bootstrap_server or self.command_config or self.profile)
+
+    def connect(self) -> LiveAdmin:
+        return connect(self.bootstrap_server, self.command_config, self.profile, self.timeout)
+
+
+NOT_LIVE = LiveOptions()
+_LIVE_OPTIONS = (("bootstrap_server", BootstrapOpt, None), ("command_config", CommandConfigOpt, None),
+                 ("profile", ProfileOpt, None), ("timeout", TimeoutOpt, 10.0))
+
+
+def live_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The connection options, declared once: a command takes `live: LiveOptions = NOT_LIVE` where they are to
+    appear in --help, and Typer sees the four options in that place."""
+    signature = inspect.signature(command, eval_str=True)  # Typer needs the Annotated objects, not strings
+    params: list[inspect.Parameter] = []
+    for param in signature.parameters.values():
+        if param.name == "live":
+            params += [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default,
+                                         annotation=annotation) for name, annotation, default in _LIVE_OPTIONS]
+        else:
+            params.append(param)
+
+    @functools.wraps(command)
+    def with_live(*args: Any, bootstrap_server: str | None = None, command_config: str | None = None,
+                  profile: str | None = None, timeout: float = 10.0, **kwargs: Any) -> Any:
+        return command(*args, live=LiveOptions(bootstrap_server, command_config, profile, timeout), **kwargs)
+
+    with_live.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
+    return with_live
 
 
 IsolationOpt = Annotated[str, typer.Option(

@@ -6,18 +6,19 @@ from typing import Annotated, Optional
 
 import typer
 
-from kgroup.cli.commands.simulate import _what_if, chosen_partitions, fixture_or_plan
 from kgroup.cli.errors import handle_errors
+from kgroup.cli.options import NOT_LIVE, LiveOptions, live_options
 from kgroup.cli.options import (
-    AddMemberOpt, AddPartitionsOpt, AddTopicOpt, AssignorsOpt, BootstrapOpt, ClientOpt, CommandConfigOpt, FixtureArg, GroupOpt,
-    InstanceOpt, OutputOpt, ProfileOpt, RemoveMemberOpt, SubscribeOpt, TimeoutOpt, connect, load, what_if_flags,
+    AddMemberOpt, AddPartitionsOpt, AddTopicOpt, AssignorsOpt, ClientOpt, FixtureArg, GroupOpt,
+    InstanceOpt, OutputOpt, RemoveMemberOpt, SubscribeOpt, what_if_flags,
 )
 from kgroup.cli.output import OutputFormat, document, emit, warn
+from kgroup.cli.render.whatif import print_whatif, whatif_body, whatif_notes
 from kgroup.inspectors.errors import InputError
 from kgroup.inspectors.fixtures.bundled import locate
 from kgroup.inspectors.fixtures.scenario_file import is_scenario, scenario_from_doc
 from kgroup.inspectors.fixtures.yaml_doc import read_yaml
-from kgroup.inspectors.simulation.live_whatif import read_live
+from kgroup.inspectors.simulation.whatif import WhatIfAnswer, answer, chosen_partitions, from_cluster, from_document
 
 
 def _scenario(doc, chosen: list[str], output: OutputFormat) -> None:
@@ -38,6 +39,7 @@ def _scenario(doc, chosen: list[str], output: OutputFormat) -> None:
 
 
 @handle_errors
+@live_options
 def explain(
     fixture: FixtureArg = None,
     partitions: Annotated[Optional[list[str]], typer.Argument(
@@ -52,10 +54,7 @@ def explain(
     add_topic: AddTopicOpt = None,
     client: ClientOpt = None,
     instance: InstanceOpt = None,
-    bootstrap_server: BootstrapOpt = None,
-    command_config: CommandConfigOpt = None,
-    profile: ProfileOpt = None,
-    timeout: TimeoutOpt = 10.0,
+    live: LiveOptions = NOT_LIVE,
     output: OutputOpt = OutputFormat.table,
 ) -> None:
     """Explain why each partition goes to its owner: the assignor's rule and the inputs it read.
@@ -82,14 +81,13 @@ def explain(
     chosen = list(partitions or [])
     flags = what_if_flags(assignor, add_member, remove_member, add_partitions, subscribe, client, instance,
                           add_topic)
-    if bootstrap_server or command_config or profile:
+    if live.given:
         if group is None:
             raise InputError("a live explanation needs the group: --group G", field="--group")
         if fixture is not None:  # with a live cluster, every positional argument is a partition
             chosen.insert(0, fixture)
-        read = read_live(connect(bootstrap_server, command_config, profile, timeout), group, flags)
-        _what_if(read.fixture, group, read.flags, output, live_reason=read.client_reason, explain=chosen or True,
-                 kind="explanation")
+        given = from_cluster(live.connect(), group, flags)
+        _show(answer(given, explain=chosen or True), output)
         return
     doc = read_yaml(locate(fixture)) if fixture is not None else None
     if doc is not None and is_scenario(doc):
@@ -98,8 +96,12 @@ def explain(
                              "its own events", doc.source)
         _scenario(doc, chosen, output)
         return
-    if doc is None:
-        _what_if(load(fixture), group, flags, output, explain=chosen or True, kind="explanation")
-        return
-    loaded, group, flags = fixture_or_plan(doc, group, flags)
-    _what_if(loaded, group, flags, output, explain=chosen or True, kind="explanation")
+    given = from_document(doc if doc is not None else read_yaml(locate(None)), group, flags)
+    _show(answer(given, explain=chosen or True), output)
+
+
+def _show(answered: WhatIfAnswer, output: OutputFormat) -> None:
+    for line in whatif_notes(answered):
+        warn(line)
+    emit(document("explanation", whatif_body(answered)), output,
+         lambda console: print_whatif(console, answered, "explanation"))

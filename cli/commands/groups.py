@@ -16,7 +16,8 @@ from rich.table import Table
 
 from kgroup.cli.commands.live import groups as list_groups
 from kgroup.cli.errors import ExitCode, handle_errors
-from kgroup.cli.options import BootstrapOpt, CommandConfigOpt, OutputOpt, ProfileOpt, TimeoutOpt, connect
+from kgroup.cli.options import NOT_LIVE, LiveOptions, live_options
+from kgroup.cli.options import OutputOpt
 from kgroup.cli.output import OutputFormat, document, emit, warn
 from kgroup.cli.render.tables import print_wide
 
@@ -25,6 +26,7 @@ groups = typer.Typer(name="groups", invoke_without_command=True,
 
 
 @groups.callback()
+@live_options
 def listing(
     ctx: typer.Context,
     regex: Annotated[Optional[str], typer.Option("--regex", "-r", help="Only groups whose id matches.", metavar="PATTERN")] = None,
@@ -32,10 +34,7 @@ def listing(
     group_type: Annotated[Optional[str], typer.Option(
         "--type", help="Only groups of this type: classic, consumer (KIP-848), share or streams.",
         metavar="TYPE")] = None,
-    bootstrap_server: BootstrapOpt = None,
-    command_config: CommandConfigOpt = None,
-    profile: ProfileOpt = None,
-    timeout: TimeoutOpt = 10.0,
+    live: LiveOptions = NOT_LIVE,
     output: OutputOpt = OutputFormat.table,
 ) -> None:
     """List consumer groups: id, type, state, members, assignor, coordinator and total lag.
@@ -56,21 +55,19 @@ def listing(
       kgroup groups delete old-reporting --execute -b localhost:9092
     """
     if ctx.invoked_subcommand is None:
-        list_groups(regex, state, bootstrap_server, command_config, profile, timeout, output, group_type)
+        list_groups(regex, state, live, output, group_type)
 
 
 @groups.command("delete")
 @handle_errors
+@live_options
 def delete(
     group_ids: Annotated[list[str], typer.Argument(help="One or more group ids.", show_default=False, metavar="GROUP")],
     execute: Annotated[bool, typer.Option("--execute", help="Delete them. Without it nothing changes.")] = False,
     allow_partial: Annotated[bool, typer.Option(
         "--allow-partial", help="With several groups: delete those that were not refused. By default a refused "
                                 "group means no group is deleted.")] = False,
-    bootstrap_server: BootstrapOpt = None,
-    command_config: CommandConfigOpt = None,
-    profile: ProfileOpt = None,
-    timeout: TimeoutOpt = 10.0,
+    live: LiveOptions = NOT_LIVE,
     output: OutputOpt = OutputFormat.table,
 ) -> None:
     """Delete consumer groups and their committed offsets, as `kafka-consumer-groups.sh --delete` (dry run unless --execute).
@@ -90,7 +87,7 @@ def delete(
     from kgroup.inspectors.offsets.group_delete import apply_delete, plan_delete
 
     ids = list(dict.fromkeys(group_ids))
-    admin = connect(bootstrap_server, command_config, profile, timeout)
+    admin = live.connect()
     plans = plan_delete(admin, ids)
     outcomes = {o.group_id: o for o in apply_delete(admin, plans, allow_partial)} if execute else {}
     for plan in plans:

@@ -15,8 +15,8 @@ from kgroup.assignors.lag.samples import READ_UNCOMMITTED
 from kgroup.cli.errors import ExitCode, handle_errors
 from kgroup.cli.render.lag import analysis_body, analysis_tables
 from kgroup.cli.render.lag_chart import chart_html
-from kgroup.cli.options import (BootstrapOpt, CommandConfigOpt, GroupsOpt, IsolationOpt, OutputOpt, ProfileOpt,
-                                RegexOpt, TimeoutOpt, connect, isolation_level)
+from kgroup.cli.options import NOT_LIVE, LiveOptions, live_options
+from kgroup.cli.options import (GroupsOpt, IsolationOpt, OutputOpt, RegexOpt, isolation_level)
 from kgroup.cli.output import OutputFormat, document, emit, stderr_console, warn
 from kgroup.inspectors.errors import InputError, NotReachableError
 from kgroup.inspectors.files import write_atomically
@@ -182,6 +182,7 @@ def _first_ctrl_c_stops_after_the_poll() -> Iterator[_StopRequest]:
 
 @lag.command("record")
 @handle_errors
+@live_options
 def record(
     out: Annotated[str, typer.Option("--out", help="The data set folder (created, or appended to).",
                                      show_default=False, metavar="DATASET")],
@@ -194,10 +195,7 @@ def record(
                                                  show_default=False, metavar="N")] = None,
     max_outage: Annotated[str, typer.Option(
         "--max-outage", help="Keep retrying a lost cluster this long before giving up (exit 4).", metavar="DURATION")] = "15m",
-    bootstrap_server: BootstrapOpt = None,
-    command_config: CommandConfigOpt = None,
-    profile: ProfileOpt = None,
-    timeout: TimeoutOpt = 10.0,
+    live: LiveOptions = NOT_LIVE,
 ) -> None:
     """Poll the cluster and append offset-history samples (Parquet, by date) until --duration or --count.
 
@@ -229,7 +227,7 @@ def record(
     schedule = Schedule(every, limit_ms, count, span_ms(max_outage, "--max-outage"))
     chooser = GroupChooser(tuple(groups or ()), regex)
     lag_dataset.pyarrow()
-    admin = connect(bootstrap_server, command_config, profile, timeout)
+    admin = live.connect()
     admin.metadata()  # reachability, before the data set is created
     lag_dataset.create(out)
     resumed, skipped = lag_dataset.newest_commits(out, skip_bad=True)
@@ -256,7 +254,7 @@ def record(
     with _first_ctrl_c_stops_after_the_poll() as stop:
         try:
             tally = record_history(out, sampler, schedule, stop, show,
-                                   lambda: connect(bootstrap_server, command_config, profile, timeout))
+                                   live.connect)
         except KeyboardInterrupt:  # the second Ctrl-C: the poll in flight is dropped, not half-written
             interrupted = True
         except NotReachableError:

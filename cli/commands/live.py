@@ -14,8 +14,8 @@ from kgroup.assignors.model import TopicPartition, sort_partitions
 from kgroup.cli.errors import handle_errors
 from kgroup.cli.render.lag import duration
 from kgroup.cli.render.tables import dash, print_wide
-from kgroup.cli.options import (BootstrapOpt, CommandConfigOpt, IsolationOpt, OutputOpt, ProfileOpt, TimeoutOpt,
-                                connect, isolation_level, load)
+from kgroup.cli.options import NOT_LIVE, LiveOptions, live_options
+from kgroup.cli.options import (IsolationOpt, OutputOpt, isolation_level, load)
 from kgroup.cli.output import OutputFormat, document, emit, warn
 from kgroup.inspectors.errors import InputError, NotFoundError
 from kgroup.inspectors.live.admin import (READ_UNCOMMITTED, GroupListing, LiveGroup, chosen_group_ids, group_pattern,
@@ -23,14 +23,16 @@ from kgroup.inspectors.live.admin import (READ_UNCOMMITTED, GroupListing, LiveGr
 from kgroup.inspectors.files import write_atomically
 from kgroup.inspectors.live.record_timestamps import described_time_lags
 from kgroup.inspectors.live.snapshot import fixture_document, fixture_group
+from kgroup.inspectors.live.share_groups import ShareGroup, read_share_groups
+from kgroup.cli.render.share_groups import share_body, share_tables
 
 # ListGroups v5's group types (GroupType, KIP-848), as `kafka-groups.sh --list --group-type` takes them.
 GROUP_TYPES = ("classic", "consumer", "share", "streams")
 
 
 @handle_errors
-def groups(regex: str | None, state: str | None, bootstrap_server: str | None, command_config: str | None,
-           profile: str | None, timeout: float, output: OutputFormat, group_type: str | None = None) -> None:
+def groups(regex: str | None, state: str | None, live: LiveOptions, output: OutputFormat,
+           group_type: str | None = None) -> None:
     """The listing behind `kgroup groups` (its options are declared on that command, cli/commands/groups.py).
 
     Share and streams groups are listed with their type, protocol and state only: kgroup describes
@@ -39,14 +41,14 @@ def groups(regex: str | None, state: str | None, bootstrap_server: str | None, c
         raise InputError(f"unknown group type {group_type!r}; expected one of {', '.join(GROUP_TYPES)}",
                          field="--type")
     pattern = group_pattern(regex or None)
-    admin = connect(bootstrap_server, command_config, profile, timeout)
+    admin = live.connect()
     listing = {g.group_id: g for g in admin.list_groups(every_type=True)}
     ids = chosen_group_ids([], pattern is None, pattern, lambda: list(listing))
     if group_type is not None:
         ids = [g for g in ids if listing[g].type == group_type.lower()]
     described = [g for g in ids if listing[g].type not in ("share", "streams")]
     found, refused = read_listed_groups(admin, described) if described else (None, {})
-    read = {live.group.group_id: live for live in found.groups} if found else {}
+    read = {one.group.group_id: one for one in found.groups} if found else {}
     summaries = [_summary(read[g], lag_rows(read[g].group), listing[g].protocol) if g in read else
                  _listed_summary(listing[g], refused.get(g)) for g in ids]
     summaries = [s for s in summaries if state is None or (s["state"] or "").lower() == state.lower()]
@@ -100,6 +102,7 @@ def _groups_table(console: Console, summaries: list[dict[str, Any]]) -> None:
 
 
 @handle_errors
+@live_options
 def describe(
     group_ids: Annotated[Optional[list[str]], typer.Argument(
         help="Group ids (or choose them with --all-groups or -r).", show_default=False, metavar="GROUP")] = None,
@@ -124,10 +127,7 @@ def describe(
         "--time-lag", help="Also TIME-LAG: now minus the timestamp of the first unread record, read from the "
         "topic (one fetch per lagging partition, nothing joined or committed).")] = False,
     isolation: IsolationOpt = READ_UNCOMMITTED,
-    bootstrap_server: BootstrapOpt = None,
-    command_config: CommandConfigOpt = None,
-    profile: ProfileOpt = None,
-    timeout: TimeoutOpt = 10.0,
+    live: LiveOptions = NOT_LIVE,
     output: OutputOpt = OutputFormat.table,
 ) -> None:
     """Describe groups with their lag, as `kafka-consumer-groups.sh --describe` does, plus LOG-START-OFFSET.
@@ -166,7 +166,7 @@ def describe(
     else:
         if not group_ids and not all_groups and regex is None and not topics:
             raise InputError("name the groups, or choose them with --all-groups, -r REGEX or --topic", field="GROUP")
-        admin = connect(bootstrap_server, command_config, profile, timeout)
+        admin = live.connect()
         if topics:
             admin.check_topics_visible(list(topics))  # a topic the ACLs hide is not "does not exist"
             known = set(admin.metadata().topics)
@@ -176,10 +176,26 @@ def describe(
             all_groups = all_groups or not (group_ids or pattern)
         chosen = chosen_group_ids(list(group_ids or []), all_groups, pattern,
                                   lambda: [g.group_id for g in admin.list_groups()])
-        described = read_groups(admin, chosen, level).groups if chosen else []
+        shared: dict[str, ShareGroup] = {}
+        try:
+            described = read_groups(admin, chosen, level).groups if chosen else []
+        except NotFoundError:
+            # DescribeGroups describes a share group (KIP-932) as Dead: read the chosen share groups, then the
+            # others as before (a group that is neither stays "does not exist").
+            shared = read_share_groups(admin, chosen)
+            if not shared:
+                raise
+            rest = [g for g in chosen if g not in shared]
+            described = read_groups(admin, rest, level).groups if rest else []
         bodies = [_describe_body(g, described_time_lags(admin.settings, lag_rows(g.group), level, admin.timeout_s)
                                  if time_lag else None)
                   for g in described]
+        if shared:
+            order = {g: i for i, g in enumerate(chosen)}
+            bodies = sorted(bodies + [share_body(s) for s in shared.values()], key=lambda b: order[b["group"]])
+            for share in shared.values():
+                for note in share.notes + (("--time-lag: a share group's time lag is not read",) if time_lag else ()):
+                    warn(f"kgroup: note: group {share.group_id}: {note}")
     if topics:
         bodies = [b for b in ({**body, "partitions": [p for p in body["partitions"] if p["topic"] in topics]}
                               for body in bodies) if b["partitions"]]
@@ -191,9 +207,9 @@ def describe(
     elif not bodies:
         warn("kgroup: note: no partition has lag" if only_with_lag else
              f"kgroup: note: no group has a partition of {', '.join(topics or [])}")
-    for live in described:
-        for note in live.notes:
-            warn(f"kgroup: note: group {live.group.group_id}: {note}")
+    for one in described:
+        for note in one.notes:
+            warn(f"kgroup: note: group {one.group.group_id}: {note}")
     view = "members" if members else "state" if state else "offsets"
     emit(doc, output, lambda console: _describe_tables(console, bodies, view, verbose))
 
@@ -242,7 +258,7 @@ def _member_epochs(live: LiveGroup, member_id: str) -> dict[str, Any]:
 
 def _only_lagging(body: dict[str, Any]) -> dict[str, Any]:
     """kafkactl's --only-with-lag; a partition nobody committed lags from the log start (KAFKA-7141)."""
-    lagging = [p for p in body["partitions"] if (p["lag"] if p["lag"] is not None else p["lag_from_start"] or 0) > 0]
+    lagging = [p for p in body["partitions"] if (p["lag"] if p["lag"] is not None else p.get("lag_from_start") or 0) > 0]
     return {**body, "partitions": lagging}
 
 
@@ -274,7 +290,9 @@ def _describe_tables(console: Console, bodies: list[dict[str, Any]], view: str, 
     for index, body in enumerate(bodies):
         if index:
             console.print()
-        if view == "state":
+        if body.get("type") == "share":  # kafka-share-groups.sh's tables (cli/render/share_groups.py)
+            share_tables(console, body, view, verbose)
+        elif view == "state":
             _state_table(console, body, verbose)
         elif view == "members":
             _members_table(console, body, verbose)
@@ -376,16 +394,14 @@ def _state_table(console: Console, body: dict[str, Any], verbose: bool) -> None:
 
 
 @handle_errors
+@live_options
 def snapshot(
     group_ids: Annotated[list[str], typer.Argument(help="One or more group ids.", show_default=False, metavar="GROUP")],
     out: Annotated[Optional[str], typer.Option(
         "--output-file", "-o", help="Write the fixture to FILE (whole or not at all); default: standard output.",
         metavar="FILE")] = None,
     isolation: IsolationOpt = READ_UNCOMMITTED,
-    bootstrap_server: BootstrapOpt = None,
-    command_config: CommandConfigOpt = None,
-    profile: ProfileOpt = None,
-    timeout: TimeoutOpt = 10.0,
+    live: LiveOptions = NOT_LIVE,
 ) -> None:
     """Save live groups as a kgroup/v1 fixture: topics, racks, members, assignment and offsets.
 
@@ -399,11 +415,11 @@ def snapshot(
 
       kgroup simulate orders.yaml --add-member c4
     """
-    admin = connect(bootstrap_server, command_config, profile, timeout)
+    admin = live.connect()
     read = read_groups(admin, list(dict.fromkeys(group_ids)), isolation_level(isolation), subscriptions=True)
-    for live in read.groups:
-        for note in live.notes:
-            warn(f"kgroup: note: group {live.group.group_id}: {note}")
+    for one in read.groups:
+        for note in one.notes:
+            warn(f"kgroup: note: group {one.group.group_id}: {note}")
     text = yaml.safe_dump(fixture_document(read, admin.settings.bootstrap_servers), sort_keys=False)
     if out is None:
         typer.echo(text, nl=False)

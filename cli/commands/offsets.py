@@ -9,7 +9,8 @@ from typing import Annotated, Optional
 import typer
 
 from kgroup.cli.errors import ExitCode, handle_errors
-from kgroup.cli.options import BootstrapOpt, CommandConfigOpt, OutputOpt, ProfileOpt, TimeoutOpt, connect
+from kgroup.cli.options import NOT_LIVE, LiveOptions, live_options
+from kgroup.cli.options import OutputOpt
 from kgroup.cli.output import OutputFormat, document, emit, warn
 from kgroup.cli.render.offsets import delete_tables, reset_tables
 from kgroup.inspectors.offsets.live_reset import reset_offsets
@@ -23,6 +24,7 @@ offsets = typer.Typer(name="offsets", help="Reset or delete a group's committed 
 
 @offsets.command("reset")
 @handle_errors
+@live_options
 def reset(
     group_ids: Annotated[list[str], typer.Argument(help="One or more group ids.", show_default=False, metavar="GROUP")],
     to_earliest: Annotated[bool, typer.Option("--to-earliest", help="To the log start.")] = False,
@@ -57,10 +59,7 @@ def reset(
     export: Annotated[bool, typer.Option(
         "--export", help="Print the plan as CSV (topic,partition,offset; with the group first for several "
                          "groups) for --from-file.")] = False,
-    bootstrap_server: BootstrapOpt = None,
-    command_config: CommandConfigOpt = None,
-    profile: ProfileOpt = None,
-    timeout: TimeoutOpt = 10.0,
+    live: LiveOptions = NOT_LIVE,
     output: OutputOpt = OutputFormat.table,
 ) -> None:
     """Reset committed offsets like `kafka-consumer-groups.sh --reset-offsets`: plan first, change on --execute.
@@ -89,7 +88,7 @@ def reset(
     ids = list(dict.fromkeys(group_ids))
     request = reset_request(ids, ResetFlags(to_earliest, to_latest, to_current, to_offset, shift_by, to_datetime,
                                             by_duration, from_file, to_group, tuple(topics or ()), all_topics))
-    plans, outcomes = reset_offsets(connect(bootstrap_server, command_config, profile, timeout), ids, request,
+    plans, outcomes = reset_offsets(live.connect(), ids, request,
                                     execute, allow_partial)
     for plan in plans:
         if plan.refused:
@@ -124,6 +123,7 @@ def reset(
 
 @offsets.command("delete")
 @handle_errors
+@live_options
 def delete(
     group_id: Annotated[str, typer.Argument(help="The group whose offsets to delete.", show_default=False,
                                             metavar="GROUP")],
@@ -136,10 +136,7 @@ def delete(
     export: Annotated[bool, typer.Option(
         "--export", help="Print the offsets that would be deleted as CSV (topic,partition,offset): `offsets "
                          "reset GROUP --from-file` puts them back.")] = False,
-    bootstrap_server: BootstrapOpt = None,
-    command_config: CommandConfigOpt = None,
-    profile: ProfileOpt = None,
-    timeout: TimeoutOpt = 10.0,
+    live: LiveOptions = NOT_LIVE,
     output: OutputOpt = OutputFormat.table,
 ) -> None:
     """Delete a group's committed offsets for topics, like `kafka-consumer-groups.sh --delete-offsets`: plan first, change on --execute.
@@ -164,7 +161,7 @@ def delete(
     """
     from kgroup.inspectors.offsets.offset_delete import delete_offsets
 
-    plan, outcome = delete_offsets(connect(bootstrap_server, command_config, profile, timeout), group_id,
+    plan, outcome = delete_offsets(live.connect(), group_id,
                                    tuple(topics), execute, allow_partial)
     if plan.refused:
         warn(f"kgroup: error: group {group_id} refused: {plan.refused}")

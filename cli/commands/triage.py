@@ -11,8 +11,8 @@ from rich.console import Console
 from kgroup.assignors.lag.burrow_status import ERRORS, WARN, worst
 from kgroup.cli.errors import handle_errors
 from kgroup.cli.render.lag import method_legend, partition_table, report_body, rollup_body, rollup_table
-from kgroup.cli.options import (BootstrapOpt, CommandConfigOpt, GroupsOpt, IsolationOpt, OutputOpt, ProfileOpt,
-                                RegexOpt, TimeoutOpt, connect, isolation_level)
+from kgroup.cli.options import NOT_LIVE, LiveOptions, live_options
+from kgroup.cli.options import (GroupsOpt, IsolationOpt, OutputOpt, RegexOpt, isolation_level)
 from kgroup.cli.output import OutputFormat, document, emit, stderr_console, warn
 from kgroup.assignors.lag.samples import READ_UNCOMMITTED
 from kgroup.inspectors.offsets.reset_times import span_ms
@@ -26,6 +26,7 @@ def exit_code(statuses: list[str]) -> int:
 
 
 @handle_errors
+@live_options
 def triage(
     groups: GroupsOpt = None,
     regex: RegexOpt = None,
@@ -41,10 +42,7 @@ def triage(
                                              min=0, metavar="N")] = 0,
     isolation: IsolationOpt = READ_UNCOMMITTED,
     top: Annotated[int, typer.Option("--top", help="Partitions shown, worst first (0: all).", min=0, metavar="N")] = 20,
-    bootstrap_server: BootstrapOpt = None,
-    command_config: CommandConfigOpt = None,
-    profile: ProfileOpt = None,
-    timeout: TimeoutOpt = 10.0,
+    live: LiveOptions = NOT_LIVE,
     output: OutputOpt = OutputFormat.table,
 ) -> None:
     """On-call view: status per partition from a few polls, lag in messages and time, owner, worst first.
@@ -71,7 +69,7 @@ def triage(
     wait_ms = span_ms(max_wait, "--max-wait") if max_wait.strip() not in ("0", "0s") else 0
     chooser = GroupChooser(tuple(groups or ()), regex)
     chosen_isolation = isolation_level(isolation)
-    admin = connect(bootstrap_server, command_config, profile, timeout)
+    admin = live.connect()
     console = stderr_console()
     terminal = console.is_terminal
 
@@ -118,7 +116,7 @@ def triage(
     emit(doc, output, table)
     if result.undecided:
         first = result.undecided[0]
-        chosen = " ".join(([f"-b {bootstrap_server}"] if bootstrap_server else []) + [f"--group {g}" for g in groups or ()]
+        chosen = " ".join(([f"-b {live.bootstrap_server}"] if live.bootstrap_server else []) + [f"--group {g}" for g in groups or ()]
                           + ([f"-r '{regex}'"] if regex else []))
         warn(f"kgroup: not enough samples: {len(result.undecided)} partition(s) UNDECIDED after {result.polls} polls "
              f"over {result.span_ms / 1000:.1f} s (not an alarm; {first.report.topic}-{first.report.partition}: "

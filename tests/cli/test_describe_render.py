@@ -33,7 +33,7 @@ def cluster(monkeypatch: pytest.MonkeyPatch) -> dict[TopicPartition, int]:
     """The time lags `--time-lag` reads; fill it in a test. The group is `_live()`."""
     lags: dict[TopicPartition, int] = {}
     live = _live()
-    monkeypatch.setattr(f"{LIVE}.connect", lambda *_: SimpleNamespace(settings=None, timeout_s=1.0))
+    monkeypatch.setattr("kgroup.cli.options.LiveOptions.connect", lambda _: SimpleNamespace(settings=None, timeout_s=1.0))
     monkeypatch.setattr(f"{LIVE}.read_groups", lambda *_: LiveRead(None, [live]))
     monkeypatch.setattr(f"{LIVE}.described_time_lags", lambda *_: dict(lags))
     return lags
