@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console
@@ -138,190 +139,280 @@ def _order(context: dict[str, Any]) -> str:
                   + _members(context.get("join_order", []), context))
     return words
 
-
 def sentence(step: Step, context: dict[str, Any]) -> str:
-    """One step in a user's words, with the inputs the rule read."""
+    """One step in a user's words, with the inputs the rule read: each rule's words are one function below."""
+    words = _SENTENCES.get(step.rule)
+    if words is None:
+        return f"{step.rule}: {step.owner}"  # a rule added to the trace without words yet
+    return words(step, context)
+
+
+def _range(step: Step, context: dict[str, Any]) -> str:
     f, tp, owner = step.facts, step.partition, step.owner
     assignor = context.get("assignor", "")
+    n, k, q, r = f["partitions"], len(f["members"]), f["quota"], f["extra"]
+    order = _order(context)
+    if assignor == "server-range" and context.get("subscriptions") == "homogeneous":
+        who = _count(k, "member") + " (every member takes a share: identical subscriptions)"
+    else:
+        who = _count(k, "subscribed member")
+    share = _share(k, q, r)
+    first, last = f["first"], f["last"]
+    held = f"{tp.topic}-{first}" if first == last else f"{tp.topic}-{first}..{last}"
+    return (f"range: {tp.topic} has {_count(n, 'partition')} and {who} in sort order {_members(f['members'], context, owner)} "
+            f"({order}); {n} = {k}×{q} + {r}, {share}; {tp} is the {_ordinal(tp.partition + 1)} partition "
+            f"→ the {_ordinal(f['position'] + 1)} member, {owner}, which takes {held}")
+
+
+def _range_rack(step: Step, context: dict[str, Any]) -> str:
+    f, tp, owner = step.facts, step.partition, step.owner
     rule = step.rule
-    if rule == rules.RANGE:
-        n, k, q, r = f["partitions"], len(f["members"]), f["quota"], f["extra"]
-        order = _order(context)
-        if assignor == "server-range" and context.get("subscriptions") == "homogeneous":
-            who = _count(k, "member") + " (every member takes a share: identical subscriptions)"
+    how = ("partition p of every topic of this size goes together to the first member in sort order "
+           "with a replica on its rack for all of them and room left" if rule == rules.RANGE_COPARTITIONED
+           else "each member in sort order takes the lowest untaken partitions with a replica on its rack")
+    rack = f["rack"] or "(none: matches any rack)"
+    quota = _up_to(f["partitions"], len(f["members"]), f["quota"], f["extra_left"])
+    return (f"rack-aware range, rack pass: {owner} is on rack {rack} and {tp} has replicas on "
+            f"{_racks(f['replica_racks'])}; {how}; {tp.topic}: {quota}; members in sort order "
+            f"{_members(f['members'], context, owner)} ({_order(context)}); {owner} held {f['held_before']} of "
+            f"{tp.topic} before")
+
+
+def _range_after_racks(step: Step, context: dict[str, Any]) -> str:
+    f, tp, owner = step.facts, step.partition, step.owner
+    if f["rack_aware"] or f.get("copartitioned"):
+        member_racks = context.get("member_racks") or {}
+        on_racks = [m for m in f["members"] if member_racks.get(m) in f["replica_racks"]]
+        together = f.get("copartitioned")
+        if not f["replica_racks"]:
+            why = f"no replica racks are known for {tp}"
+        elif together:
+            why = (f"{' and '.join(together) if len(together) < 3 else ', '.join(together)} have as many "
+                   f"partitions and the same subscribers, so partition {tp.partition} of each had to go together "
+                   "to one member with room in each and on a rack holding a replica of each; no member qualified")
+        elif on_racks:
+            why = (f"{' and '.join(on_racks) if len(on_racks) < 3 else ', '.join(on_racks)}, on those racks, "
+                   f"had no room left")
         else:
-            who = _count(k, "subscribed member")
-        share = _share(k, q, r)
-        first, last = f["first"], f["last"]
-        held = f"{tp.topic}-{first}" if first == last else f"{tp.topic}-{first}..{last}"
-        return (f"range: {tp.topic} has {_count(n, 'partition')} and {who} in sort order {_members(f['members'], context, owner)} "
-                f"({order}); {n} = {k}×{q} + {r}, {share}; {tp} is the {_ordinal(tp.partition + 1)} partition "
-                f"→ the {_ordinal(f['position'] + 1)} member, {owner}, which takes {held}")
-    if rule in (rules.RANGE_RACK, rules.RANGE_COPARTITIONED):
-        how = ("partition p of every topic of this size goes together to the first member in sort order "
-               "with a replica on its rack for all of them and room left" if rule == rules.RANGE_COPARTITIONED
-               else "each member in sort order takes the lowest untaken partitions with a replica on its rack")
-        rack = f["rack"] or "(none: matches any rack)"
-        quota = _up_to(f["partitions"], len(f["members"]), f["quota"], f["extra_left"])
-        return (f"rack-aware range, rack pass: {owner} is on rack {rack} and {tp} has replicas on "
-                f"{_racks(f['replica_racks'])}; {how}; {tp.topic}: {quota}; members in sort order "
-                f"{_members(f['members'], context, owner)} ({_order(context)}); {owner} held {f['held_before']} of "
-                f"{tp.topic} before")
-    if rule == rules.RANGE_AFTER_RACKS:
-        if f["rack_aware"] or f.get("copartitioned"):
-            member_racks = context.get("member_racks") or {}
-            on_racks = [m for m in f["members"] if member_racks.get(m) in f["replica_racks"]]
-            together = f.get("copartitioned")
-            if not f["replica_racks"]:
-                why = f"no replica racks are known for {tp}"
-            elif together:
-                why = (f"{' and '.join(together) if len(together) < 3 else ', '.join(together)} have as many "
-                       f"partitions and the same subscribers, so partition {tp.partition} of each had to go together "
-                       "to one member with room in each and on a rack holding a replica of each; no member qualified")
-            elif on_racks:
-                why = (f"{' and '.join(on_racks) if len(on_racks) < 3 else ', '.join(on_racks)}, on those racks, "
-                       f"had no room left")
-            else:
-                why = f"no subscriber of {tp.topic} is on those racks"
-            replicas = f" (replicas on {_racks(f['replica_racks'])})" if f["replica_racks"] else ""
-            lead = (f"rack-aware range: the rack pass left {tp}{replicas}: "
-                    f"{why}, so the plain range pass placed it")
-        else:
-            lead = (f"range: racks do not help on {tp.topic} (no member rack holds a replica, or every partition "
-                    "has replicas on the same racks), so plain range")
-        quota = _up_to(f["partitions"], len(f["members"]), f["quota"], f["extra_left"])
-        return (f"{lead}: members in sort order {_members(f['members'], context, owner)} ({_order(context)}) take "
-                f"the lowest partitions left; {tp.topic}: {quota}; {owner} held {f['held_before']} of {tp.topic} "
-                "before")
-    if rule == rules.ROUNDROBIN:
-        order = context.get("member_order", [])
-        cursor = f["cursor"]
-        skipped = []
-        at = cursor
-        while order and order[at] != owner:
-            skipped.append(order[at])
-            at = (at + 1) % len(order)
-        walk = (f"roundrobin: one cursor walks the members in sort order {_members(order, context, *([order[cursor]] if order else []), owner)} ({_order(context)}), "
-                "topics in name order, partitions in number order, and moves one past each partition's owner; ")
-        here = f"at {tp} it stood at the {_ordinal(cursor + 1)} member"
-        if not skipped:
-            return f"{walk}{here}, {owner}, a subscriber of {tp.topic}, so {owner} takes it"
-        verb = "does" if len(skipped) == 1 else "do"
-        names = ", ".join(skipped[:-1]) + " and " + skipped[-1] if len(skipped) > 1 else skipped[0]
-        return (f"{walk}{here}, {skipped[0]}; {names} {verb} not subscribe to {tp.topic}, so it goes "
-                f"to the next member that does: {owner}, the {_ordinal(f['position'] + 1)}")
-    if rule == rules.KEPT:
-        if assignor in _SERVER:
-            if "quota" not in f:
-                return f"kept from the current target: {owner} still subscribes to {tp.topic}"
-            if f["held"] <= f["quota"]:
-                return (f"kept from the current target: {owner} holds {f['held']}, within its quota of {f['quota']} "
-                        f"({_server_quotas(context, owner)})")
-            return (f"kept from the current target: {owner} holds {f['held']}, above its quota of {f['quota']} "
-                    f"({_server_quotas(context, owner)}); {_kept_first(owner, f['quota'], context)}, this one among them")
-        quota = ""
-        if "quota" in f:
-            quota = (f" and keeps up to its quota of {f['quota']} (it claimed {f['owned']}); quotas: "
-                     f"{_sticky_quotas(f, context)}")
-        gen = f"generation {f['generation']}" if f.get("generation") is not None else "no generation"
-        return f"kept by its owner: {owner} claimed it ({gen}){quota}"
-    if rule == rules.CLAIM_CONFLICT:
-        a, b = f["claimants"]
-        return (f"revoked: {a} and {b} both claimed it in the same generation ({f['generation']}), "
-                "so neither keeps it")
-    if rule == rules.OLDER_CLAIM:
-        lost = ("no generation" if f["loser_generation"] in (None, -1)
-                else f"generation {f['loser_generation']}")
-        return f"{f['loser']}'s claim ({lost}) lost to {f['winner']}'s newer claim (generation {f['generation']})"
-    if rule == rules.OVER_QUOTA:
-        if assignor in _SERVER:
-            return (f"revoked: {f['member']} held {f['held']}, above its quota of {f['quota']} "
-                    f"({_server_quotas(context, f['member'])}); {_kept_first(f['member'], f['quota'], context)}, not this one")
-        return (f"released by {f['member']}: it claimed {f['owned']}, above its quota of {f['quota']}, and keeps "
-                f"its first {f['quota']} in {f['order']} order; quotas: {_sticky_quotas(f, context)}")
-    if rule == rules.NOT_SUBSCRIBED:
-        return f"released by {f['member']}: it no longer subscribes to {tp.topic}"
-    if rule == rules.RACK_MISMATCH:
-        return (f"released by {f['member']}: its rack {f['rack']} holds no replica of it "
-                f"(replicas on {_racks(f['replica_racks'])})")
-    if rule in (rules.QUOTA_ROUND_ROBIN, rules.RACK_ROUND_ROBIN):
-        released = f"; {f['released_by']} had released it" if f.get("released_by") else ""
-        quota = (f"{_count(context.get('partitions'), 'partition')} over {_count(context.get('members'), 'member')}: "
-                 f"each gets {context.get('min_quota')}")
-        if context.get("members_over"):
-            quota += f", {context['members_over']} of them {context.get('max_quota')}"
-        if rule == rules.RACK_ROUND_ROBIN:
-            return (f"sticky, rack round robin ({quota}): {owner}, on rack {f['rack']} where {tp} has a replica "
-                    f"({_racks(f['replica_racks'])}), was the next member below its quota; it held "
-                    f"{f['held_before']}{released}")
-        if f["extra_queue"]:
-            return (f"sticky, round robin ({quota}): no member is below {context.get('min_quota')} any more, so it "
-                    f"went to {owner}, the next member allowed one extra; it held {f['held_before']}{released}")
-        return (f"sticky, round robin ({quota}): partitions nobody kept are dealt to members below the minimum, "
-                f"in member id order {_members(f['short'], context, owner)}; {owner} was next and held "
+            why = f"no subscriber of {tp.topic} is on those racks"
+        replicas = f" (replicas on {_racks(f['replica_racks'])})" if f["replica_racks"] else ""
+        lead = (f"rack-aware range: the rack pass left {tp}{replicas}: "
+                f"{why}, so the plain range pass placed it")
+    else:
+        lead = (f"range: racks do not help on {tp.topic} (no member rack holds a replica, or every partition "
+                "has replicas on the same racks), so plain range")
+    quota = _up_to(f["partitions"], len(f["members"]), f["quota"], f["extra_left"])
+    return (f"{lead}: members in sort order {_members(f['members'], context, owner)} ({_order(context)}) take "
+            f"the lowest partitions left; {tp.topic}: {quota}; {owner} held {f['held_before']} of {tp.topic} "
+            "before")
+
+
+def _roundrobin(step: Step, context: dict[str, Any]) -> str:
+    f, tp, owner = step.facts, step.partition, step.owner
+    order = context.get("member_order", [])
+    cursor = f["cursor"]
+    skipped = []
+    at = cursor
+    while order and order[at] != owner:
+        skipped.append(order[at])
+        at = (at + 1) % len(order)
+    walk = (f"roundrobin: one cursor walks the members in sort order {_members(order, context, *([order[cursor]] if order else []), owner)} ({_order(context)}), "
+            "topics in name order, partitions in number order, and moves one past each partition's owner; ")
+    here = f"at {tp} it stood at the {_ordinal(cursor + 1)} member"
+    if not skipped:
+        return f"{walk}{here}, {owner}, a subscriber of {tp.topic}, so {owner} takes it"
+    verb = "does" if len(skipped) == 1 else "do"
+    names = ", ".join(skipped[:-1]) + " and " + skipped[-1] if len(skipped) > 1 else skipped[0]
+    return (f"{walk}{here}, {skipped[0]}; {names} {verb} not subscribe to {tp.topic}, so it goes "
+            f"to the next member that does: {owner}, the {_ordinal(f['position'] + 1)}")
+
+
+def _kept(step: Step, context: dict[str, Any]) -> str:
+    f, tp, owner = step.facts, step.partition, step.owner
+    assignor = context.get("assignor", "")
+    if assignor in _SERVER:
+        if "quota" not in f:
+            return f"kept from the current target: {owner} still subscribes to {tp.topic}"
+        if f["held"] <= f["quota"]:
+            return (f"kept from the current target: {owner} holds {f['held']}, within its quota of {f['quota']} "
+                    f"({_server_quotas(context, owner)})")
+        return (f"kept from the current target: {owner} holds {f['held']}, above its quota of {f['quota']} "
+                f"({_server_quotas(context, owner)}); {_kept_first(owner, f['quota'], context)}, this one among them")
+    quota = ""
+    if "quota" in f:
+        quota = (f" and keeps up to its quota of {f['quota']} (it claimed {f['owned']}); quotas: "
+                 f"{_sticky_quotas(f, context)}")
+    gen = f"generation {f['generation']}" if f.get("generation") is not None else "no generation"
+    return f"kept by its owner: {owner} claimed it ({gen}){quota}"
+
+
+def _claim_conflict(step: Step, context: dict[str, Any]) -> str:
+    f = step.facts
+    a, b = f["claimants"]
+    return (f"revoked: {a} and {b} both claimed it in the same generation ({f['generation']}), "
+            "so neither keeps it")
+
+
+def _older_claim(step: Step, context: dict[str, Any]) -> str:
+    f = step.facts
+    lost = ("no generation" if f["loser_generation"] in (None, -1)
+            else f"generation {f['loser_generation']}")
+    return f"{f['loser']}'s claim ({lost}) lost to {f['winner']}'s newer claim (generation {f['generation']})"
+
+
+def _over_quota(step: Step, context: dict[str, Any]) -> str:
+    f = step.facts
+    assignor = context.get("assignor", "")
+    if assignor in _SERVER:
+        return (f"revoked: {f['member']} held {f['held']}, above its quota of {f['quota']} "
+                f"({_server_quotas(context, f['member'])}); {_kept_first(f['member'], f['quota'], context)}, not this one")
+    return (f"released by {f['member']}: it claimed {f['owned']}, above its quota of {f['quota']}, and keeps "
+            f"its first {f['quota']} in {f['order']} order; quotas: {_sticky_quotas(f, context)}")
+
+
+def _not_subscribed(step: Step, context: dict[str, Any]) -> str:
+    f, tp = step.facts, step.partition
+    return f"released by {f['member']}: it no longer subscribes to {tp.topic}"
+
+
+def _rack_mismatch(step: Step, context: dict[str, Any]) -> str:
+    f = step.facts
+    return (f"released by {f['member']}: its rack {f['rack']} holds no replica of it "
+            f"(replicas on {_racks(f['replica_racks'])})")
+
+
+def _quota_round_robin(step: Step, context: dict[str, Any]) -> str:
+    f, tp, owner = step.facts, step.partition, step.owner
+    rule = step.rule
+    released = f"; {f['released_by']} had released it" if f.get("released_by") else ""
+    quota = (f"{_count(context.get('partitions'), 'partition')} over {_count(context.get('members'), 'member')}: "
+             f"each gets {context.get('min_quota')}")
+    if context.get("members_over"):
+        quota += f", {context['members_over']} of them {context.get('max_quota')}"
+    if rule == rules.RACK_ROUND_ROBIN:
+        return (f"sticky, rack round robin ({quota}): {owner}, on rack {f['rack']} where {tp} has a replica "
+                f"({_racks(f['replica_racks'])}), was the next member below its quota; it held "
                 f"{f['held_before']}{released}")
-    if rule == rules.LEAST_LOADED:
-        ties = f.get("tie_break", "member id")
-        order = ""
-        if assignor in _SERVER and context.get("member_order"):
-            order = f" {_members(context['member_order'], context, owner)}"
-        rack = ""
-        if f.get("rack_pass"):
-            rack = f" on a replica's rack (first pass; replicas on {_racks(f.get('replica_racks'))})"
-        loads = f["loads"]
-        tied = [m for m, n in loads.items() if m != owner and n == loads.get(owner, f["held_before"])]
-        tie = f"; tied with {', '.join(tied)}, broken by {ties}{order}" if tied else ""
-        return (f"assigned to the subscriber of {tp.topic} with the fewest partitions{rack}: loads at that step {_loads(loads)}; "
-                f"{owner} held {f['held_before']}{tie}")
-    if rule == rules.BALANCE_MOVE:
-        where = f" (pass {f['balancing_pass']})" if f.get("balancing_pass") else ""
-        instead = f", undoing an earlier move instead of moving {f['instead_of']}" if f.get("instead_of") else ""
-        return (f"balancing move #{f['move']}{where}: taken from {f['source']}, which held {f['source_held']}, "
-                f"and given to {owner}, which held {f['target_held']} ({f['why']}){instead}")
-    if rule == rules.BALANCE_UNDONE:
-        return (f"balancing had moved it to {f['moved_to']}, but the balance score did not improve "
-                f"({f['score_before']} → {f['score_after']}), so every balancing move was undone: back to {owner}")
-    if rule == rules.WITHHELD and f.get("leader"):
+    if f["extra_queue"]:
+        return (f"sticky, round robin ({quota}): no member is below {context.get('min_quota')} any more, so it "
+                f"went to {owner}, the next member allowed one extra; it held {f['held_before']}{released}")
+    return (f"sticky, round robin ({quota}): partitions nobody kept are dealt to members below the minimum, "
+            f"in member id order {_members(f['short'], context, owner)}; {owner} was next and held "
+            f"{f['held_before']}{released}")
+
+
+def _least_loaded(step: Step, context: dict[str, Any]) -> str:
+    f, tp, owner = step.facts, step.partition, step.owner
+    assignor = context.get("assignor", "")
+    ties = f.get("tie_break", "member id")
+    order = ""
+    if assignor in _SERVER and context.get("member_order"):
+        order = f" {_members(context['member_order'], context, owner)}"
+    rack = ""
+    if f.get("rack_pass"):
+        rack = f" on a replica's rack (first pass; replicas on {_racks(f.get('replica_racks'))})"
+    loads = f["loads"]
+    tied = [m for m, n in loads.items() if m != owner and n == loads.get(owner, f["held_before"])]
+    tie = f"; tied with {', '.join(tied)}, broken by {ties}{order}" if tied else ""
+    return (f"assigned to the subscriber of {tp.topic} with the fewest partitions{rack}: loads at that step {_loads(loads)}; "
+            f"{owner} held {f['held_before']}{tie}")
+
+
+def _balance_move(step: Step, context: dict[str, Any]) -> str:
+    f, owner = step.facts, step.owner
+    where = f" (pass {f['balancing_pass']})" if f.get("balancing_pass") else ""
+    instead = f", undoing an earlier move instead of moving {f['instead_of']}" if f.get("instead_of") else ""
+    return (f"balancing move #{f['move']}{where}: taken from {f['source']}, which held {f['source_held']}, "
+            f"and given to {owner}, which held {f['target_held']} ({f['why']}){instead}")
+
+
+def _balance_undone(step: Step, context: dict[str, Any]) -> str:
+    f, owner = step.facts, step.owner
+    return (f"balancing had moved it to {f['moved_to']}, but the balance score did not improve "
+            f"({f['score_before']} → {f['score_after']}), so every balancing move was undone: back to {owner}")
+
+
+def _handed_back(step: Step, context: dict[str, Any]) -> str:
+    f, owner = step.facts, step.owner
+    return (f"handed back to {owner}: it still owns it and the assignor gave it to nobody, so librdkafka's leader "
+            f"returns it to its owner (claimed by {', '.join(f['claimants'])}; the last in JoinGroup order wins)")
+
+
+def _legacy_range(step: Step, context: dict[str, Any]) -> str:
+    f, tp, owner = step.facts, step.partition, step.owner
+    n, t, q, r = f["partitions"], len(f["threads"]), f["quota"], f["extra"]
+    share = _share(t, q, r, "thread")
+    first, last = f["first"], f["last"]
+    held = f"{tp.topic}-{first}" if first == last else f"{tp.topic}-{first}..{last}"
+    return (f"legacy range: {tp.topic} has {_count(n, 'partition')} and {_count(t, 'consumer thread')} in string order "
+            f"[{', '.join(f['threads'])}] (string order: C-10 sorts before C-2); {n} = {t}×{q} + {r}, {share}; {tp} is the "
+            f"{_ordinal(tp.partition + 1)} partition → the {_ordinal(f['position'] + 1)} thread, {f['thread']} "
+            f"of {owner}, which takes {held}")
+
+
+def _legacy_roundrobin(step: Step, context: dict[str, Any]) -> str:
+    f, tp, owner = step.facts, step.partition, step.owner
+    threads = context.get("threads", [])
+    return (f"legacy roundrobin: all {f['count']} partitions sorted by the Java hash of \"[topic,partition]\" "
+            f"({f['hash']} for {tp}) are dealt in turn to the threads in string order [{', '.join(threads)}]; "
+            f"{tp} is number {f['index'] + 1} in that order → thread {f['index'] % len(threads) + 1}, "
+            f"{f['thread']} of {owner}")
+
+
+def _unassignable(step: Step, context: dict[str, Any]) -> str:
+    f, tp = step.facts, step.partition
+    return (f"released by {f['member']}: nobody subscribes to {tp.topic} any more, or {tp} no longer exists")
+
+
+def _fill_quota(step: Step, context: dict[str, Any]) -> str:
+    f, tp, owner = step.facts, step.partition, step.owner
+    if "leftover" not in f:
+        short = ", ".join(f"{m} ({n} short)" for m, n in f["short"])
+        return (f"assigned to {owner}, the next member still short of its quota, in the coordinator's member "
+                f"order {_members(context.get('member_order', []), context)}; members short: {short}")
+    count = f["leftovers"]
+    takes = ", ".join(f"{m} {n}" for m, n in f["short"])
+    return (f"{count} partition{'s' if count != 1 else ''} no member kept (unheld ones first, then the revoked "
+            f"ones, member by member) go to the members short of their quota, in the coordinator's member order "
+            f"{_members(context.get('member_order', []), context, owner)}, each taking as many as it lacks ({takes}); "
+            f"{tp} is the {_ordinal(f['leftover'] + 1)} of them → {owner}")
+
+
+def _withheld(step: Step, context: dict[str, Any]) -> str:
+    f = step.facts
+    if f.get("leader"):
         return (f"withheld in this rebalance by librdkafka's leader (its cooperative adjustment): the assignor gave it "
                 f"to {f['target']}, but {f['source']} still owns it and must revoke it first, so nobody gets it now; "
                 "the follow-up rebalance assigns it afresh")
-    if rule == rules.HANDED_BACK:
-        return (f"handed back to {owner}: it still owns it and the assignor gave it to nobody, so librdkafka's leader "
-                f"returns it to its owner (claimed by {', '.join(f['claimants'])}; the last in JoinGroup order wins)")
-    if rule == rules.LEGACY_RANGE:
-        n, t, q, r = f["partitions"], len(f["threads"]), f["quota"], f["extra"]
-        share = _share(t, q, r, "thread")
-        first, last = f["first"], f["last"]
-        held = f"{tp.topic}-{first}" if first == last else f"{tp.topic}-{first}..{last}"
-        return (f"legacy range: {tp.topic} has {_count(n, 'partition')} and {_count(t, 'consumer thread')} in string order "
-                f"[{', '.join(f['threads'])}] (string order: C-10 sorts before C-2); {n} = {t}×{q} + {r}, {share}; {tp} is the "
-                f"{_ordinal(tp.partition + 1)} partition → the {_ordinal(f['position'] + 1)} thread, {f['thread']} "
-                f"of {owner}, which takes {held}")
-    if rule == rules.LEGACY_ROUNDROBIN:
-        threads = context.get("threads", [])
-        return (f"legacy roundrobin: all {f['count']} partitions sorted by the Java hash of \"[topic,partition]\" "
-                f"({f['hash']} for {tp}) are dealt in turn to the threads in string order [{', '.join(threads)}]; "
-                f"{tp} is number {f['index'] + 1} in that order → thread {f['index'] % len(threads) + 1}, "
-                f"{f['thread']} of {owner}")
-    if rule == rules.UNASSIGNABLE:
-        return (f"released by {f['member']}: nobody subscribes to {tp.topic} any more, or {tp} no longer exists")
-    if rule == rules.WITHHELD:
-        return (f"withheld in this rebalance: the assignor gave it to {f['target']}, but "
-                f"{f['source'] or 'its previous owner'} must revoke it first, so nobody gets it now; the follow-up "
-                "rebalance assigns it afresh")
-    if rule == rules.FILL_QUOTA:
-        if "leftover" not in f:
-            short = ", ".join(f"{m} ({n} short)" for m, n in f["short"])
-            return (f"assigned to {owner}, the next member still short of its quota, in the coordinator's member "
-                    f"order {_members(context.get('member_order', []), context)}; members short: {short}")
-        count = f["leftovers"]
-        takes = ", ".join(f"{m} {n}" for m, n in f["short"])
-        return (f"{count} partition{'s' if count != 1 else ''} no member kept (unheld ones first, then the revoked "
-                f"ones, member by member) go to the members short of their quota, in the coordinator's member order "
-                f"{_members(context.get('member_order', []), context, owner)}, each taking as many as it lacks ({takes}); "
-                f"{tp} is the {_ordinal(f['leftover'] + 1)} of them → {owner}")
-    return f"{rule}: {owner}"  # a rule added to the trace without words yet
+    return (f"withheld in this rebalance: the assignor gave it to {f['target']}, but "
+            f"{f['source'] or 'its previous owner'} must revoke it first, so nobody gets it now; the follow-up "
+            "rebalance assigns it afresh")
 
+
+_SENTENCES: dict[str, Callable[[Step, dict[str, Any]], str]] = {
+    rules.RANGE: _range,
+    rules.RANGE_RACK: _range_rack,
+    rules.RANGE_COPARTITIONED: _range_rack,
+    rules.RANGE_AFTER_RACKS: _range_after_racks,
+    rules.ROUNDROBIN: _roundrobin,
+    rules.KEPT: _kept,
+    rules.CLAIM_CONFLICT: _claim_conflict,
+    rules.OLDER_CLAIM: _older_claim,
+    rules.OVER_QUOTA: _over_quota,
+    rules.NOT_SUBSCRIBED: _not_subscribed,
+    rules.RACK_MISMATCH: _rack_mismatch,
+    rules.QUOTA_ROUND_ROBIN: _quota_round_robin,
+    rules.RACK_ROUND_ROBIN: _quota_round_robin,
+    rules.LEAST_LOADED: _least_loaded,
+    rules.BALANCE_MOVE: _balance_move,
+    rules.BALANCE_UNDONE: _balance_undone,
+    rules.HANDED_BACK: _handed_back,
+    rules.LEGACY_RANGE: _legacy_range,
+    rules.LEGACY_ROUNDROBIN: _legacy_roundrobin,
+    rules.UNASSIGNABLE: _unassignable,
+    rules.FILL_QUOTA: _fill_quota,
+    rules.WITHHELD: _withheld,
+}
 
 def _owner(value: str | None) -> str:
     return value if value is not None else "(nobody)"

@@ -21,10 +21,10 @@ from kgroup.inspectors.fixtures.group_file import (
     CONSUMER_PROTOCOL_NAMES,
     DEFAULT_ASSIGNORS,
     SCHEMA,
-    FieldReader,
     Fixture,
     fixture_from_mapping,
 )
+from kgroup.inspectors.fixtures.field_reader import FieldReader
 from kgroup.inspectors.fixtures.partition_ranges import by_topic
 from kgroup.inspectors.fixtures.yaml_doc import YamlDoc
 from kgroup.inspectors.errors import InputError
