@@ -23,7 +23,7 @@ from kgroup.inspectors.simulation.whatif import WhatIfAnswer, answer, chosen_par
 
 def _scenario(doc, chosen: list[str], output: OutputFormat) -> None:
     """The rebalances that moved each partition, their triggers, and why it went unconsumed."""
-    from kgroup.cli.render.explain import print_stories, story_body
+    from kgroup.cli.render.explanations import print_stories, story_body
     from kgroup.inspectors.simulation.scenario_explain import stories
     from kgroup.inspectors.simulation.scenario_run import run_scenario
 

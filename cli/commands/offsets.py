@@ -14,7 +14,7 @@ from kgroup.cli.options import OutputOpt
 from kgroup.cli.output import OutputFormat, document, emit, warn
 from kgroup.cli.render.offsets import delete_tables, reset_tables
 from kgroup.inspectors.offsets.live_reset import reset_offsets
-from kgroup.inspectors.offsets.plan_file import plan_csv
+from kgroup.inspectors.offsets.reset_csv import plan_csv
 from kgroup.inspectors.offsets.reset_request import ResetFlags, reset_request
 from kgroup.inspectors.offsets.results import delete_body, reset_body, reset_executed, reset_failures
 

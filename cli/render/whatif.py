@@ -8,7 +8,7 @@ from rich.console import Console
 
 from kgroup.cli.render import documents
 from kgroup.cli.render.alternatives import alternatives_body, alternatives_notes
-from kgroup.cli.render.explain import explanation_body, print_explanations
+from kgroup.cli.render.explanations import explanation_body, print_explanations
 from kgroup.cli.render.handover import handover_body, print_handover
 from kgroup.cli.render.tables import comparison_table, describe_change, print_run, summary_line
 from kgroup.inspectors.simulation.whatif import WhatIfAnswer, traced

@@ -9,7 +9,7 @@ from kgroup.assignors.offsets.reset_plan import (FROM_FILE, SHIFT_BY, TO_CURRENT
                                                  TO_OFFSET)
 from kgroup.inspectors.errors import InputError
 from kgroup.inspectors.offsets.live_reset import ResetRequest
-from kgroup.inspectors.offsets.plan_file import read_plan_csv
+from kgroup.inspectors.offsets.reset_csv import read_plan_csv
 from kgroup.inspectors.offsets.reset_times import ago_ms, datetime_ms
 
 BY_DURATION = "by-duration"

@@ -10,7 +10,7 @@ from kgroup.assignors.coordinator.classic.simulation import ClassicSimulation
 from kgroup.assignors.coordinator.consumer.simulation import ConsumerSimulation
 from kgroup.assignors.coordinator.consumption import Gap
 from kgroup.assignors.model import TopicPartition
-from kgroup.assignors.coordinator.classic.explain import Explanation, explain
+from kgroup.assignors.coordinator.classic.rebalance_causes import Explanation, explain
 from kgroup.assignors.coordinator.classic.pathologies import Finding, findings
 from kgroup.assignors.coordinator.settling import Settle, time_to_stable
 from kgroup.inspectors.assignor_lookup import resolve

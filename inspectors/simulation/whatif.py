@@ -81,7 +81,7 @@ def answer(given: WhatIfInput, explain: bool | list[str] | None = None,
 
 
 def write_plan(path: str, given: WhatIfInput) -> None:
-    """The group as it is and the flags, not the result: `check` and `diff` replay them (plan_file.py)."""
+    """The group as it is and the flags, not the result: `check` and `diff` replay them (inspectors/fixtures/plan_file.py)."""
     import yaml
 
     from kgroup.inspectors.files import write_atomically

@@ -8,7 +8,7 @@ import pytest
 
 from kgroup.assignors.model import TopicPartition
 from kgroup.inspectors.errors import InputError
-from kgroup.inspectors.offsets.plan_file import plan_csv, read_plan_csv
+from kgroup.inspectors.offsets.reset_csv import plan_csv, read_plan_csv
 from kgroup.inspectors.offsets.reset_times import datetime_ms, duration_ms
 
 
