@@ -24,7 +24,7 @@ from kgroup.inspectors.errors import (AuthenticationError, AuthorizationError, I
 from kgroup.inspectors.live.leader_view import leader_views
 from kgroup.inspectors.live.transport_failures import (CERT_UNTRUSTED, authorization_failure, cluster_failures,
                                                        is_authorization_error, untrusted_certificate)
-from kgroup.inspectors.live.wire.errors import KafkaClientError, ProtocolError, UnsupportedConfig
+from kgroup.inspectors.live.wire.errors import AuthenticationFailed, KafkaClientError, ProtocolError, UnsupportedConfig
 
 READ_UNCOMMITTED, READ_COMMITTED = "read_uncommitted", "read_committed"
 _LEADER_WAIT_S = 3.0  # a live partition leader answers ListOffsets within this on a busy machine
@@ -127,8 +127,11 @@ class LiveAdmin:
         quiet.addHandler(logging.NullHandler())
         quiet.propagate = False  # librdkafka's log lines would otherwise go to stderr, unasked
         # a broker back from a restart is found within a second, not librdkafka's default 10 s backoff
+        # librdkafka's admin client is a producer, whose Metadata for a named topic asks the broker to create
+        # it (allow.auto.create.topics defaults to true for producers; auto.create.topics.enable to true on
+        # Kafka): a read must never create the topic it was asked about, as Kafka's Admin client never does.
         config: dict[str, Any] = {"reconnect.backoff.max.ms": 1000, **settings.client_config(),
-                                  "error_cb": self._errors.append}
+                                  "allow.auto.create.topics": False, "error_cb": self._errors.append}
         try:
             self._admin = AdminClient(config, logger=quiet)
         except Exception as exc:  # librdkafka rejects unknown or malformed properties here
@@ -149,11 +152,25 @@ class LiveAdmin:
                                        f"{self.settings.origin}) failed during {what}: {detail}")
         untrusted = next((e.str() for e in recent if CERT_UNTRUSTED in e.str()), None)
         if untrusted is not None:  # Kafka's clients: an SslAuthenticationException, an authentication failure
-            return AuthenticationError(untrusted_certificate(self.settings, f"during {what}", untrusted))
+            return self._untrusted(what, untrusted)
         if "_ALL_BROKERS_DOWN" in codes or (codes & {"_TRANSPORT", "_RESOLVE"} and not self._accepts()):
             # a peer that accepted and then hung up (a TLS listener asked in plain bytes) is named if it can be
             return self._peer_named(time.monotonic() + self.timeout_s) or self._unreachable(None, what, since)
         return None
+
+    def _untrusted(self, what: str, detail: str) -> AuthenticationError:
+        """librdkafka's line does not say whether the CA or the host name failed to verify; kgroup's own
+        transport's handshake (Python's ssl) does, so a bootstrap server is asked once more, briefly."""
+        from kgroup.inspectors.live.wire.describe_groups import probe_api_versions
+
+        try:
+            probe_api_versions(self.settings.client_config(), min(self.timeout_s, 5.0))
+        except AuthenticationFailed as exc:
+            if exc.untrusted and "mismatch" in str(exc):
+                detail = str(exc)
+        except Exception:  # librdkafka's reason stands when this one cannot be had
+            pass
+        return AuthenticationError(untrusted_certificate(self.settings, f"during {what}", detail))
 
     def _unreachable(self, exc: Exception | None, what: str, since: int = 0) -> NotReachableError:
         self._admin.poll(0.1)  # serves error_cb: the first error says which address failed and why
@@ -241,7 +258,7 @@ class LiveAdmin:
         self._admin.poll(0)  # serves error_cb
         untrusted = next((e.str() for e in self._errors[since:] if CERT_UNTRUSTED in e.str()), None)
         if untrusted is not None:
-            return AuthenticationError(untrusted_certificate(self.settings, f"during {what}", untrusted))
+            return self._untrusted(what, untrusted)
         if _no_broker(exc):
             return self._unreachable(exc, what, since)
         return self._fatal(what, since) or RunError(f"{what}: {_reason(exc)}")
@@ -717,6 +734,10 @@ def read_groups(admin: LiveAdmin, group_ids: list[str], isolation: str = READ_UN
                                   m.group_instance_id or sent.instance_id, subscription.rack_id or None,
                                   client_id=m.client_id, host=m.host))
         touched = sorted(set(committed) | set(owners))
+        # DescribeGroups names an assigned or subscribed topic the principal may not DESCRIBE, which Metadata
+        # leaves out (KafkaApis.handleTopicMetadataRequest): asked by name it is TOPIC_AUTHORIZATION_FAILED, on
+        # which Kafka's ConsumerGroupCommand fails too, rather than a snapshot naming a topic it has no size for.
+        admin.check_topics_visible(sorted({tp.topic for tp in touched} | {t for m in members for t in m.topics}))
         bounds = admin.log_bounds([tp for tp in touched if tp.topic in known], isolation)
         offsets = tuple(PartitionOffsets(tp, committed.get(tp), *bounds.get(tp, (None, None))) for tp in touched)
         assignment = Assignment.of({m.member_id: [tp for tp, o in owners.items() if o == m.member_id]

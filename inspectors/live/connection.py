@@ -191,6 +191,8 @@ def _to_librdkafka(raw: dict[str, tuple[str, int]], path: str) -> dict[str, str]
                 out["ssl.certificate.location"] = out["ssl.key.location"] = value
             elif translated:
                 out[translated] = pem_blocks(value, key, path, line, what)
+        elif key == "ssl.endpoint.identification.algorithm" and not value:
+            out[key] = "none"  # Kafka's clients: empty turns host name verification off; librdkafka spells it none
         elif key in _DROPPED:
             continue
         else:

@@ -37,7 +37,13 @@ CERT_UNTRUSTED = "certificate verify failed"
 
 
 def untrusted_certificate(settings: ConnectionSettings, during: str, detail: str) -> str:
-    """One line: the broker answered, but its TLS certificate is not trusted; and where the CA is given."""
+    """One line: the broker answered, but its TLS certificate is not trusted; and where the CA is given. A
+    certificate signed by a trusted CA for other names than the address kgroup connected to (Python's ssl says
+    "Hostname mismatch" or "IP address mismatch") is told as such: giving the CA again would not help."""
+    if "mismatch" in detail:  # Kafka's clients: ssl.endpoint.identification.algorithm=https, their default
+        return (f"the TLS certificate of {settings.bootstrap_servers} (from {settings.origin}) does not name the "
+                f"address kgroup connected to ({during}): connect by a name the certificate lists, or give the broker "
+                f"a certificate for its advertised host; {detail}")
     return (f"the TLS certificate of {settings.bootstrap_servers} (from {settings.origin}) is not trusted ({during}): "
             "give the CA that signed it with ssl.truststore.location (a PEM file, ssl.truststore.type=PEM), "
             f"ssl.truststore.certificates or ssl.ca.location; {detail}")

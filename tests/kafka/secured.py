@@ -12,8 +12,13 @@ One combined KRaft node (tests/kafka/broker.py) with four listeners:
   certificate made for alice or mallory is User:alice / User:mallory (`ssl.principal.mapping.rules` takes
   the CN). Use SASL or a client certificate when an ACL should apply.
 - SASL_SSL: the same SASL users over the same TLS.
+- MISNAMED: a SASL_SSL listener like SASL_SSL, bound to and advertised as 127.0.0.2 (all of 127/8 is
+  loopback on Linux), an address the broker's certificate does not name: a client that verifies the broker's
+  host name (`ssl.endpoint.identification.algorithm=https`, the default of Kafka's clients and librdkafka)
+  refuses it before any password is sent.
 
-Authorization is `StandardAuthorizer` with `allow.everyone.if.no.acl.found=false`;
+Topics are created on first use (`auto.create.topics.enable=true`, Kafka's default) by a principal allowed to
+create them (the super users). Authorization is `StandardAuthorizer` with `allow.everyone.if.no.acl.found=false`;
 `super.users=User:admin;User:ANONYMOUS`. The users (passwords are random for each run):
 
 - admin: a super user.
@@ -41,6 +46,7 @@ from tests.kafka import broker as kafka_broker
 MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
 USERS = ("admin", "alice", "mallory")
 ALICE_PREFIX = "alice-"  # alice's ACLs cover groups and topics whose names start with this
+MISNAMED_HOST = "127.0.0.2"  # loopback, but not in the broker certificate's subjectAltName
 ACL_TIMEOUT_S = 60.0  # created over PLAINTEXT, then awaited until the broker's authorizer lists them
 _CERT_DAYS = "2"
 
@@ -122,8 +128,11 @@ def security_properties(passwords: dict[str, str], certs: Certificates) -> dict[
         # CN=alice -> User:alice; anything else keeps its whole distinguished name.
         "ssl.principal.mapping.rules": "RULE:^CN=([^,]+)$/$1/,DEFAULT",
         "listener.name.ssl.ssl.client.auth": "requested",
+        # Kafka's default, which the rig's other brokers turn off: a client that asks for a topic by name with
+        # allow_auto_topic_creation (a librdkafka producer, and its admin client, by default) creates it here.
+        "auto.create.topics.enable": "true",
     }
-    for listener in ("sasl_plaintext", "sasl_ssl"):
+    for listener in ("sasl_plaintext", "sasl_ssl", "misnamed"):
         props[f"listener.name.{listener}.plain.sasl.jaas.config"] = _jaas_plain(passwords)
         for mechanism in MECHANISMS[1:]:
             props[f"listener.name.{listener}.{mechanism.lower()}.sasl.jaas.config"] = _SCRAM_JAAS
@@ -137,6 +146,7 @@ class SecuredKafka:
     sasl_plaintext: str
     ssl: str
     sasl_ssl: str
+    misnamed: str  # SASL_SSL at an address the certificate does not name (MISNAMED_HOST)
     certs: Certificates
     passwords: dict[str, str]
     folder: Path
@@ -149,7 +159,7 @@ class SecuredKafka:
 
     def address(self, protocol: str) -> str:
         return {"PLAINTEXT": self.setup, "SASL_PLAINTEXT": self.sasl_plaintext, "SSL": self.ssl,
-                "SASL_SSL": self.sasl_ssl}[protocol.upper()]
+                "SASL_SSL": self.sasl_ssl, "MISNAMED": self.misnamed}[protocol.upper()]
 
     def command_config(self, user: str | None = None, mechanism: str | None = "PLAIN", tls: bool = False,
                        password: str | None = None, client_cert: bool = False, bootstrap: bool = False) -> Path:
@@ -251,15 +261,19 @@ def start(folder: Path, release: str | None = None) -> SecuredKafka:
     folder.mkdir(parents=True, exist_ok=True)
     passwords = {user: f"{user}-{secrets.token_hex(12)}" for user in USERS}
     certs = make_certificates(folder / "tls", ("alice", "mallory"))
-    ports = {name: kafka_broker.free_port() for name in ("SASL_PLAINTEXT", "SSL", "SASL_SSL")}
+    ports = {name: kafka_broker.free_port() for name in ("SASL_PLAINTEXT", "SSL", "SASL_SSL", "MISNAMED")}
     scram = [arg for user in USERS for mechanism in MECHANISMS[1:]
              for arg in ("--add-scram", f"{mechanism}=[name={user},password={passwords[user]}]")]
     node = kafka_broker.single(folder / "node", release=release,
-                               listeners={name: (name, port) for name, port in ports.items()},
+                               listeners={name: ("SASL_SSL" if name == "MISNAMED" else name, port)
+                                          for name, port in ports.items()},
                                extra=security_properties(passwords, certs), format_args=tuple(scram))
+    for key in ("listeners", "advertised.listeners"):  # written out again by Node.start
+        node.properties[key] = node.properties[key].replace("MISNAMED://127.0.0.1:", f"MISNAMED://{MISNAMED_HOST}:")
     node.start()
     secured = SecuredKafka(node, node.address, f"127.0.0.1:{ports['SASL_PLAINTEXT']}", f"127.0.0.1:{ports['SSL']}",
-                           f"127.0.0.1:{ports['SASL_SSL']}", certs, passwords, folder)
+                           f"127.0.0.1:{ports['SASL_SSL']}", f"{MISNAMED_HOST}:{ports['MISNAMED']}", certs, passwords,
+                           folder)
     try:
         secured.acls = alice_acls()
         secured.grant(secured.acls)

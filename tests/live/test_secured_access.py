@@ -3,8 +3,12 @@
 - A missing ACL is one line naming the operation, the resource and Kafka's error, and exit 8 (not 1, "an
   assignor failed"; not 7, the credentials): describing a group (DescribeGroups), a group's committed offsets
   (OffsetFetch), a topic hidden from the principal (Metadata) or assigned in a consumer-protocol group
-  (ConsumerGroupDescribe), and the writes `offsets reset --execute` (OffsetCommit: READ) and
-  `offsets delete --execute` (OffsetDelete: DELETE on the group, READ on the topic).
+  (ConsumerGroupDescribe), and the writes `offsets reset --execute` (OffsetCommit: READ),
+  `offsets delete --execute` (OffsetDelete: DELETE on the group, READ on the topic) and `groups delete
+  --execute` (DeleteGroups: DELETE). `snapshot`, `simulate -b` and `explain -b` refuse a group the principal
+  may not DESCRIBE, and `describe`, `snapshot` and `simulate -b` a group assigned a topic it may not
+  DESCRIBE (classic and consumer protocol). Nothing is changed, printed on stdout or written to a file.
+- A topic asked for by name is never created, on a broker that creates topics on first use.
 - An empty `kgroup groups` over an authenticated connection says that ACLs may hide groups.
 - A broker certificate kgroup does not trust is an authentication failure (exit 7) naming the CA settings.
 - A Java client's PEM keystore (file or inline) and inline trust certificates written with backslash
@@ -17,6 +21,7 @@ import json
 import subprocess
 import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -197,6 +202,94 @@ def test_offsets_delete_execute_without_read_on_the_topic_names_the_topic(
 
     assert f"not authorized to READ topic '{access.described_topic}'" in line
     assert committed(secured_kafka, access.group, access.described_topic) == {0: 1}
+
+
+def test_groups_delete_execute_without_delete_on_the_group_deletes_nothing(
+        secured_kafka: SecuredKafka, access: Access) -> None:
+    result = as_alice(secured_kafka, "groups", "delete", access.looked_at, "--execute")
+
+    line = denied(result, secured_kafka)
+    assert f"not authorized to DELETE group '{access.looked_at}' (GROUP_AUTHORIZATION_FAILED, DeleteGroups)" in line
+    assert "User:alice" in line and result.stdout == ""  # no "deleted" claimed
+    assert committed(secured_kafka, access.looked_at, access.topic) == {0: 1}
+
+
+@pytest.mark.parametrize("command", ["snapshot", "simulate", "explain", "groups delete"])
+def test_a_group_without_describe_is_refused_by_every_command_that_reads_it(
+        secured_kafka: SecuredKafka, access: Access, command: str, tmp_path: Path) -> None:
+    out = tmp_path / "snap.yaml"
+    args = {"snapshot": ("snapshot", access.group, "-o", str(out)),
+            "simulate": ("simulate", "--group", access.group, "--add-member", f"x={access.topic}"),
+            "explain": ("explain", "--group", access.group, "--add-member", f"x={access.topic}"),
+            "groups delete": ("groups", "delete", access.group, "--execute")}[command]
+    config = secured_kafka.command_config("mallory", "SCRAM-SHA-512")
+
+    result = kgroup(secured_kafka, "SASL_PLAINTEXT", *args, config=config)
+
+    line = denied(result, secured_kafka)
+    assert f"not authorized to DESCRIBE group '{access.group}' (GROUP_AUTHORIZATION_FAILED" in line
+    assert result.stdout == "" and not out.exists()  # nothing half-written
+    assert committed(secured_kafka, access.group, access.topic) == {0: 2, 1: 3}
+
+
+@pytest.fixture(scope="module")
+def hidden_assignments(secured_kafka: SecuredKafka, access: Access) -> Iterator[dict[str, str]]:
+    """Per protocol (classic, consumer), a live group of alice's whose member (joined as the super user) is
+    assigned the topic alice may not DESCRIBE as well as hers."""
+    groups = {protocol: f"{ALICE_PREFIX}hides-{protocol}-{uuid.uuid4().hex[:8]}" for protocol in ("classic", "consumer")}
+    consumers = [Consumer({"bootstrap.servers": secured_kafka.setup, "group.id": group, "group.protocol": protocol,
+                           "enable.auto.commit": False}) for protocol, group in groups.items()]
+    try:
+        for consumer in consumers:
+            consumer.subscribe([access.topic, access.hidden_topic])
+        deadline = time.monotonic() + 60
+        while any(len(c.assignment()) < 3 for c in consumers) and time.monotonic() < deadline:
+            for consumer in consumers:
+                consumer.poll(0.1)
+        assert all(len(c.assignment()) == 3 for c in consumers), "a consumer never got its assignment"
+        yield groups
+    finally:
+        for consumer in consumers:
+            consumer.close()
+
+
+@pytest.mark.parametrize("protocol", ["classic", "consumer"])
+@pytest.mark.parametrize("command", ["describe", "snapshot", "simulate"])
+def test_a_group_assigned_a_topic_alice_cannot_describe_is_refused_naming_the_topic(
+        secured_kafka: SecuredKafka, access: Access, hidden_assignments: dict[str, str], protocol: str,
+        command: str, tmp_path: Path) -> None:
+    # Kafka's ConsumerGroupCommand fails on the topic (TopicAuthorizationException); a snapshot without the
+    # topic's size would not load, and a what-if would take the topic for a missing one (exit 2).
+    group, out = hidden_assignments[protocol], tmp_path / "snap.yaml"
+    args = {"describe": ("describe", group), "snapshot": ("snapshot", group, "-o", str(out)),
+            "simulate": ("simulate", "--group", group, "--add-member", f"x={access.topic}")}[command]
+
+    result = as_alice(secured_kafka, *args)
+
+    line = denied(result, secured_kafka)
+    assert "TOPIC_AUTHORIZATION_FAILED" in line and "not authorized to DESCRIBE" in line, line
+    if protocol == "classic":  # Metadata, asked by name: the topic is named
+        assert f"DESCRIBE topic '{access.hidden_topic}' (TOPIC_AUTHORIZATION_FAILED, Metadata)" in line, line
+    else:  # ConsumerGroupDescribe refuses the whole group without saying which topic
+        assert f"a topic that group '{group}' consumes (TOPIC_AUTHORIZATION_FAILED, ConsumerGroupDescribe)" in line
+    assert result.stdout == "" and not out.exists()
+
+
+@pytest.mark.parametrize("args", [("describe", "--topic"), ("offsets", "reset", "any-group", "--to-earliest", "--topic")])
+def test_asking_for_a_topic_that_does_not_exist_never_creates_it(secured_kafka: SecuredKafka, args: tuple) -> None:
+    # This broker creates topics on first use (Kafka's default) for a principal that may: admin, here. A read or a
+    # dry run must not be that first use (Kafka's Admin client never asks for it; librdkafka's, a producer, does).
+    from confluent_kafka.admin import AdminClient
+
+    missing = f"typo-{uuid.uuid4().hex[:8]}"
+    config = secured_kafka.command_config("admin", "SCRAM-SHA-256")
+
+    result = kgroup(secured_kafka, "SASL_PLAINTEXT", *args, missing, config=config)
+
+    assert result.returncode == 5, result.stderr  # README "Exit codes": a named topic does not exist
+    assert result.stderr.splitlines()[-1] == f"kgroup: error: topic '{missing}' does not exist (--topic)"
+    listed = AdminClient({"bootstrap.servers": secured_kafka.setup}).list_topics(timeout=30).topics
+    assert missing not in listed
 
 
 # -- 2. ListGroups filters silently ------------------------------------------------------------------------

@@ -5,7 +5,10 @@ kafka-consumer-groups.sh user writes it. Over SASL PLAIN, SCRAM-SHA-256 and SCRA
 run's CA, and with a client certificate, `kgroup groups` and `kgroup describe` show the group the setup
 committed; `kgroup snapshot` reads a live member's subscription through kgroup's own transport
 (inspectors/live/wire: its SASL and TLS code). A wrong password, a user without ACLs and an untrusted
-certificate each end in one line on stderr, with no traceback and no password in it.
+certificate each end in one line on stderr, with no traceback and no password in it; so does a certificate
+for another host (the MISNAMED listener at 127.0.0.2), refused by librdkafka and by kgroup's own transport
+alike unless `ssl.endpoint.identification.algorithm=` turns the check off. alice's writes, a what-if, triage and
+a lag recording work over SASL, and no file kgroup writes holds a password.
 """
 
 from __future__ import annotations
@@ -237,3 +240,117 @@ def test_a_ca_that_did_not_sign_the_brokers_certificate_is_refused_in_one_line(
         line = assert_one_error_line(result)
         assert result.returncode == 7, line  # as Kafka's clients: an SSL handshake failure is an authentication one
         assert "certificate verify failed" in line and secured_kafka.ssl in line, line
+
+
+# -- a certificate for another host ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["groups", "describe", "snapshot"])
+def test_a_certificate_that_does_not_name_the_broker_is_one_line_and_exit_7_without_the_password(
+        secured_kafka: SecuredKafka, setup: Setup, command: str) -> None:
+    # The MISNAMED listener (127.0.0.2) has the CA's certificate for 127.0.0.1 and localhost: the CA is right,
+    # the name is not. librdkafka verifies the host name by default (ssl.endpoint.identification.algorithm=https).
+    config = secured_kafka.command_config("alice", "SCRAM-SHA-512", tls=True)
+    args = ("groups",) if command == "groups" else (command, setup.group)
+
+    result = kgroup(secured_kafka, "MISNAMED", *args, config=config)
+
+    line = assert_one_error_line(result)
+    assert result.returncode == 7, line  # as an untrusted certificate: Kafka's SslAuthenticationException
+    assert secured_kafka.misnamed in line and "does not name the address" in line, line
+    assert f"IP address mismatch, certificate is not valid for '{secured_kafka.misnamed.split(':')[0]}'" in line
+    assert_secret_free(result, *secured_kafka.passwords.values())
+
+
+def test_kgroups_own_transport_verifies_the_brokers_host_name(secured_kafka: SecuredKafka, setup: Setup) -> None:
+    # DescribeGroups (snapshot's member metadata) and OffsetDelete go through inspectors/live/wire: it must refuse
+    # the same certificate librdkafka refuses, and honour the same opt-out.
+    from kgroup.inspectors.errors import AuthenticationError
+    from kgroup.inspectors.live.connection import ConnectionSettings
+    from kgroup.inspectors.live.offset_deletion import offset_delete_unsupported
+    from kgroup.inspectors.live.wire.describe_groups import describe_classic_members
+    from kgroup.inspectors.live.wire.errors import AuthenticationFailed
+
+    config = {**secured_kafka.client_config("alice", "SCRAM-SHA-256", tls=True),
+              "bootstrap.servers": secured_kafka.misnamed}
+    settings = ConnectionSettings(secured_kafka.misnamed, {k: v for k, v in config.items() if k != "bootstrap.servers"})
+
+    with pytest.raises(AuthenticationFailed) as raw:
+        describe_classic_members(config, [setup.group], 30.0)
+    with pytest.raises(AuthenticationError) as told:
+        offset_delete_unsupported(settings, 30.0)
+
+    assert raw.value.untrusted and "IP address mismatch" in str(raw.value)
+    assert "does not name the address" in str(told.value) and secured_kafka.misnamed in str(told.value)
+    assert_secret_free(subprocess.CompletedProcess([], 0, str(raw.value), str(told.value)),
+                       *secured_kafka.passwords.values())
+    unverified = {**config, "ssl.endpoint.identification.algorithm": "none"}
+    assert describe_classic_members(unverified, [setup.group], 30.0)[setup.group]["error"] is None
+
+
+def test_an_empty_endpoint_identification_turns_the_host_check_off_as_in_kafkas_clients(
+        secured_kafka: SecuredKafka, setup: Setup, tmp_path: Path) -> None:
+    # kafka-consumer-groups.sh users write `ssl.endpoint.identification.algorithm=` to skip the host name check
+    # (the CA is still verified): kgroup honours it for librdkafka (groups: Metadata) and its own transport
+    # (groups: ListGroups; describe: OffsetFetch, ListOffsets).
+    config = secured_kafka.command_config("alice", "SCRAM-SHA-256", tls=True)
+    config.write_text(config.read_text() + "ssl.endpoint.identification.algorithm=\n")
+
+    listed = kgroup(secured_kafka, "MISNAMED", "groups", "-r", f"^({setup.group}|{setup.other})$", "-o", "json",
+                    config=config)
+
+    assert listed.returncode == 0, listed.stderr
+    assert [g["group"] for g in json.loads(listed.stdout)["groups"]] == [setup.group]  # as alice: ACLs apply
+
+
+# -- nothing kgroup writes holds a secret ------------------------------------------------------------------
+
+
+def test_alices_writes_and_recordings_work_over_sasl_and_hold_no_secret(
+        secured_kafka: SecuredKafka, setup: Setup, tmp_path: Path) -> None:
+    """The commands not run above, each over another way in, as alice on a group of her own: the writes
+    (OffsetCommit through librdkafka; OffsetDelete and DeleteGroups), a what-if, triage and a lag recording.
+    Every file kgroup writes (a snapshot, the lag data set) is searched for every password."""
+    group = f"{ALICE_PREFIX}writes-{uuid.uuid4().hex[:8]}"
+    secured_kafka.commit(group, {(setup.topic, 0): 4, (setup.topic, 1): 1})
+    ways = {"SCRAM-SHA-512": ("SASL_PLAINTEXT", secured_kafka.command_config("alice", "SCRAM-SHA-512")),
+            "SASL_SSL SCRAM-SHA-256": ("SASL_SSL", secured_kafka.command_config("alice", "SCRAM-SHA-256", tls=True)),
+            "SASL_SSL PLAIN": ("SASL_SSL", secured_kafka.command_config("alice", "PLAIN", tls=True))}
+    snapshot, history = tmp_path / "snap.yaml", tmp_path / "history"
+    runs = [("SCRAM-SHA-512", ("snapshot", group, "-o", str(snapshot))),
+            ("SASL_SSL PLAIN", ("simulate", "--group", group, "--add-member", f"x={setup.topic}", "-o", "json")),
+            ("SASL_SSL SCRAM-SHA-256", ("triage", "--group", group, "--samples", "1", "--max-wait", "0", "-o", "json")),
+            ("SASL_SSL SCRAM-SHA-256", ("lag", "record", "--group", group, "--count", "2", "--interval", "500ms",
+                                        "--out", str(history))),
+            ("SCRAM-SHA-512", ("offsets", "reset", group, "--topic", setup.topic, "--to-earliest", "--execute")),
+            ("SASL_SSL PLAIN", ("offsets", "delete", group, "--topic", f"{setup.topic}:1", "--execute")),
+            ("SASL_SSL SCRAM-SHA-256", ("groups", "delete", group, "--execute"))]
+    for way, args in runs:
+        listener, config = ways[way]
+        result = kgroup(secured_kafka, listener, *args, config=config)
+        assert result.returncode in ((0, 1, 3) if args[0] == "triage" else (0,)), (way, args, result.stderr)
+        assert "Traceback" not in result.stderr
+        assert_secret_free(result, *secured_kafka.passwords.values())
+        if args[:2] == ("offsets", "reset"):
+            assert committed_now(secured_kafka, group, setup.topic) == {0: 0, 1: 0}
+        elif args[:2] == ("offsets", "delete"):  # OffsetDelete, sent by kgroup's own transport over SASL_SSL
+            assert committed_now(secured_kafka, group, setup.topic) == {0: 0}
+
+    assert committed_now(secured_kafka, group, setup.topic) == {}  # DeleteGroups took the rest
+    assert yaml.safe_load(snapshot.read_text())["groups"][0]["group_id"] == group
+    written = [snapshot, *(p for p in history.rglob("*") if p.is_file())]
+    assert len(written) > 2, written  # the data set holds its files
+    for path in written:
+        data = path.read_bytes()
+        for secret in secured_kafka.passwords.values():
+            assert secret.encode() not in data, path
+
+
+def committed_now(secured: SecuredKafka, group: str, topic: str) -> dict[int, int]:
+    """The group's commits on `topic`, read as the super user."""
+    from confluent_kafka import ConsumerGroupTopicPartitions
+    from confluent_kafka.admin import AdminClient
+
+    admin = AdminClient({"bootstrap.servers": secured.setup})
+    answer = admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group)])[group].result(30)
+    return {tp.partition: tp.offset for tp in answer.topic_partitions if tp.topic == topic and tp.offset >= 0}
