@@ -105,6 +105,9 @@ class Coordinators:
     def find(self, group: str) -> tuple[int, str, int, int, str | None]:
         """find_coordinator through the bootstrap connection, or, if it broke, through the next server that
         answers."""
+        if self.first.address not in self.connections:  # dropped as a coordinator that was also the bootstrap
+            self.first = bootstrap(self.config, self.deadline)
+            self.connections[self.first.address] = self.first
         try:
             return find_coordinator(self.first, group)
         except BrokerUnreachable:
