@@ -32,30 +32,40 @@ def adjust_for_cooperative(members: Sequence[Member], assigned: dict[str, list[T
     back to its owner.
     """
     by_id = {m.member_id: m for m in members}
-    assignee: dict[TopicPartition, str] = {}
-    for member in members:
-        for tp in assigned.get(member.member_id, ()):
-            assignee[tp] = member.member_id
-    owner: dict[TopicPartition, str] = {}
-    for member in members:
-        for tp in member.owned:
-            owner[tp] = member.member_id
+    assignee = {tp: member.member_id for member in members for tp in assigned.get(member.member_id, ())}
+    owner = {tp: member.member_id for member in members for tp in member.owned}
     sent: dict[str, list[TopicPartition]] = {m.member_id: [] for m in members}
     withheld: dict[TopicPartition, str] = {}
     trace = active()
-    for tp, member_id in assignee.items():
+
+    def send(tp: TopicPartition, member_id: str) -> None:
         claimant = owner.get(tp)
-        if claimant is None or same_member(by_id[member_id], by_id[claimant]):
+        # One member id is one member (`by_id`), which compares equal to itself.
+        if claimant is None or claimant == member_id or same_member(by_id[member_id], by_id[claimant]):
             sent[member_id].append(tp)
         else:
             withheld[tp] = member_id
             if trace is not None:
                 trace.record(tp, None, WITHHELD, source=claimant, target=member_id, leader=True)
-    for tp, claimant in owner.items():
-        if tp not in assignee:
-            sent[claimant].append(tp)
-            if trace is not None:
-                trace.record(tp, claimant, HANDED_BACK, claimants=[m.member_id for m in members if tp in m.owned])
+
+    lists = [(member.member_id, assigned.get(member.member_id, ())) for member in members]
+    if len(by_id) == len(members) and len(assignee) == sum(len(parts) for _, parts in lists):
+        # Each partition assigned once: assignee's order is the members' lists in turn, so a member whose
+        # partitions nobody else owns is sent them all at once.
+        for member_id, parts in lists:
+            if set(map(owner.get, parts)) <= {None, member_id}:
+                sent[member_id].extend(parts)
+            else:
+                for tp in parts:
+                    send(tp, member_id)
+    else:
+        for tp, member_id in assignee.items():
+            send(tp, member_id)
+    for tp in [] if assignee.keys() >= owner.keys() else [tp for tp in owner if tp not in assignee]:  # owner's order
+        claimant = owner[tp]
+        sent[claimant].append(tp)
+        if trace is not None:
+            trace.record(tp, claimant, HANDED_BACK, claimants=[m.member_id for m in members if tp in m.owned])
     return sent, withheld
 
 

@@ -8,13 +8,17 @@ comparator, for which glibc's merge sort is stable, so Python's stable sort give
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
+from functools import partial
+from itertools import chain, compress, cycle, repeat
+from operator import attrgetter, is_not
 
 from kgroup.assignors.model import Cluster, Member, TopicPartition
 from kgroup.assignors.client.librdkafka.byte_order import byte_key, partition_key
 from kgroup.assignors.client.librdkafka.errors import LibrdkafkaCrash
 from kgroup.assignors.client.librdkafka.partition_movements import PartitionMovements, PartitionRef, deref
-from kgroup.assignors.client.librdkafka.rd_containers import MapEntry, RdMap, remove_first
+from kgroup.assignors.client.librdkafka.rd_containers import MapEntry, RdMap, remove_first, remove_firsts
 from kgroup.assignors.client.librdkafka.subscriptions import eligible_topics, uses_rack_awareness
 from kgroup.assignors.trace import (BALANCE_MOVE, BALANCE_UNDONE, CLAIM_CONFLICT, KEPT, LEAST_LOADED, NOT_SUBSCRIBED,
                                     OLDER_CLAIM, RACK_MISMATCH, UNASSIGNABLE, Trace, active)
@@ -23,10 +27,60 @@ Parts = list[TopicPartition]
 Entry = MapEntry[str, Parts]
 
 
-def _by_count_then_member(entries: list[Entry], keys: dict[str, bytes]) -> None:
-    """librdkafka: `rd_list_sort(..., sort_by_map_elem_val_toppar_list_cnt)`: fewest partitions first, then
-    member id (a total order: member ids are unique). `keys`: each member id's byte key."""
-    entries.sort(key=lambda entry: (len(entry.value), keys[entry.key]))
+class _ByCountThenMember:
+    """A list of member entries in librdkafka's `rd_list_sort(..., sort_by_map_elem_val_toppar_list_cnt)`
+    order: fewest partitions first, then member id.
+
+    librdkafka sorts the whole list again after every partition it places or moves. The comparator is a
+    total order (member ids are unique, and so are their UTF-8 encodings), so a sorted list has exactly one
+    order, whatever it was before and whatever the sort's steps: keeping the list sorted by that key, by
+    taking out a member whose count changed and putting it back by bisection, gives the same list as the
+    full sort after every change, at a fraction of the cost. The key is one integer, count * members +
+    the member id's rank in byte order (`ranks`), which orders as (count, member id) does.
+    """
+
+    __slots__ = ("entries", "_order", "_at", "_ranks", "_size")
+
+    def __init__(self, entries: list[Entry], ranks: dict[str, int]) -> None:
+        self._ranks = ranks
+        self._size = len(ranks)
+        self.entries: list[Entry] = []
+        self._order: list[int] = []  # entries[i]'s sort key, as of its last placement
+        self._at: dict[str, int] = {}
+        self.resort(entries)
+
+    def resort(self, entries: list[Entry]) -> None:
+        """The full sort, of `entries` (the list itself is not kept)."""
+        keyed = sorted((len(entry.value) * self._size + self._ranks[entry.key], entry) for entry in entries)
+        self.entries = [entry for _, entry in keyed]
+        self._order = [key for key, _ in keyed]
+        self._at = {entry.key: key for key, entry in keyed}
+
+    def touch(self, member_id: str) -> None:
+        """The member's partition count changed: put it where the full sort would."""
+        old = self._at.get(member_id)
+        if old is None:
+            return
+        order = self._order
+        i = bisect_left(order, old)
+        entry = self.entries[i]
+        new = len(entry.value) * self._size + self._ranks[member_id]
+        if new == old:
+            return
+        del order[i], self.entries[i]
+        j = bisect_left(order, new)
+        order.insert(j, new)
+        self.entries.insert(j, entry)
+        self._at[member_id] = new
+
+    def pop(self, i: int = -1) -> Entry:
+        del self._order[i]
+        entry = self.entries.pop(i)
+        del self._at[entry.key]
+        return entry
+
+    def __len__(self) -> int:
+        return len(self.entries)
 
 
 class _State:
@@ -34,7 +88,12 @@ class _State:
 
     def __init__(self, cluster: Cluster, members: Sequence[Member]) -> None:
         self.members = {m.member_id: m for m in members}
+        self.unique_ids = len(self.members) == len(members)
+        # The members whose current partitions are all in can_take, as sortPartitions found them.
+        self.owns_only_potential: set[str] = set()
         self.keys = {member_id: byte_key(member_id) for member_id in self.members}
+        # Each member id's place in byte order: the tie-break of every "fewest partitions first" sort.
+        self.ranks = {member_id: rank for rank, member_id in enumerate(sorted(self.keys, key=self.keys.__getitem__))}
         eligible = eligible_topics(cluster, members)
         # librdkafka: `rd_kafka_rack_info_new`: rack data only when the whole group is rack-aware.
         self.rack_aware = uses_rack_awareness(eligible)
@@ -50,12 +109,16 @@ class _State:
         self.previous: RdMap[TopicPartition, tuple[str, int]] = RdMap()  # prevAssignment
         self.potential_partitions: RdMap[str, Parts] = RdMap()  # consumer2AllPotentialPartitions
         self.potential_consumers: RdMap[TopicPartition, list[str]] = RdMap()  # partition2AllPotentialConsumers
-        self.can_take: dict[str, set[TopicPartition]] = {}  # consumer2AllPotentialPartitions, for lookups
+        # consumer2AllPotentialPartitions, for lookups; members with the same subscription share one set.
+        self.can_take: dict[str, frozenset[TopicPartition]] = {}
         self.owner: RdMap[TopicPartition, str] = RdMap()  # currentPartitionConsumer
         self.movements = PartitionMovements()
-        self.sorted_subscriptions: list[Entry] = []  # sortedCurrentSubscriptions
+        self.sorted_subscriptions = _ByCountThenMember([], self.ranks)  # sortedCurrentSubscriptions
         self.trace = active()  # None unless someone asked why (kgroup.assignors.trace)
         self.moves = 0  # balancing moves so far, numbered for the trace
+        # `balance`'s copies of currentAssignment and currentPartitionConsumer, made at its first move.
+        self.snapshot: tuple[RdMap[str, Parts], RdMap[TopicPartition, str]] | None = None
+        self.snapshot_due = False
 
     def count(self, member_id: str | None, what: str) -> int:
         """The length of a member's current list; librdkafka dereferences NULL where it is missing."""
@@ -63,9 +126,6 @@ class _State:
         if parts is None:
             raise LibrdkafkaCrash(f"NULL currentAssignment entry for {what} is dereferenced")
         return len(parts)
-
-    def resort(self) -> None:
-        _by_count_then_member(self.sorted_subscriptions, self.keys)
 
     def racks_mismatch(self, member_id: str, tp: TopicPartition) -> bool:
         """librdkafka: `rd_kafka_racks_mismatch`: a racked member mismatches a partition without rack data."""
@@ -82,7 +142,17 @@ def _prepopulate(state: _State) -> None:
     claimant in JoinGroup order is the partition's current consumer whatever the generations; any two
     claims of one generation void the partition for everybody.
     """
-    claims: RdMap[TopicPartition, list[tuple[str, int]]] = RdMap()  # sortedPartitionConsumersByGeneration
+    owners = [(tp, member.member_id) for member in state.members.values() for tp in member.owned]
+    state.owner.update(owners)  # currentPartitionConsumer: the last claimant
+    if state.trace is None and len(state.owner) == len(owners):
+        # No partition claimed twice: each is its one claimant's, appended newest claim first (the map's
+        # order), so a member's list is its claims in reverse. (Recording takes the loop below, which
+        # records claim by claim.)
+        state.current.update([(member_id, list(reversed(member.owned))) for member_id, member in state.members.items()])
+        state.potential_partitions.update([(member_id, []) for member_id in state.members])
+        return
+    # sortedPartitionConsumersByGeneration: an RdMap with no deletions, so its order is this dict's reversed.
+    claims: dict[TopicPartition, list[tuple[str, int]]] = {}
     for member in state.members.values():
         state.current.set(member.member_id, [])
         state.potential_partitions.set(member.member_id, [])
@@ -90,13 +160,14 @@ def _prepopulate(state: _State) -> None:
         for tp in member.owned:
             listed = claims.get(tp)
             if listed is None:
-                listed = []
-                claims.set(tp, listed)
+                listed = claims[tp] = []
             listed.append((member.member_id, generation))
-            state.owner.set(tp, member.member_id)
-    for tp, listed in claims.items():
-        by_generation = sorted(listed, key=lambda claim: claim[1])  # rd_list_sort by generation: stable
-        if any(x[1] == y[1] for x, y in zip(by_generation, by_generation[1:])):
+    for tp, listed in reversed(claims.items()):
+        if len(listed) == 1:  # one claim: nothing to sort, no two of one generation
+            by_generation = listed
+        else:
+            by_generation = sorted(listed, key=lambda claim: claim[1])  # rd_list_sort by generation: stable
+        if len(by_generation) > 1 and any(x[1] == y[1] for x, y in zip(by_generation, by_generation[1:])):
             state.owner.delete(tp)
             if state.trace is not None:
                 x, y = next((x, y) for x, y in zip(by_generation, by_generation[1:]) if x[1] == y[1])
@@ -120,7 +191,47 @@ def _generation(value: int) -> int | None:
 
 
 def _populate_potential_maps(state: _State) -> None:
-    """librdkafka: `populatePotentialMaps`: topics in metadata order, subscribers in JoinGroup order."""
+    """librdkafka: `populatePotentialMaps`: topics in metadata order, subscribers in JoinGroup order.
+
+    librdkafka builds a list per member and a list per partition: members x partitions entries (10M on
+    1,000 members of 10,000 partitions). Their contents follow from the subscriptions alone: a member's list
+    is every partition of the topics it subscribes to, in metadata order, and a partition's is its topic's
+    subscribers in JoinGroup order. After this step they are only read, so members that subscribe to the
+    same topics share one list (and one lookup set), and the partitions of a topic share one list of
+    members; every map keeps librdkafka's keys in librdkafka's insertion order.
+    """
+    if len({topic.name for topic, _ in state.eligible}) != len(state.eligible) or not state.unique_ids:
+        # A topic listed twice (its partitions' lists are the two topics' concatenated) or a member id
+        # joined twice (its list is the two members' interleaved by topic).
+        _populate_each(state)
+        return
+    partitions_of: list[Parts] = []
+    for topic, subscribers in state.eligible:
+        consumers = list(map(attrgetter("member_id"), subscribers))
+        # Made as TopicPartition's own constructor makes them (tuple.__new__), without a call per partition.
+        partitions_of.append(list(map(partial(tuple.__new__, TopicPartition), zip(repeat(topic.name),
+                                                                                   range(topic.partitions)))))
+        state.potential_consumers.update(zip(partitions_of[-1], repeat(consumers)))
+    index_of = {topic.name: index for index, (topic, _) in enumerate(state.eligible)}
+    shared: dict[tuple[str, ...], tuple[Parts, frozenset[TopicPartition]]] = {}  # by the member's topic list
+    can_take: dict[str, frozenset[TopicPartition]] = {}
+    potential: list[tuple[str, Parts]] = []
+    for member_id, member in state.members.items():
+        lists = shared.get(member.topics)
+        if lists is None:
+            # The eligible topics it subscribes to, in metadata order: those whose subscribers list it.
+            indexes = sorted({index_of[name] for name in member.topics if name in index_of})
+            partitions = list(chain.from_iterable(partitions_of[index] for index in indexes))
+            lists = shared[member.topics] = (partitions, frozenset(partitions))
+        if lists[0]:
+            potential.append((member_id, lists[0]))
+        can_take[member_id] = lists[1]
+    state.potential_partitions.update(potential)  # every member is a key already: each stays in its place
+    state.can_take = can_take
+
+
+def _populate_each(state: _State) -> None:
+    """`populatePotentialMaps` entry by entry, as librdkafka does it."""
     for topic, subscribers in state.eligible:
         for member in subscribers:
             partitions = state.potential_partitions.get(member.member_id)
@@ -133,17 +244,20 @@ def _populate_potential_maps(state: _State) -> None:
                     consumers = []
                     state.potential_consumers.set(tp, consumers)
                 consumers.append(member.member_id)
-    state.can_take = {member_id: set(parts) for member_id, parts in state.potential_partitions.items()}
+    state.can_take = {member_id: frozenset(parts) for member_id, parts in state.potential_partitions.items()}
 
 
 def _subscriptions_identical(state: _State) -> bool:
     """librdkafka: `areSubscriptionsIdentical`: neighbouring consumer lists equal in order, neighbouring
     partition lists equal as sets (`rd_kafka_topic_partition_list_cmp`: count, then containment)."""
-    consumer_lists = [consumers for _, consumers in state.potential_consumers.items()]
-    if any(a != b for a, b in zip(consumer_lists, consumer_lists[1:])):
+    consumer_lists = state.potential_consumers.values()
+    unshared = compress(range(len(consumer_lists)), map(is_not, consumer_lists, consumer_lists[1:]))
+    if any(consumer_lists[i] != consumer_lists[i + 1] for i in unshared):  # one shared list is equal
         return False
-    partition_lists = [parts for _, parts in state.potential_partitions.items()]
+    partition_lists = state.potential_partitions.values()
     for previous, current in zip(partition_lists, partition_lists[1:]):
+        if previous is current:  # one shared list: equal
+            continue
         if len(current) != len(previous) or not set(previous).issuperset(current):
             return False
     return True
@@ -162,32 +276,53 @@ def _sort_partitions(state: _State) -> Parts:
         counted.sort(key=lambda item: (item[1], partition_key(item[0])))
         return [tp for tp, _ in counted]
     ordered: Parts = []
-    remaining: RdMap[str, Parts] = RdMap()
-    consumers: list[Entry] = []
+    entries: list[Entry] = []  # the map of each member's existing partitions, by its entries
     for member_id, parts in state.current.items():
-        parts.sort(key=partition_key)
-        existing = [tp for tp in parts if state.potential_consumers.get(tp) is not None]
-        if existing:
-            consumers.append(remaining.set(member_id, existing))
-    _by_count_then_member(consumers, state.keys)
-    while consumers:
-        left = consumers[-1].value
-        with_previous = [tp for tp in left if state.previous.get(tp) is not None]
-        if with_previous:
-            remove_first(left, with_previous[0])
-            ordered.append(with_previous[0])
-        elif left:
-            ordered.append(left.pop(0))
+        parts.sort()  # (topic, partition): code point order is UTF-8 byte order, partition_key's
+        if state.can_take[member_id].issuperset(parts):  # its topics' partitions: all exist
+            existing = list(parts)
+            state.owns_only_potential.add(member_id)
         else:
-            consumers.pop()
-            continue
-        _by_count_then_member(consumers, state.keys)
+            existing = [tp for tp in parts if state.potential_consumers.get(tp) is not None]
+        if existing:
+            entries.append(MapEntry(member_id, existing))
+    # librdkafka re-sorts the members after each partition taken and takes the next from the last (most
+    # left, ties: the greatest member id); one taken drops that member below every other member at its
+    # count, so the members at the top count each give one, greatest id first, then all at the count below
+    # (those that just gave and those that had that many), and so on: this takes in that order.
+    previous = state.previous.get if len(state.previous) else None  # prevAssignment does not change here
+    by_count: dict[int, list[Entry]] = {}
+    for entry in entries:
+        by_count.setdefault(len(entry.value), []).append(entry)
+    giving: list[Entry] = []  # greatest member id first
+    if previous is None:
+        # Each gives from its front. From one count at which members join down to the next, the same
+        # members give in the same order: their lists' next slices, interleaved.
+        counts = sorted(by_count, reverse=True) + [0]
+        for count, below in zip(counts, counts[1:]):
+            giving = sorted(giving + by_count[count], key=lambda entry: state.ranks[entry.key], reverse=True)
+            slices = [entry.value[len(entry.value) - count:len(entry.value) - below] for entry in giving]
+            ordered.extend(chain.from_iterable(zip(*slices)))
+    else:
+        for count in range(max(by_count, default=0), 0, -1):
+            if count in by_count:
+                giving = sorted(giving + by_count[count], key=lambda entry: state.ranks[entry.key], reverse=True)
+            for entry in giving:
+                left = entry.value
+                with_previous = next((tp for tp in left if previous(tp) is not None), None)
+                if with_previous is not None:
+                    remove_first(left, with_previous)
+                    ordered.append(with_previous)
+                else:
+                    ordered.append(left.pop(0))
     nothing_added = not ordered
-    for tp in state.potential_consumers:
-        if tp not in ordered:
-            ordered.append(tp)
+    if ordered:
+        taken = set(ordered)
+        ordered.extend([tp for tp in state.potential_consumers if tp not in taken])
+    else:
+        ordered = list(state.potential_consumers)
     if nothing_added:
-        ordered.sort(key=partition_key)
+        ordered.sort()  # as partition_key orders (code points order as UTF-8 bytes do)
     return ordered
 
 
@@ -199,7 +334,14 @@ def _drop_invalid_owned(state: _State, unassigned: Parts) -> bool:
     keeps its owner entry. The rest are no longer unassigned. Returns `revocationRequired`.
     """
     revocation_required = False
+    placed: Parts = []  # no longer unassigned: taken out of `unassigned` in one pass at the end
     for member_id, parts in state.current.items():
+        if state.unique_ids and not state.rack_aware and (
+                member_id in state.owns_only_potential or state.can_take[member_id].issuperset(parts)):
+            # can_take: the partitions of the existing topics the member subscribes to (of every member
+            # with that id: hence unique ids only); all of them kept
+            placed.extend(parts)
+            continue
         topics = state.members[member_id].topics
         kept = []
         trace = state.trace
@@ -208,14 +350,15 @@ def _drop_invalid_owned(state: _State, unassigned: Parts) -> bool:
                 state.owner.delete(tp)
                 if trace is not None:
                     trace.record(tp, None, UNASSIGNABLE, member=member_id)
-            elif tp.topic not in topics or state.racks_mismatch(member_id, tp):
+            elif tp.topic not in topics or (state.rack_aware and state.racks_mismatch(member_id, tp)):
                 revocation_required = True
                 if trace is not None:
                     _record_released(trace, state, member_id, topics, tp)
             else:
-                remove_first(unassigned, tp)
+                placed.append(tp)
                 kept.append(tp)
         parts[:] = kept
+    remove_firsts(unassigned, placed)
     return revocation_required
 
 
@@ -231,35 +374,80 @@ def _record_released(trace: Trace, state: _State, member_id: str, topics: tuple[
 def _maybe_assign(state: _State, unassigned: Parts, remove_assigned: bool, check_racks: bool) -> None:
     """librdkafka: `maybeAssignPartition` over a list: each partition to the first member (fewest
     partitions first) that may take it."""
+    if state.trace is None and not check_racks and _assign_evenly(state, unassigned, remove_assigned):
+        return
+    potential_consumers, can_take, current_of = state.potential_consumers.get, state.can_take, state.current.get
+    ordered, set_owner = state.sorted_subscriptions, state.owner.set
     i = 0
     while i < len(unassigned):
         tp = unassigned[i]
         placed = False
-        if state.potential_consumers.get(tp):
-            for entry in list(state.sorted_subscriptions):
-                if tp not in state.can_take.get(entry.key, ()):
+        if potential_consumers(tp):
+            for entry in ordered.entries:
+                if tp not in can_take.get(entry.key, ()):
                     continue
                 if check_racks and state.racks_mismatch(entry.key, tp):
                     continue
-                current = state.current.get(entry.key)
+                current = current_of(entry.key)
                 assert current is not None
                 if state.trace is not None:
                     _record_least_loaded(state, tp, entry.key, check_racks)
                 current.append(tp)
-                state.owner.set(tp, entry.key)
-                state.resort()
+                set_owner(tp, entry.key)
+                ordered.touch(entry.key)
                 placed = True
-                break
+                break  # the list has changed: no further step of this loop reads it
         if placed and remove_assigned:
             del unassigned[i]
         else:
             i += 1
 
 
+def _assign_evenly(state: _State, unassigned: Parts, remove_assigned: bool) -> bool:
+    """`maybeAssignPartition` over the list when every member may take every partition in it: each to
+    the first member, fewest partitions first, then member id. One taken lifts that member above every
+    other member at its count, so the members at the lowest count each take one, least member id first,
+    then all at the count above (those that just took and those that had that many), and so on: this
+    places in that order, then sorts the members once. False (nothing done) when some member may not
+    take some partition: then the first member able to take each one decides, one at a time."""
+    ordered = state.sorted_subscriptions.entries
+    potential_consumers = state.potential_consumers.get
+    takes = list(compress(unassigned, map(potential_consumers, unassigned)))
+    if not ordered or not takes:
+        return False
+    distinct = {id(can): can for can in (state.can_take.get(entry.key, frozenset()) for entry in ordered)}
+    if not all(can.issuperset(takes) for can in distinct.values()):
+        return False
+    counts = [len(entry.value) for entry in ordered]
+    owners: list[tuple[TopicPartition, str]] = []
+    taking: list[Entry] = []  # least member id first
+    joined, count, placed = 0, counts[0], 0
+    while placed < len(takes):
+        start = joined
+        while joined < len(ordered) and counts[joined] == count:
+            joined += 1
+        if joined > start:  # those at one count are in member id order already
+            taking = sorted(taking + ordered[start:joined], key=lambda entry: state.ranks[entry.key]) if taking \
+                else ordered[start:joined]
+        # Up to the next member's count the same members take, one each per count, in the same order.
+        rounds = counts[joined] - count if joined < len(ordered) else -(-(len(takes) - placed) // len(taking))
+        segment = takes[placed:placed + rounds * len(taking)]
+        for i, entry in enumerate(taking):
+            entry.value.extend(segment[i::len(taking)])
+        owners.extend(zip(segment, cycle([entry.key for entry in taking])))
+        placed += len(segment)
+        count += rounds
+    state.owner.update(owners)
+    state.sorted_subscriptions.resort(ordered)
+    if remove_assigned:
+        unassigned[:] = [tp for tp in unassigned if not potential_consumers(tp)]
+    return True
+
+
 def _record_least_loaded(state: _State, tp: TopicPartition, member_id: str, check_racks: bool) -> None:
     """The members that could take `tp` at this point, with their loads: the first (fewest, then member
     id) took it."""
-    loads = {entry.key: len(entry.value) for entry in state.sorted_subscriptions
+    loads = {entry.key: len(entry.value) for entry in state.sorted_subscriptions.entries
              if tp in state.can_take.get(entry.key, ()) and not (check_racks and state.racks_mismatch(entry.key, tp))}
     assert state.trace is not None
     state.trace.record(tp, member_id, LEAST_LOADED, held_before=loads[member_id], loads=loads,
@@ -277,6 +465,10 @@ def _can_participate(state: _State, member_id: str) -> bool:
 
 def _move(state: _State, ref: PartitionRef, new: str, asked: TopicPartition, why: Why) -> None:
     """librdkafka: `processPartitionMovement`: the movement is recorded before the pointer is re-read."""
+    if state.snapshot_due:  # the first move of `balance`: keep the maps as they were before it
+        before: RdMap[str, Parts] = RdMap()
+        before.update([(member_id, list(parts)) for member_id, parts in state.current.items()])
+        state.snapshot, state.snapshot_due = (before, state.owner.copy()), False
     old = state.owner.get(deref(ref))
     state.movements.move(ref, old, new)
     tp = deref(ref)
@@ -290,11 +482,12 @@ def _move(state: _State, ref: PartitionRef, new: str, asked: TopicPartition, why
                            why=_why(why), instead_of=str(asked) if asked != tp else None)
     target.append(tp)
     source = state.current.get(old) if old is not None else None
-    if source is None:
+    if source is None or old is None:
         raise LibrdkafkaCrash("NULL currentAssignment entry for the old consumer is dereferenced")
     remove_first(source, tp)
     state.owner.set(tp, new)
-    state.resort()
+    state.sorted_subscriptions.touch(new)
+    state.sorted_subscriptions.touch(old)
 
 
 Why = tuple[str, str, object]  # (which step of performReassignments, the partition's consumer, its detail)
@@ -318,16 +511,16 @@ def _reassign_to(state: _State, tp: TopicPartition, new: str, why: Why) -> None:
 
 def _reassign(state: _State, tp: TopicPartition, why: Why) -> None:
     """librdkafka: `reassignPartition`: to the first member (fewest partitions) that can take it."""
-    for entry in list(state.sorted_subscriptions):
+    for entry in state.sorted_subscriptions.entries:
         if tp in state.can_take.get(entry.key, ()):
-            _reassign_to(state, tp, entry.key, why)
+            _reassign_to(state, tp, entry.key, why)  # the list changes: the loop ends here
             return
     raise LibrdkafkaCrash("rd_assert fails: reassignPartition() found no new consumer")
 
 
 def _is_balanced(state: _State) -> bool:
     """librdkafka: `isBalanced`."""
-    ordered = state.sorted_subscriptions
+    ordered = state.sorted_subscriptions.entries
     if len(ordered[0].value) >= len(ordered[-1].value) - 1:
         return True
     holder: dict[TopicPartition, str] = {}
@@ -410,7 +603,7 @@ def _record_undone(state: _State, before: RdMap[str, Parts]) -> None:
 
 def _balance(state: _State, sorted_partitions: Parts, unassigned: Parts, revocation_required: bool) -> None:
     """librdkafka: `balance`."""
-    initializing = len(state.sorted_subscriptions[-1].value) == 0
+    initializing = len(state.sorted_subscriptions.entries[-1].value) == 0
     if state.rack_aware:
         left = list(unassigned)
         _maybe_assign(state, left, True, True)
@@ -418,46 +611,46 @@ def _balance(state: _State, sorted_partitions: Parts, unassigned: Parts, revocat
     else:
         _maybe_assign(state, unassigned, False, False)
 
-    for tp, consumers in state.potential_consumers.items():
-        if len(consumers) < 2:
-            remove_first(sorted_partitions, tp)
-            remove_first(unassigned, tp)
+    # The partitions with fewer than two potential consumers, in map order.
+    alone = list(compress(state.potential_consumers, map((2).__gt__, map(len, state.potential_consumers.values()))))
+    remove_firsts(sorted_partitions, alone)
+    remove_firsts(unassigned, alone)
 
     fixed: RdMap[str, Parts] = RdMap()
+    current_of, potential_of = state.current.get, state.potential_partitions.get
     i = 0
     while i < len(state.sorted_subscriptions):
-        member_id = state.sorted_subscriptions[i].key
-        if _can_participate(state, member_id):
+        member_id = state.sorted_subscriptions.entries[i].key
+        # _can_participate's first test, inline: most members have fewer than they could take.
+        if len(current_of(member_id) or ()) < len(potential_of(member_id) or ()) or _can_participate(state, member_id):
             i += 1
             continue
-        del state.sorted_subscriptions[i]
+        state.sorted_subscriptions.pop(i)
         fixed.set(member_id, list(state.current.get(member_id) or []))
         state.current.delete(member_id)
 
-    before: RdMap[str, Parts] = RdMap()
-    for member_id, parts in state.current.items():
-        before.set(member_id, list(parts))
-    owners_before: RdMap[TopicPartition, str] = RdMap()
-    for tp, member_id in state.owner.items():
-        owners_before.set(tp, member_id)
-
+    # The maps as they are here (preBalanceAssignment, preBalancePartitionConsumers) are read only to undo
+    # the moves below, never when initializing: they are copied when the first move is made.
+    state.snapshot_due = not initializing
     if not revocation_required and unassigned:
         _perform_reassignments(state, unassigned)
     performed = _perform_reassignments(state, sorted_partitions)
+    state.snapshot_due = False
 
-    if not initializing and performed and _score(state.current) >= _score(before):
+    if not initializing and performed and state.snapshot is not None and \
+            _score(state.current) >= _score(state.snapshot[0]):
+        before, owners_before = state.snapshot
         if state.trace is not None:
             _record_undone(state, before)
         for member_id, parts in before.items():
             state.current.set(member_id, list(parts))
-        state.owner = RdMap()
-        for tp, member_id in owners_before.items():
-            state.owner.set(tp, member_id)
+        state.owner = owners_before.copy()
 
     if len(fixed):
+        entries = list(state.sorted_subscriptions.entries)
         for entry in fixed.entries():
-            state.sorted_subscriptions.append(state.current.set(entry.key, entry.value))
-        state.resort()
+            entries.append(state.current.put(entry.key, entry.value))
+        state.sorted_subscriptions.resort(entries)
 
 
 def sticky_assignment(cluster: Cluster, members: Sequence[Member]) -> dict[str, Parts]:
@@ -474,7 +667,6 @@ def sticky_assignment(cluster: Cluster, members: Sequence[Member]) -> dict[str, 
     sorted_partitions = _sort_partitions(state)
     unassigned = list(sorted_partitions)
     revocation_required = _drop_invalid_owned(state, unassigned)
-    state.sorted_subscriptions = state.current.entries()
-    state.resort()
+    state.sorted_subscriptions.resort(state.current.entries())
     _balance(state, sorted_partitions, unassigned, revocation_required)
     return {m.member_id: list(state.current.get(m.member_id) or []) for m in members}

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import chain, compress, repeat
+from operator import attrgetter, contains
 
 from kgroup.assignors.model import Cluster, Member, Topic
 
@@ -16,8 +18,9 @@ def eligible_topics(cluster: Cluster, members: Sequence[Member]) -> list[tuple[T
     modelled: kgroup's members list topic names).
     """
     eligible = []
+    subscriptions = list(map(attrgetter("topics"), members))
     for topic in cluster.topics:
-        subscribers = [m for m in members if topic.name in m.topics]
+        subscribers = list(compress(members, map(contains, subscriptions, repeat(topic.name))))
         if subscribers:
             eligible.append((topic, subscribers))
     return eligible
@@ -34,7 +37,8 @@ def uses_rack_awareness(eligible: Sequence[tuple[Topic, Sequence[Member]]]) -> b
     False when no member of these topics has a rack, no partition has a replica rack, or the two rack sets
     are disjoint; false also when every partition's replicas span all partition racks; true otherwise.
     """
-    consumer_racks = {member_rack(m) for _, subscribers in eligible for m in subscribers} - {None}
+    racks = set(map(attrgetter("rack"), chain.from_iterable(subscribers for _, subscribers in eligible)))
+    consumer_racks = {rack or None for rack in racks} - {None}  # as member_rack reads each
     if not consumer_racks:
         return False
     partition_racks: set[str] = set()
