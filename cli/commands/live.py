@@ -24,7 +24,7 @@ from kgroup.inspectors.files import write_atomically
 from kgroup.inspectors.live.record_timestamps import described_time_lags
 from kgroup.inspectors.live.snapshot import fixture_document, fixture_group
 from kgroup.inspectors.live.share_groups import ShareGroup, read_share_groups
-from kgroup.cli.render.share_groups import share_body, share_tables
+from kgroup.cli.render.share_groups import share_body, share_summary, share_tables
 
 # ListGroups v5's group types (GroupType, KIP-848), as `kafka-groups.sh --list --group-type` takes them.
 GROUP_TYPES = ("classic", "consumer", "share", "streams")
@@ -49,7 +49,10 @@ def groups(regex: str | None, state: str | None, live: LiveOptions, output: Outp
     described = [g for g in ids if listing[g].type not in ("share", "streams")]
     found, refused = read_listed_groups(admin, described) if described else (None, {})
     read = {one.group.group_id: one for one in found.groups} if found else {}
+    share_ids = [g for g in ids if listing[g].type == "share"]
+    shares = read_share_groups(admin, share_ids) if share_ids else {}
     summaries = [_summary(read[g], lag_rows(read[g].group), listing[g].protocol) if g in read else
+                 share_summary(shares[g], listing[g].protocol) if g in shares else
                  _listed_summary(listing[g], refused.get(g)) for g in ids]
     summaries = [s for s in summaries if state is None or (s["state"] or "").lower() == state.lower()]
     doc = document("groups", {"groups": summaries})
@@ -78,8 +81,8 @@ def _summary(live: LiveGroup, rows: list[LagRow], protocol: str | None = None) -
 
 
 def _listed_summary(listed: GroupListing, refused: str | None = None) -> dict[str, Any]:
-    """A group as ListGroups lists it: a share or streams group (kgroup does not describe them), or one the
-    principal may list but not read in full (`refused`: why)."""
+    """A group as ListGroups lists it: a streams group (kgroup does not describe them), or one the principal
+    may list but not read in full (`refused`: why)."""
     return {"group": listed.group_id, "type": listed.type, "protocol": listed.protocol, "state": listed.state,
             "members": None, "assignor": None, "coordinator": None, "total_lag": None,
             "notes": [refused if refused else f"a {listed.type} group: listed, not described"]}

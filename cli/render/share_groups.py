@@ -39,6 +39,14 @@ def share_body(group: ShareGroup) -> dict[str, Any]:
     }
 
 
+def share_summary(group: ShareGroup, protocol: str | None) -> dict[str, Any]:
+    """A share group's `groups` entry: the fields of a describe entry up to `notes` (TOTAL-LAG: the sum of
+    the share-partition lags the broker sent, KIP-1226)."""
+    body = share_body(group)
+    return {key: body[key] for key in ("group", "type", "protocol", "state", "members", "assignor",
+                                       "coordinator", "total_lag", "notes")} | {"protocol": protocol}
+
+
 def share_tables(console: Console, body: dict[str, Any], view: str, verbose: bool) -> None:
     if view == "state":
         _states(console, body, verbose)

@@ -181,3 +181,11 @@ def test_describe_share_group_equals_kafkas_admin(broker: str, driver: ShareDriv
     assert state.stdout.split("\n")[0].split() == ["GROUP", "COORDINATOR", "(ID)", "STATE", "GROUP-EPOCH",
                                                    "ASSIGNMENT-EPOCH", "#MEMBERS"]
     assert state.stdout.split("\n")[1].split()[3] == "Stable"
+
+    # `groups` reads the share group as describe does: its members, assignor, coordinator and total lag.
+    listed = run_process("groups", "--type", "share", "-b", broker, "-o", "json")
+    assert listed.returncode == 0, listed.stderr
+    entry = next(g for g in json.loads(listed.stdout)["groups"] if g["group"] == group)
+    assert (entry["type"], entry["state"], entry["members"], entry["assignor"], entry["total_lag"]) == (
+        "share", "Stable", 2, "simple", 3)
+    assert entry["coordinator"] == before["coordinator"]
