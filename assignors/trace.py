@@ -105,11 +105,15 @@ class Trace:
         if round is None:
             round = self.rounds()[-1]
         holder: dict[TopicPartition, str | None] = {}
+        second: list[tuple[TopicPartition, str]] = []  # handed out again while its keeper keeps it
         for step in self.steps:
             if step.round == round:
-                holder[step.partition] = step.owner
+                if step.facts.get("second_holder_of") and step.owner is not None:
+                    second.append((step.partition, step.owner))
+                else:
+                    holder[step.partition] = step.owner
         result: dict[str, list[TopicPartition]] = {}
-        for tp, owner in holder.items():
+        for tp, owner in [*holder.items(), *second]:
             if owner is not None:
                 result.setdefault(owner, []).append(tp)
         return result

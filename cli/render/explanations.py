@@ -243,7 +243,12 @@ def _kept(step: Step, context: dict[str, Any]) -> str:
         quota = (f" and keeps up to its quota of {f['quota']} (it claimed {f['owned']}); quotas: "
                  f"{_sticky_quotas(f, context)}")
     gen = f"generation {f['generation']}" if f.get("generation") is not None else "no generation"
-    return f"kept by its owner: {owner} claimed it ({gen}){quota}"
+    beyond = ""
+    if f.get("beyond_topic") is not None:
+        beyond = (f"; {tp.topic} has only {_count(f['beyond_topic'], 'partition')} now, but Kafka's sticky assignor keeps "
+                  "an owned partition of a subscribed topic without checking its number, and it fills a place in "
+                  f"{owner}'s quota")
+    return f"kept by its owner: {owner} claimed it ({gen}){quota}{beyond}"
 
 
 def _claim_conflict(step: Step, context: dict[str, Any]) -> str:
@@ -285,6 +290,11 @@ def _quota_round_robin(step: Step, context: dict[str, Any]) -> str:
     f, tp, owner = step.facts, step.partition, step.owner
     rule = step.rule
     released = f"; {f['released_by']} had released it" if f.get("released_by") else ""
+    if f.get("second_holder_of"):
+        released += (f"; {f['second_holder_of']} kept it too, so both hold it, as in Kafka's answer: "
+                     "getUnassignedPartitions subtracts the kept partitions in one walk over sorted lists, and a "
+                     "kept partition its topic no longer has stops that walk, leaving the kept ones after it "
+                     "among the unassigned")
     quota = (f"{_count(context.get('partitions'), 'partition')} over {_count(context.get('members'), 'member')}: "
              f"each gets {context.get('min_quota')}")
     if context.get("members_over"):
@@ -293,12 +303,20 @@ def _quota_round_robin(step: Step, context: dict[str, Any]) -> str:
         return (f"sticky, rack round robin ({quota}): {owner}, on rack {f['rack']} where {tp} has a replica "
                 f"({_racks(f['replica_racks'])}), was the next member below its quota; it held "
                 f"{f['held_before']}{released}")
+    held = f"{f['held_before']}"
+    if f.get("held_beyond_topic"):
+        held += (f" (counting {_count(f['held_beyond_topic'], 'kept partition')} its topic no longer has, so it had "
+                 f"{f['held_before'] - f['held_beyond_topic']} that exist)")
     if f["extra_queue"]:
+        left_over = ""
+        if f.get("kept_beyond_topic") and f["held_before"] - f.get("held_beyond_topic", 0) >= (context.get("max_quota") or 0):
+            left_over = (f" (it is left over because {_count(f['kept_beyond_topic'], 'kept partition')} its topic no "
+                         "longer has filled places in the quotas: Kafka's sticky assignor keeps them)")
         return (f"sticky, round robin ({quota}): no member is below {context.get('min_quota')} any more, so it "
-                f"went to {owner}, the next member allowed one extra; it held {f['held_before']}{released}")
+                f"went to {owner}, the next member allowed one extra{left_over}; it held {held}{released}")
     return (f"sticky, round robin ({quota}): partitions nobody kept are dealt to members below the minimum, "
             f"in member id order {_members(f['short'], context, owner)}; {owner} was next and held "
-            f"{f['held_before']}{released}")
+            f"{held}{released}")
 
 
 def _least_loaded(step: Step, context: dict[str, Any]) -> str:

@@ -40,6 +40,8 @@ class ConstrainedBuilder:
         self.at_min: deque[str] = deque()  # unfilledMembersWithExactlyMinQuotaPartitions
         self.transferring: dict[TopicPartition, str] = {}  # partitionsTransferringOwnership
         self.trace = active()
+        self.kept_beyond: dict[str, int] = {}  # traced only: kept partitions their topic no longer has
+        self.kept_by: dict[TopicPartition, str] = {}  # traced only: who kept each kept partition
         if self.trace is not None:
             # Owners are visited in HashMap order; the first ones owning enough take the places over the minimum.
             self.trace.note(path="constrained", partitions=self.total, members=n, min_quota=self.min_quota,
@@ -110,13 +112,27 @@ class ConstrainedBuilder:
         # It owned enough for max_quota but kept min_quota: the places over the minimum were taken already.
         denied = len(owned) >= self.max_quota > quota
         extra = {"max_taken_by": list(self.kept_max)} if denied else {}
+        sizes = self.given.partitions_per_topic
         for i, tp in enumerate(owned):
             if i < kept:
+                # ConstrainedAssignmentBuilder keeps an owned partition of a subscribed topic without checking its
+                # number against the topic's size, so one the topic no longer has is kept and fills a place in
+                # the member's quota; the explanation says so where it decides a later step.
+                beyond = {"beyond_topic": sizes[tp.topic]} if tp.partition >= sizes.get(tp.topic, 0) else {}
+                if beyond:
+                    self.kept_beyond[member] = self.kept_beyond.get(member, 0) + 1
+                self.kept_by[tp] = member
                 trace.record(tp, member, KEPT, member=member, generation=generation, owned=len(owned),  # type: ignore[union-attr]
-                             quota=quota, **extra)
+                             quota=quota, **extra, **beyond)
             else:
                 trace.record(tp, None, OVER_QUOTA, member=member, owned=len(owned), quota=quota,  # type: ignore[union-attr]
                              order="partition number, then topic", **extra)
+
+    def _second_holder(self, tp: TopicPartition) -> dict[str, str]:
+        """A kept partition Kafka's two-pointer subtraction left among the unassigned (see kept_subtracted) is
+        handed out again while its keeper keeps it: both hold it, as in Kafka's answer."""
+        keeper = self.kept_by.get(tp)
+        return {"second_holder_of": keeper} if keeper is not None else {}
 
     def _unassigned(self) -> list[TopicPartition]:
         """Kafka: `ConstrainedAssignmentBuilder.getUnassignedPartitions`: topics in Java order, partitions
@@ -163,7 +179,7 @@ class ConstrainedBuilder:
                     self.trace.record(tp, consumer, RACK_ROUND_ROBIN, rack=self.racks.consumer_racks.get(consumer),
                                       replica_racks=sorted(self.racks.partition_racks.get(tp, ())),
                                       held_before=len(self.assignment[consumer]),
-                                      released_by=self.maybe_revoked.get(tp))
+                                      released_by=self.maybe_revoked.get(tp), **self._second_holder(tp))
                 self._assign_new(tp, consumer)
         return left
 
@@ -195,7 +211,9 @@ class ConstrainedBuilder:
                 if len(short) != len(under_min):
                     short = list(under_min)
                 trace.record(tp, consumer, QUOTA_ROUND_ROBIN, held_before=len(self.assignment[consumer]),
-                             short=short, extra_queue=not from_iterator, released_by=self.maybe_revoked.get(tp))
+                             short=short, extra_queue=not from_iterator, released_by=self.maybe_revoked.get(tp),
+                             held_beyond_topic=self.kept_beyond.get(consumer, 0),
+                             kept_beyond_topic=sum(self.kept_beyond.values()), **self._second_holder(tp))
             count = self._assign_new(tp, consumer)
             if count == self.min_quota:
                 if from_iterator:
