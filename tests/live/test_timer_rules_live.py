@@ -52,7 +52,7 @@ from kgroup.assignors.coordinator.consumer.simulation import ConsumerSimulation
 from kgroup.assignors.model import TopicPartition
 from kgroup.inspectors.live.admin import enum_name
 from kgroup.inspectors.live.wire.consumer_group_describe import describe_consumer_groups
-from kgroup.inspectors.live.wire.codec import _str
+from kgroup.inspectors.live.wire.codec import string
 from kgroup.inspectors.live.wire.connection import Connection, Deadline
 from tests.conformance.test_coordinator_classic import replay as replay_classic
 from tests.conformance.test_coordinator_consumer import replay
@@ -266,9 +266,9 @@ class RawClassicMember:
 
     def join(self) -> dict[str, Any]:
         # ConsumerProtocolSubscription v0: the topics, no user data
-        metadata = struct.pack(">h", 0) + struct.pack(">i", 1) + _str(self.topic) + struct.pack(">i", -1)
-        body = (_str(self.group) + struct.pack(">ii", self.session_ms, self.rebalance_ms) + _str(self.member_id)
-                + _str(None) + _str("consumer") + struct.pack(">i", 1) + _str("range") + _bytes(metadata))
+        metadata = struct.pack(">h", 0) + struct.pack(">i", 1) + string(self.topic) + struct.pack(">i", -1)
+        body = (string(self.group) + struct.pack(">ii", self.session_ms, self.rebalance_ms) + string(self.member_id)
+                + string(None) + string("consumer") + struct.pack(">i", 1) + string("range") + _bytes(metadata))
         r = self.connection.request(API_JOIN_GROUP, 5, body, False, "JoinGroup v5")
         r.i32("throttle")
         error = ERROR_NAMES.get(r.i16("error"), "OTHER")
@@ -290,18 +290,18 @@ class RawClassicMember:
     def sync(self, assignment: dict[str, list[int]]) -> str:
         entries = b""
         for member, partitions in assignment.items():
-            data = (struct.pack(">h", 0) + struct.pack(">i", 1) + _str(self.topic)
+            data = (struct.pack(">h", 0) + struct.pack(">i", 1) + string(self.topic)
                     + struct.pack(">i", len(partitions)) + b"".join(struct.pack(">i", p) for p in partitions)
                     + struct.pack(">i", -1))
-            entries += _str(member) + _bytes(data)
-        body = (_str(self.group) + struct.pack(">i", self.generation) + _str(self.member_id) + _str(None)
+            entries += string(member) + _bytes(data)
+        body = (string(self.group) + struct.pack(">i", self.generation) + string(self.member_id) + string(None)
                 + struct.pack(">i", len(assignment)) + entries)
         r = self.connection.request(API_SYNC_GROUP, 3, body, False, "SyncGroup v3")
         r.i32("throttle")
         return ERROR_NAMES.get(r.i16("error"), "OTHER")
 
     def heartbeat(self) -> str:
-        body = _str(self.group) + struct.pack(">i", self.generation) + _str(self.member_id) + _str(None)
+        body = string(self.group) + struct.pack(">i", self.generation) + string(self.member_id) + string(None)
         r = self.connection.request(API_HEARTBEAT, 3, body, False, "Heartbeat v3")
         r.i32("throttle")
         return ERROR_NAMES.get(r.i16("error"), "OTHER")

@@ -7,14 +7,14 @@ import struct
 from kgroup.inspectors.live.wire.errors import ProtocolError
 
 
-def _str(s: str | None) -> bytes:
+def string(s: str | None) -> bytes:
     if s is None:
         return struct.pack(">h", -1)
     b = s.encode()
     return struct.pack(">h", len(b)) + b
 
 
-def _uvarint(n: int) -> bytes:
+def uvarint(n: int) -> bytes:
     out = bytearray()
     while n >= 0x80:
         out.append((n & 0x7F) | 0x80)
@@ -23,15 +23,15 @@ def _uvarint(n: int) -> bytes:
     return bytes(out)
 
 
-def _cstr(s: str | None) -> bytes:  # compact (nullable) string
+def compact_string(s: str | None) -> bytes:  # compact (nullable) string
     if s is None:
-        return _uvarint(0)
+        return uvarint(0)
     b = s.encode()
-    return _uvarint(len(b) + 1) + b
+    return uvarint(len(b) + 1) + b
 
 
-def _carray(items: list[bytes]) -> bytes:
-    return _uvarint(len(items) + 1) + b"".join(items)
+def compact_array(items: list[bytes]) -> bytes:
+    return uvarint(len(items) + 1) + b"".join(items)
 
 
 TAGS_NONE = b"\x00"

@@ -11,7 +11,7 @@ import socket
 import struct
 import time
 
-from kgroup.inspectors.live.wire.codec import TAGS_NONE, Reader, _str
+from kgroup.inspectors.live.wire.codec import TAGS_NONE, Reader, string
 from kgroup.inspectors.live.wire.errors import (
     ERRORS,
     AuthenticationFailed,
@@ -124,7 +124,7 @@ class Connection:
 
     def request(self, api_key: int, version: int, body: bytes, flexible: bool, doing: str) -> Reader:
         self.correlation += 1
-        header = struct.pack(">hhi", api_key, version, self.correlation) + _str(self.client_id)
+        header = struct.pack(">hhi", api_key, version, self.correlation) + string(self.client_id)
         if flexible:
             header += TAGS_NONE
         self._send_frame(header + body, doing)
@@ -232,7 +232,7 @@ class Connection:
             raise UnsupportedConfig(f"sasl.mechanism={mechanism}: kgroup's describe transport supports PLAIN, "
                                     "SCRAM-SHA-256, SCRAM-SHA-512 and OAUTHBEARER")
         handshake_v = self.pick(API_SASL_HANDSHAKE, (0, 1), "SaslHandshake")
-        r = self.request(API_SASL_HANDSHAKE, handshake_v, _str(mechanism), False, "SASL handshake")
+        r = self.request(API_SASL_HANDSHAKE, handshake_v, string(mechanism), False, "SASL handshake")
         error = r.i16("error code")
         enabled = [r.string("mechanism") for _ in range(r.array_len("mechanisms", False))]
         if error:

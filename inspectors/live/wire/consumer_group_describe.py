@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from kgroup.inspectors.live.wire.codec import TAGS_NONE, Reader, _carray, _cstr
+from kgroup.inspectors.live.wire.codec import TAGS_NONE, Reader, compact_array, compact_string
 from kgroup.inspectors.live.wire.connection import Connection, Deadline
 from kgroup.inspectors.live.wire.coordinator import bootstrap, find_coordinator
 from kgroup.inspectors.live.wire.errors import ERRORS, RETRIABLE
@@ -112,7 +112,7 @@ def describe_consumer_groups(config: dict[str, str], group_ids: list[str], timeo
 def _describe(conn: Connection, groups: list[str], topic_names: dict[str, str]) -> list[DescribedGroup]:
     v = conn.pick(API_CONSUMER_GROUP_DESCRIBE, OUR_CONSUMER_GROUP_DESCRIBE, "ConsumerGroupDescribe")
     doing = f"describing {', '.join(repr(g) for g in groups)} (ConsumerGroupDescribe v{v})"
-    body = _carray([_cstr(g) for g in groups]) + b"\x00" + TAGS_NONE  # IncludeAuthorizedOperations: false
+    body = compact_array([compact_string(g) for g in groups]) + b"\x00" + TAGS_NONE  # IncludeAuthorizedOperations: false
     r = conn.request(API_CONSUMER_GROUP_DESCRIBE, v, body, True, doing)
     r.i32("throttle time")
     out = []

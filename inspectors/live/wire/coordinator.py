@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from kgroup.inspectors.live.wire.codec import TAGS_NONE, _carray, _cstr, _str
+from kgroup.inspectors.live.wire.codec import TAGS_NONE, compact_array, compact_string, string
 from kgroup.inspectors.live.wire.connection import Connection, Deadline
 from kgroup.inspectors.live.wire.errors import RETRIABLE, BrokerUnreachable, ProtocolError, UnsupportedConfig
 
@@ -174,13 +174,13 @@ def _find_coordinator(conn: Connection, group: str) -> tuple[int, str, int, int,
     v = conn.pick(API_FIND_COORDINATOR, OUR_FIND_COORDINATOR, "FindCoordinator")
     doing = f"finding the coordinator of group {group!r} (FindCoordinator v{v})"
     if v == 0:
-        body = _str(group)
+        body = string(group)
     elif v < 3:
-        body = _str(group) + b"\x00"
+        body = string(group) + b"\x00"
     elif v == 3:
-        body = _cstr(group) + b"\x00" + TAGS_NONE
+        body = compact_string(group) + b"\x00" + TAGS_NONE
     else:
-        body = b"\x00" + _carray([_cstr(group)]) + TAGS_NONE
+        body = b"\x00" + compact_array([compact_string(group)]) + TAGS_NONE
     r = conn.request(API_FIND_COORDINATOR, v, body, v >= 3, doing)
     if v >= 1:
         r.i32("throttle time")

@@ -13,7 +13,7 @@ import time
 from functools import partial
 from typing import Any
 
-from kgroup.inspectors.live.wire.codec import TAGS_NONE, _carray, _cstr, _str
+from kgroup.inspectors.live.wire.codec import TAGS_NONE, compact_array, compact_string, string
 from kgroup.inspectors.live.wire.connection import Connection, Deadline
 from kgroup.inspectors.live.wire.coordinator import Coordinators, LookupRefused, bootstrap, on_coordinator, recheck
 from kgroup.inspectors.live.wire.errors import ERRORS
@@ -27,9 +27,9 @@ def _describe(conn: Connection, groups: list[str]) -> tuple[int, list[dict[str, 
     flexible = v >= 5
     doing = f"describing {', '.join(repr(g) for g in groups)} (DescribeGroups v{v})"
     if flexible:
-        body = _carray([_cstr(g) for g in groups]) + (b"\x00" if v >= 3 else b"") + TAGS_NONE
+        body = compact_array([compact_string(g) for g in groups]) + (b"\x00" if v >= 3 else b"") + TAGS_NONE
     else:
-        body = struct.pack(">i", len(groups)) + b"".join(_str(g) for g in groups) + (b"\x00" if v >= 3 else b"")
+        body = struct.pack(">i", len(groups)) + b"".join(string(g) for g in groups) + (b"\x00" if v >= 3 else b"")
     r = conn.request(API_DESCRIBE_GROUPS, v, body, flexible, doing)
     s = (lambda f, n=False: r.cstring(f, n)) if flexible else (lambda f, n=False: r.string(f, n))
     b = (lambda f: r.cbytes(f)) if flexible else (lambda f: r.bytes_(f))

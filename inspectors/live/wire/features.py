@@ -10,7 +10,7 @@ release; a level outside the table is reported as the level itself.
 
 from __future__ import annotations
 
-from kgroup.inspectors.live.wire.codec import TAGS_NONE, _cstr
+from kgroup.inspectors.live.wire.codec import TAGS_NONE, compact_string
 from kgroup.inspectors.live.wire.connection import API_API_VERSIONS, Connection, Deadline
 from kgroup.inspectors.live.wire.coordinator import bootstrap
 
@@ -48,7 +48,7 @@ def _features(conn: Connection) -> dict[str, tuple[int, int]]:
         return {}
     v = conn.pick(API_API_VERSIONS, OUR_API_VERSIONS, "ApiVersions")
     # ClientSoftwareName and ClientSoftwareVersion (KIP-511), then no tagged fields.
-    body = _cstr("kgroup") + _cstr("1") + TAGS_NONE
+    body = compact_string("kgroup") + compact_string("1") + TAGS_NONE
     r = conn.request(API_API_VERSIONS, v, body, True, f"asking for supported features (ApiVersions v{v})")
     error = r.i16("error code")
     if error:

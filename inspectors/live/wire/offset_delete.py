@@ -15,7 +15,7 @@ import struct
 from functools import partial
 from dataclasses import dataclass, field
 
-from kgroup.inspectors.live.wire.codec import _str
+from kgroup.inspectors.live.wire.codec import string
 from kgroup.inspectors.live.wire.connection import Connection, Deadline
 from kgroup.inspectors.live.wire.coordinator import Coordinators, LookupRefused, on_coordinator
 from kgroup.inspectors.live.wire.errors import ERRORS, ProtocolError
@@ -65,8 +65,8 @@ def _offset_delete(conn: Connection, group: str, partitions: list[tuple[str, int
     by_topic: dict[str, list[int]] = {}
     for topic, partition in partitions:
         by_topic.setdefault(topic, []).append(partition)
-    body = _str(group) + struct.pack(">i", len(by_topic)) + b"".join(
-        _str(topic) + struct.pack(">i", len(numbers)) + b"".join(struct.pack(">i", p) for p in numbers)
+    body = string(group) + struct.pack(">i", len(by_topic)) + b"".join(
+        string(topic) + struct.pack(">i", len(numbers)) + b"".join(struct.pack(">i", p) for p in numbers)
         for topic, numbers in by_topic.items())
     doing = f"deleting offsets of group {group!r} (OffsetDelete v{version})"
     r = conn.request(API_OFFSET_DELETE, version, body, False, doing)

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 
-from kgroup.inspectors.live.wire.codec import TAGS_NONE, Reader, _carray, _cstr
+from kgroup.inspectors.live.wire.codec import TAGS_NONE, Reader, compact_array, compact_string
 from kgroup.inspectors.live.wire.connection import Connection, Deadline
 from kgroup.inspectors.live.wire.coordinator import Coordinators, LookupRefused, on_coordinator
 from kgroup.inspectors.live.wire.errors import ERRORS
@@ -82,7 +82,7 @@ def describe_share_group(config: dict[str, str], group: str, timeout_s: float) -
 def _describe(conn: Connection, group: str) -> DescribedShareGroup:
     v = conn.pick(API_SHARE_GROUP_DESCRIBE, OUR_SHARE_GROUP_DESCRIBE, "ShareGroupDescribe")
     doing = f"describing share group {group!r} (ShareGroupDescribe v{v})"
-    body = _carray([_cstr(group)]) + b"\x00" + TAGS_NONE  # IncludeAuthorizedOperations: false
+    body = compact_array([compact_string(group)]) + b"\x00" + TAGS_NONE  # IncludeAuthorizedOperations: false
     r = conn.request(API_SHARE_GROUP_DESCRIBE, v, body, True, doing)
     r.i32("throttle time")
     found: DescribedShareGroup | None = None

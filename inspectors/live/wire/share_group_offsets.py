@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 
-from kgroup.inspectors.live.wire.codec import TAGS_NONE, _carray, _cstr
+from kgroup.inspectors.live.wire.codec import TAGS_NONE, compact_array, compact_string
 from kgroup.inspectors.live.wire.connection import Connection, Deadline
 from kgroup.inspectors.live.wire.coordinator import Coordinators, LookupRefused, on_coordinator
 from kgroup.inspectors.live.wire.errors import ERRORS
@@ -76,7 +76,7 @@ def describe_share_group_offsets(config: dict[str, str], group: str, timeout_s: 
 def _offsets(conn: Connection, group: str) -> ShareGroupOffsets:
     v = conn.pick(API_DESCRIBE_SHARE_GROUP_OFFSETS, OUR_DESCRIBE_SHARE_GROUP_OFFSETS, "DescribeShareGroupOffsets")
     doing = f"reading the offsets of share group {group!r} (DescribeShareGroupOffsets v{v})"
-    body = _carray([_cstr(group) + b"\x00" + TAGS_NONE]) + TAGS_NONE  # Topics: null, every partition
+    body = compact_array([compact_string(group) + b"\x00" + TAGS_NONE]) + TAGS_NONE  # Topics: null, every partition
     r = conn.request(API_DESCRIBE_SHARE_GROUP_OFFSETS, v, body, True, doing)
     r.i32("throttle time")
     found: ShareGroupOffsets | None = None
