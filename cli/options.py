@@ -90,7 +90,7 @@ RegexOpt = Annotated[Optional[str], typer.Option("--regex", "-r", help="Only gro
 
 def connect(bootstrap: str | None, command_config: str | None, profile: str | None, timeout: float):
     """A LiveAdmin for the resolved settings (flags > environment > profile)."""
-    from kgroup.inspectors.live.connection import resolve
+    from kgroup.inspectors.live.connection_settings import resolve
     from kgroup.inspectors.live.admin import LiveAdmin
 
     return LiveAdmin(resolve(bootstrap, command_config, profile), timeout)

@@ -18,7 +18,7 @@ from typing import Any
 
 from kgroup.assignors.model import (Assignment, Cluster, Group, Member, PartitionOffsets, Topic, TopicPartition,
                                     sort_partitions)
-from kgroup.inspectors.live.connection import ConnectionSettings, bootstrap_addresses
+from kgroup.inspectors.live.connection_settings import ConnectionSettings, bootstrap_addresses
 from kgroup.inspectors.errors import (AuthenticationError, AuthorizationError, InputError, NotFoundError,
                                       NotReachableError, RunError)
 from kgroup.inspectors.live.leader_view import leader_views

@@ -18,7 +18,7 @@ from kgroup.assignors.protocol.consumer_protocol import (
     decode_assignment,
     decode_subscription,
 )
-from kgroup.inspectors.live.connection import ConnectionSettings
+from kgroup.inspectors.live.connection_settings import ConnectionSettings
 from kgroup.inspectors.live.wire.describe_groups import describe_classic_members
 from kgroup.inspectors.live.transport_failures import cluster_failures
 from kgroup.inspectors.live.wire.errors import KafkaClientError

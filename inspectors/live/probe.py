@@ -18,7 +18,7 @@ import socket
 import ssl
 import time
 
-from kgroup.inspectors.live.connection import ConnectionSettings, bootstrap_addresses
+from kgroup.inspectors.live.connection_settings import ConnectionSettings, bootstrap_addresses
 from kgroup.inspectors.live.wire.peer import api_versions_v0, looks_like_kafka, not_kafka_line, what_answered
 
 PROBE_S = 2.0  # at most this long per address: a Kafka broker answers ApiVersions in milliseconds

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from kgroup.assignors.lag.group_lag import LagRow
 from kgroup.assignors.model import TopicPartition
-from kgroup.inspectors.live.connection import ConnectionSettings
+from kgroup.inspectors.live.connection_settings import ConnectionSettings
 from kgroup.inspectors.live.admin import READ_COMMITTED
 
 

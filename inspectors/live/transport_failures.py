@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from kgroup.inspectors.errors import AuthenticationError, AuthorizationError, NotReachableError
-from kgroup.inspectors.live.connection import ConnectionSettings
+from kgroup.inspectors.live.connection_settings import ConnectionSettings
 from kgroup.inspectors.live.wire.errors import AuthenticationFailed, BrokerUnreachable
 
 AUTHORIZATION_ERRORS = ("GROUP_AUTHORIZATION_FAILED", "TOPIC_AUTHORIZATION_FAILED", "CLUSTER_AUTHORIZATION_FAILED")

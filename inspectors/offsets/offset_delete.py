@@ -16,7 +16,7 @@ from kgroup.assignors.offsets.delete_rules import group_refusal, subscribed_topi
 from kgroup.inspectors.errors import NotFoundError, RunError
 from kgroup.inspectors.live.admin import LiveAdmin, enum_name, state_label
 from kgroup.inspectors.live.leader_view import leader_views
-from kgroup.inspectors.live.offset_deletion import offset_delete_unsupported, send_offset_delete
+from kgroup.inspectors.live.offset_delete_sender import offset_delete_unsupported, send_offset_delete
 from kgroup.inspectors.offsets.live_reset import scope_partitions
 
 # What a broker answers when it refuses (ConsumerGroupCommand.deleteOffsets prints these as refusals)

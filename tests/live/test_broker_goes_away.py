@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kgroup.inspectors.live.connection import ConnectionSettings
+from kgroup.inspectors.live.connection_settings import ConnectionSettings
 from kgroup.inspectors.errors import NotReachableError
 from kgroup.inspectors.live.admin import LiveAdmin, read_groups
 from tests.cli.helpers import run

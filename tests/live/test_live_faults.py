@@ -19,7 +19,7 @@ import pytest
 
 from kgroup.inspectors.errors import NotReachableError
 from kgroup.inspectors.live.admin import LiveAdmin, read_groups
-from kgroup.inspectors.live.connection import ConnectionSettings
+from kgroup.inspectors.live.connection_settings import ConnectionSettings
 from tests.kafka.broker import Node
 from tests.live.traffic import commit, topic_with_records
 

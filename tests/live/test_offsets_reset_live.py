@@ -13,7 +13,7 @@ from confluent_kafka import TopicPartition as KafkaTopicPartition
 
 from kgroup.assignors.model import TopicPartition
 from kgroup.assignors.offsets.reset_plan import PlannedOffset
-from kgroup.inspectors.live.connection import ConnectionSettings
+from kgroup.inspectors.live.connection_settings import ConnectionSettings
 from kgroup.inspectors.live.admin import LiveAdmin
 from kgroup.inspectors.offsets.live_reset import GroupPlan, apply_reset
 from tests.cli.helpers import run

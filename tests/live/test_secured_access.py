@@ -338,8 +338,8 @@ def test_kgroups_own_transport_counts_an_untrusted_certificate_as_authentication
         secured_kafka: SecuredKafka) -> None:
     # Every command asks librdkafka first, so the wire transport is called directly here.
     from kgroup.inspectors.errors import AuthenticationError
-    from kgroup.inspectors.live.connection import ConnectionSettings
-    from kgroup.inspectors.live.offset_deletion import offset_delete_unsupported
+    from kgroup.inspectors.live.connection_settings import ConnectionSettings
+    from kgroup.inspectors.live.offset_delete_sender import offset_delete_unsupported
 
     settings = ConnectionSettings(secured_kafka.ssl, {"security.protocol": "SSL"})
 

@@ -266,8 +266,8 @@ def test_kgroups_own_transport_verifies_the_brokers_host_name(secured_kafka: Sec
     # DescribeGroups (snapshot's member metadata) and OffsetDelete go through inspectors/live/wire: it must refuse
     # the same certificate librdkafka refuses, and honour the same opt-out.
     from kgroup.inspectors.errors import AuthenticationError
-    from kgroup.inspectors.live.connection import ConnectionSettings
-    from kgroup.inspectors.live.offset_deletion import offset_delete_unsupported
+    from kgroup.inspectors.live.connection_settings import ConnectionSettings
+    from kgroup.inspectors.live.offset_delete_sender import offset_delete_unsupported
     from kgroup.inspectors.live.wire.describe_groups import describe_classic_members
     from kgroup.inspectors.live.wire.errors import AuthenticationFailed
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from kgroup.inspectors.live.connection import read_properties, resolve
+from kgroup.inspectors.live.connection_settings import read_properties, resolve
 from kgroup.inspectors.errors import InputError
 from tests.cli.helpers import run
 

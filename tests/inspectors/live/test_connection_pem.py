@@ -13,7 +13,7 @@ import typer
 
 from kgroup.cli.errors import ExitCode, handle_errors
 from kgroup.inspectors.errors import InputError
-from kgroup.inspectors.live.connection import ConnectionSettings, read_properties
+from kgroup.inspectors.live.connection_settings import ConnectionSettings, read_properties
 from kgroup.inspectors.live.transport_failures import authorization_failure
 
 

@@ -9,7 +9,7 @@ from typing import TypeVar
 
 from kgroup.assignors.model import TopicPartition
 from kgroup.inspectors.errors import InputError, RunError
-from kgroup.inspectors.live.connection import ConnectionSettings
+from kgroup.inspectors.live.connection_settings import ConnectionSettings
 from kgroup.inspectors.live.wire.describe_groups import probe_api_versions
 from kgroup.inspectors.live.transport_failures import authorization_failure, cluster_failures, is_authorization_error
 from kgroup.inspectors.live.wire.errors import KafkaClientError, UnsupportedConfig
