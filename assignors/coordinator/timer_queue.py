@@ -26,7 +26,8 @@ class TimerQueue:
     """
 
     def __init__(self) -> None:
-        self._heap: list[tuple[int, int, Hashable]] = []
+        # Read by event loops too: while heap[0][0] is later than their next event, no timer is due first.
+        self.heap: list[tuple[int, int, Hashable]] = []
         self._live: dict[Hashable, tuple[int, int, Action]] = {}
         self._queued: dict[Hashable, tuple[int, int]] = {}  # key -> (deadline, sequence) of its heap entry
         self._sequence = 0
@@ -39,7 +40,7 @@ class TimerQueue:
         queued = self._queued.get(key)
         if queued is None or queued[0] > deadline:
             self._queued[key] = (deadline, sequence)
-            heapq.heappush(self._heap, (deadline, sequence, key))
+            heapq.heappush(self.heap, (deadline, sequence, key))
 
     def cancel(self, key: Hashable) -> None:
         self._live.pop(key, None)
@@ -58,7 +59,7 @@ class TimerQueue:
         Only entries at or before `limit` are looked at, so an event loop asking before each event
         "is a timer due first?" pays one comparison while the next timer is further away.
         """
-        heap, live, queued = self._heap, self._live, self._queued
+        heap, live, queued = self.heap, self._live, self._queued
         while heap and (limit is None or heap[0][0] <= limit):
             deadline, sequence, key = heap[0]
             timer = live.get(key)
@@ -78,7 +79,7 @@ class TimerQueue:
         """The earliest timer due at or before `now` (removed), or None."""
         if self.due_by(now) is None:
             return None
-        _, _, key = heapq.heappop(self._heap)
+        _, _, key = heapq.heappop(self.heap)
         del self._queued[key]
         self.fired += 1
         deadline, _, action = self._live.pop(key)

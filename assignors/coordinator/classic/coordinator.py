@@ -214,7 +214,7 @@ class ClassicCoordinator:
         member = group.members[member_id]
         if group.state == PREPARING:
             self._update_member(group, member, req, response)
-            self._rebalance_or_complete(group, f"{member_id} joins during PreparingRebalance")
+            self._maybe_complete_join(group)  # _rebalance_or_complete in PreparingRebalance, without its reason text
         elif group.state == COMPLETING:
             if member.matches(req.protocols):
                 self._answer_current(group, member_id, response, with_members=group.leader == member_id)
@@ -526,6 +526,19 @@ class ClassicCoordinator:
         group = self.groups.get(group_id)
         if group is None:
             return "UNKNOWN_MEMBER_ID"
+        # The commonest request of a large group: a known member at the current generation. When every check
+        # of `_validate_generation_member` passes, it answers from here without building anything.
+        member = group.members.get(member_id)
+        if member is not None and generation == group.generation and group.state != DEAD \
+                and (instance_id is None or group.static_members.get(instance_id) == member_id):
+            if group.state == EMPTY:
+                return "UNKNOWN_MEMBER_ID"
+            timer = member.session_timer
+            if timer is None:
+                self._reschedule_heartbeat(group, member)
+            else:
+                self.timers.schedule(timer[0], self.now + member.session_timeout_ms, timer[1])
+            return "REBALANCE_IN_PROGRESS" if group.state == PREPARING else "NONE"
         error = _validate_generation_member(group, member_id, instance_id, generation)
         if error is not None:
             return error

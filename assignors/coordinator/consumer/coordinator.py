@@ -197,6 +197,7 @@ class ConsumerCoordinator:
         self.groups: dict[str, ConsumerGroup] = {}
         self.now = 0
         self.on_fenced: Callable[[str, str], None] | None = None  # (group, member) after a timer fences it
+        self._sessions: dict[tuple[str, str], tuple[str, Callable[[], None]]] = {}  # schedule_session's timers
 
     @staticmethod
     def session_key(group_id: str, member_id: str) -> str:
@@ -387,10 +388,15 @@ class ConsumerCoordinator:
     def _cancel_timers(self, group_id: str, member_id: str) -> None:
         self.timers.cancel(self.session_key(group_id, member_id))
         self.timers.cancel(self.rebalance_key(group_id, member_id))
+        self._sessions.pop((group_id, member_id), None)
 
     def schedule_session(self, group_id: str, member_id: str) -> None:
-        self.timers.schedule(self.session_key(group_id, member_id), self.now + self.config.session_timeout_ms,
-                             lambda: self._session_timeout(group_id, member_id))
+        # Every heartbeat lands here: the member's timer key and expiry action are made once, not per heartbeat.
+        session = self._sessions.get((group_id, member_id))
+        if session is None:
+            session = self._sessions[group_id, member_id] = (
+                self.session_key(group_id, member_id), lambda: self._session_timeout(group_id, member_id))
+        self.timers.schedule(session[0], self.now + self.config.session_timeout_ms, session[1])
 
     def _session_timeout(self, group_id: str, member_id: str) -> None:
         group = self.groups.get(group_id)

@@ -148,8 +148,9 @@ class ConsumerSimulation:
             return
         if group.group_epoch != before:
             self.bumps.append(EpochBump(self.now, group.group_epoch))
-        if group.state == STABLE_GROUP and (not self.stable_at or self.stable_at[-1] < (self.bumps[-1].at_ms
-                                                                                         if self.bumps else 0)):
+        # The group's state is derived (ConsumerGroup.state); asked only while Stable is not yet recorded.
+        if (not self.stable_at or self.stable_at[-1] < (self.bumps[-1].at_ms if self.bumps else 0)) \
+                and group.state == STABLE_GROUP:
             self.stable_at.append(self.now)
 
     def _on_response(self, client: ConsumerClient, incarnation: int, response: HeartbeatResponse) -> None:
