@@ -19,7 +19,7 @@ from kgroup.assignors.protocol.consumer_protocol import (
     decode_subscription,
 )
 from kgroup.inspectors.live.connection_settings import ConnectionSettings
-from kgroup.inspectors.live.wire.describe_groups import describe_classic_members
+from kgroup.inspectors.live.wire.describe_groups import ClassicMemberBytes, describe_classic_members
 from kgroup.inspectors.live.transport_failures import cluster_failures
 from kgroup.inspectors.live.wire.errors import KafkaClientError
 
@@ -97,23 +97,22 @@ def leader_views(settings: ConnectionSettings, group_ids: list[str],
         return {}, f"member metadata not read ({exc})"
     views = {}
     for group_id, group in raw.items():
-        if group.get("error"):
+        if group.error:
             continue
-        members = tuple(_member(m) for m in group["members"])
-        views[group_id] = LeaderView(group.get("protocol_type"), group.get("protocol") or None, group.get("state"),
-                                     members)
+        members = tuple(_member(m) for m in group.members)
+        views[group_id] = LeaderView(group.protocol_type, group.protocol or None, group.state, members)
     return views, None
 
 
-def _member(raw: dict) -> MemberView:
+def _member(raw: ClassicMemberBytes) -> MemberView:
     subscription, assignment, problem = None, None, None
     try:
-        if raw["metadata"]:
-            subscription = decode_subscription(raw["metadata"])
-        if raw["assignment"]:
-            assigned = decode_assignment(raw["assignment"])
+        if raw.metadata:
+            subscription = decode_subscription(raw.metadata)
+        if raw.assignment:
+            assigned = decode_assignment(raw.assignment)
             assignment = tuple(TopicPartition(t, p) for t, p in assigned.partitions())
     except ConsumerProtocolError as exc:
-        problem = f"member {raw['member_id']!r}: metadata not decoded: {exc}"
-    return MemberView(raw["member_id"], raw.get("group_instance_id"), raw.get("client_id") or "",
-                      raw.get("client_host") or "", subscription, assignment, problem)
+        problem = f"member {raw.member_id!r}: metadata not decoded: {exc}"
+    return MemberView(raw.member_id, raw.group_instance_id, raw.client_id, raw.client_host, subscription,
+                      assignment, problem)

@@ -157,6 +157,12 @@ def test_a_read_finds_the_new_coordinator_and_gives_the_same_answer(restored_clu
 
     moved_to = kafka_broker.coordinator_of(nodes, group)
     assert moved_to is not coordinator and moved_to.running
+    _check_read(command, how, before, before_out, after, after_out, elapsed)
+
+
+def _check_read(command: str, how: str, before: subprocess.CompletedProcess, before_out: Path,
+                after: subprocess.CompletedProcess, after_out: Path, elapsed: float) -> None:
+    """The answer during the fault is the one from before it (or exit 4 naming the address, a failure here)."""
     if after.returncode == 4:  # the other outcome Kafka's tools have: the address it could not reach, named
         assert "cannot reach" in _first_line(after) and after.stderr.count("\n") == 1, after.stderr
         pytest.fail(f"{command} after {how} of the coordinator: exit 4 ({_first_line(after)})")
@@ -194,10 +200,10 @@ def test_kgroups_own_transport_follows_a_killed_coordinator(restored_cluster: li
     deleted = delete_offsets(config, group, [(topic, 0)], float(TIMEOUT))
 
     assert time.monotonic() - started < float(TIMEOUT)
-    assert described["error"] is None and described["coordinator"] != coordinator.address, described
+    assert described.error is None and described.coordinator != coordinator.address, described
     # Empty, as before; or, on a machine so loaded that the new coordinator's followers have not fetched within
     # DEAD_RECHECK_S, the Dead it answers until then (admin.describe and the live commands recheck it too)
-    assert described["state"] in ("Empty", "Dead"), described
+    assert described.state in ("Empty", "Dead"), described
     assert deleted.error is None and deleted.partitions == {(topic, 0): None}
     assert deleted.coordinator != coordinator.address
     assert _committed(nodes, group, topic) == {**COMMITTED, 0: -1001}  # that partition's offset only, and gone
@@ -251,6 +257,13 @@ def test_a_write_is_all_or_nothing_says_what_it_did_and_converges(restored_clust
     done, _ = _during_stop(coordinator, STOPS[how], *arguments(topic, group), "-b", _bootstrap(nodes),
                            "--timeout", TIMEOUT, "-o", "json")
 
+    _check_write(nodes, command, how, topic, group, coordinator, before, done)
+
+
+def _check_write(nodes: list[Node], command: str, how: str, topic: str, group: str, coordinator: Node,
+                 before: dict[int, int], done: subprocess.CompletedProcess) -> None:
+    """All or nothing in Kafka, the output agrees, and the same command run again converges."""
+    arguments, applied = WRITES[command]
     assert "Traceback" not in done.stderr
     assert kafka_broker.coordinator_of(nodes, group) is not coordinator
     view = _committed(nodes, group, topic)
@@ -318,6 +331,13 @@ def test_lag_record_rides_out_the_coordinator_dying_and_loses_nothing(restored_c
             recorder.kill()
 
     assert moved_to is not coordinator
+    _check_recording("SIGKILL", recorder, stderr, out, written, killed_at)
+
+
+def _check_recording(how: str, recorder: subprocess.Popen, stderr: str, out: Path,
+                     written: set[tuple[int, str, int, int | None]], fault_at: float) -> None:
+    """The recorder, stopped by the test after it saw a commit made through the new coordinator, kept every
+    row written before the fault and saved any blind time as a closed, empty gap that began with the fault."""
     assert recorder.returncode == 130, stderr  # stopped by the test, not by the fault
     assert "Traceback" not in stderr
     rows = _rows(out)
@@ -326,11 +346,11 @@ def test_lag_record_rides_out_the_coordinator_dying_and_loses_nothing(restored_c
     for gap in gaps:  # any blind time is saved, closed, and holds no sample
         assert gap["end_ts"] is not None and gap["start_ts"] < gap["end_ts"], gaps
         assert not [r for r in rows if gap["start_ts"] < r[0] < gap["end_ts"]], gaps
-        assert gap["start_ts"] <= killed_at + 1000 and gap["attempts"] >= 1 and "cannot reach" in gap["reason"], gaps
+        assert gap["start_ts"] <= fault_at + 1000 and gap["attempts"] >= 1 and "cannot reach" in gap["reason"], gaps
     summary = stderr.strip().splitlines()[-1]
     assert summary.startswith("kgroup: interrupted:"), stderr
     assert (f"{len(gaps)} gap(s)" if gaps else "no gaps") in summary, stderr
-    record("lag record (SIGKILL coordinator)", recorder.returncode, stderr,
+    record(f"lag record ({how} coordinator)", recorder.returncode, stderr,
            f"all {len(written)} rows written before kept, resumed, {len(gaps)} gap(s) closed and empty")
 
 

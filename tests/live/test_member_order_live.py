@@ -85,7 +85,7 @@ def _create(broker: str, topics: dict[str, int]) -> None:
 
 def _described(broker: str, group: str) -> list[str]:
     described = describe_classic_members({"bootstrap.servers": broker}, [group], 30)[group]
-    return [m["member_id"] for m in described["members"]]
+    return [m.member_id for m in described.members]
 
 
 def test_join_group_and_describe_groups_list_members_in_the_member_maps_order(broker: str) -> None:

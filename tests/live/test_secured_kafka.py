@@ -285,7 +285,7 @@ def test_kgroups_own_transport_verifies_the_brokers_host_name(secured_kafka: Sec
     assert_secret_free(subprocess.CompletedProcess([], 0, str(raw.value), str(told.value)),
                        *secured_kafka.passwords.values())
     unverified = {**config, "ssl.endpoint.identification.algorithm": "none"}
-    assert describe_classic_members(unverified, [setup.group], 30.0)[setup.group]["error"] is None
+    assert describe_classic_members(unverified, [setup.group], 30.0)[setup.group].error is None
 
 
 def test_an_empty_endpoint_identification_turns_the_host_check_off_as_in_kafkas_clients(
