@@ -1,0 +1,87 @@
+"""Scenarios replayed on Apache Kafka with real consumers and compared with `kgroup simulate` (issue 36).
+
+Each scenario file in tests/live/scenarios/ is played on a broker of this module's own, whose group settings
+are lowered to seconds (scenario_replay.BROKER_SETTINGS: a 3 s initial rebalance delay as in Kafka, session
+timeouts down to 2 s, a 500 ms KIP-848 heartbeat), by the harness in tests/live/scenario_replay.py; the same
+file goes to `kgroup simulate`. Per scenario: the same number and order of rebalances, the same generations
+(classic) or group epochs (consumer protocol), the same final assignment, the same callbacks moving the same
+partitions in the same order per member (classic; with the generation of each assignment for Java), the same
+member epochs at the end (consumer protocol), and every rebalance's start and end within TOLERANCE_MS.
+`pytest -s` prints the report.
+
+TOLERANCE_MS is 2,500 ms: two heartbeat intervals (500 ms in every scenario) plus 1,500 ms of scheduling
+jitter. Heartbeat intervals because where each member's heartbeats fall within their interval is not in the
+scenario: kgroup spreads the members over one interval or keeps them in step after a rebalance, the real
+clients heartbeat from whenever their last JoinGroup, SyncGroup or heartbeat was answered. A rebalance's
+start can be set by one member's phase (a crashed member's last heartbeat starts its session timeout; a
+member learns of a rebalance at its next heartbeat) and its end by the others' (each rejoins at its next
+heartbeat), so start and end are each off by at most one interval, an end by two. The jitter covers, on a loaded 2-core machine, the command reaching the Java driver's JVM and its
+KafkaConsumer starting (a join), the consumer threads being scheduled, and the 20 ms log tail and 250 ms
+ConsumerGroupDescribe polling that time the broker's side. It stays well below what the scenarios tell
+apart: a crash is noticed at its 8 s session timeout, not when the JVM dies, and a static member back within
+its 10 s session causes no rebalance at all.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.kafka import broker as kafka_broker
+from tests.live.conftest import require_kafka
+from tests.live.java_consumers import compiled
+from tests.live.scenario_replay import BROKER_SETTINGS, SCENARIOS, compare, create_topics, predict, replay
+
+TOLERANCE_MS = 2_500
+
+
+@pytest.fixture(scope="module")
+def replay_kafka(tmp_path_factory: pytest.TempPathFactory) -> Iterator[kafka_broker.Node]:
+    """An Apache Kafka broker of this module's own with the lowered group settings, stopped by pid after."""
+    require_kafka()
+    node = kafka_broker.single(tmp_path_factory.mktemp("replay-kafka"), extra=BROKER_SETTINGS)
+    node.start()
+    try:
+        kafka_broker.warm_up_coordinators(node.address)
+        yield node
+    finally:
+        node.stop(kill=True)
+
+
+CASES = [
+    pytest.param("classic-eager-join-crash.yaml", "java", "classic", id="classic-eager-join-crash"),
+    pytest.param("classic-cooperative-join-leave.yaml", "java", "classic", id="classic-cooperative-join-leave"),
+    pytest.param("classic-static-restart.yaml", "librdkafka", "classic", id="classic-static-restart"),
+    pytest.param("consumer-protocol-join-leave.yaml", "java", "consumer", id="consumer-protocol-join-leave"),
+]
+
+
+@pytest.mark.parametrize(("scenario", "client", "protocol"), CASES)
+def test_the_broker_does_what_kgroup_simulate_predicts(replay_kafka: kafka_broker.Node, scenario: str, client: str,
+                                                       protocol: str, tmp_path: Path,
+                                                       tmp_path_factory: pytest.TempPathFactory) -> None:
+    path = SCENARIOS / scenario
+    data = yaml.safe_load(path.read_text())
+    suffix = uuid.uuid4().hex[:6]
+    group = f"{data['groups'][0]['group_id']}-{suffix}"
+    # Each scenario file names its own topics, so the module's broker serves them all.
+    topics = {t["name"]: t["partitions"] for t in data["cluster"]["topics"]}
+    create_topics(replay_kafka.address, topics)
+    classes = compiled(tmp_path_factory) if client == "java" else None
+    plan, live = replay(replay_kafka, path, client, protocol, group, classes, tmp_path)
+    kgroup = predict(plan, live, protocol)
+    report, differences = compare(plan, live, kgroup, TOLERANCE_MS, protocol)
+    print(f"\n[{client}, {protocol}] {report}")
+    if protocol == "consumer":  # the starting assignment is the broker's: it depends on random member ids
+        assert live.start_generation == data["groups"][0]["generation"], (
+            "the broker settled the starting group at another group epoch than the scenario's")
+    else:
+        expected = {m: frozenset(f"{t}-{p}" for t, ps in a.items() for p in ps)
+                    for m, a in data["groups"][0]["assignment"].items()}
+        assert (live.start_generation, live.start_assignment) == (data["groups"][0]["generation"], expected), (
+            "the broker settled the starting group differently from the scenario's starting state")
+    assert differences == []
