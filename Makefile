@@ -7,7 +7,7 @@
 #   make static    check without the tests: what CI runs before the whole suite
 #   make fast      the seconds-long part (what pre-commit runs)
 #   make test      the whole suite, live brokers and Spark included
-#   make fix       let ruff fix what it can in the files you changed
+#   make fix       let ruff fix what it can and format the code (ruff format)
 
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -32,6 +32,7 @@ fast: lint docs
 
 lint:
 	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
 
 types:
 	$(PY) -m tools.typecheck
@@ -61,6 +62,7 @@ test:
 
 fix:
 	$(PY) -m ruff check --fix .
+	$(PY) -m ruff format .
 
 # The Apache Kafka jars the live tests run (tests/kafka; KGROUP_KAFKA_VERSION picks the release).
 kafka-jars:

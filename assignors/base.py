@@ -106,8 +106,9 @@ def topic_partitions(topic: str, count: int) -> tuple[TopicPartition, ...]:
     return tuple(map(tuple.__new__, repeat(TopicPartition), zip(repeat(topic), _NUMBERS[:count])))
 
 
-def contiguous_ranges(topics: dict[str, int], ordered: list[Member], positions: dict[str, list[int]],
-                 members: Sequence[Member]) -> Assignment:
+def contiguous_ranges(
+    topics: dict[str, int], ordered: list[Member], positions: dict[str, list[int]], members: Sequence[Member]
+) -> Assignment:
     """Per topic, the i-th subscriber (in `ordered`) takes the next q partitions, +1 while i < n % k.
 
     The closed form shared by client `range` without racks (`RangeAssignor.assignRanges` with every
@@ -115,8 +116,12 @@ def contiguous_ranges(topics: dict[str, int], ordered: list[Member], positions: 
     """
     # Consecutive topics (in topic order) with the same subscribers and the same partition count split
     # identically, so each such run is dealt out in one pass.
-    runs = [list(run) for _, run in groupby(sorted(topics, key=java_string_key),
-                                            key=lambda topic: (id(positions[topic]), topics[topic]))]
+    runs = [
+        list(run)
+        for _, run in groupby(
+            sorted(topics, key=java_string_key), key=lambda topic: (id(positions[topic]), topics[topic])
+        )
+    ]
     trace = active()
     if trace is not None:  # the dealing below, one topic at a time, recording who takes what
         runs = [[topic] for run in runs for topic in run]
@@ -139,19 +144,31 @@ def contiguous_ranges(topics: dict[str, int], ordered: list[Member], positions: 
     return Assignment.presorted(out)
 
 
-def _record_deal(trace: Trace, topic: str, count: int, subscribers: list[str],
-                 targets: list[list[TopicPartition]]) -> None:
+def _record_deal(
+    trace: Trace, topic: str, count: int, subscribers: list[str], targets: list[list[TopicPartition]]
+) -> None:
     """What `_deal` just did to one topic, partition by partition, with the arithmetic it used."""
     q, r = divmod(count, len(subscribers))
     for position, (member, target) in enumerate(zip(subscribers, targets)):
         mine = [tp for tp in target if tp.topic == topic]
         for tp in mine:
-            trace.record(tp, member, RANGE, partitions=count, members=subscribers, quota=q, extra=r,
-                         position=position, first=mine[0].partition, last=mine[-1].partition)
+            trace.record(
+                tp,
+                member,
+                RANGE,
+                partitions=count,
+                members=subscribers,
+                quota=q,
+                extra=r,
+                position=position,
+                first=mine[0].partition,
+                last=mine[-1].partition,
+            )
 
 
-def _dealt_whole(names: list[str], topics: dict[str, int], subscribers: list[int]) \
-        -> Iterator[tuple[int, tuple[TopicPartition, ...]]]:
+def _dealt_whole(
+    names: list[str], topics: dict[str, int], subscribers: list[int]
+) -> Iterator[tuple[int, tuple[TopicPartition, ...]]]:
     """Topics of one size, one subscriber list, built whole: (position, its partitions of every topic)."""
     run_parts = [topic_partitions(topic, topics[topic]) for topic in names]
     q, r = divmod(len(run_parts[0]), len(subscribers))
@@ -182,12 +199,12 @@ def _deal(run_parts: list[tuple[TopicPartition, ...]], targets: list[list[TopicP
     head = r * (q + 1)
     for parts in run_parts:
         for i in range(r):
-            targets[i] += parts[i * (q + 1):(i + 1) * (q + 1)]
+            targets[i] += parts[i * (q + 1) : (i + 1) * (q + 1)]
         if q == 1:
             deque(map(list.append, targets[r:], parts[head:]), maxlen=0)
         else:
             for j, target in enumerate(targets[r:]):
-                target += parts[head + j * q:head + (j + 1) * q]
+                target += parts[head + j * q : head + (j + 1) * q]
 
 
 @contextmanager

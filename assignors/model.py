@@ -139,7 +139,9 @@ class Assignment:
     @classmethod
     def of(cls, mapping: Mapping[str, Iterable[TopicPartition]]) -> Assignment:
         """Build from any mapping; partitions are kept in Kafka's TopicPartition order."""
-        lists = {member: parts if isinstance(parts, (list, tuple)) else list(parts) for member, parts in mapping.items()}
+        lists = {
+            member: parts if isinstance(parts, (list, tuple)) else list(parts) for member, parts in mapping.items()
+        }
         topics = set(map(itemgetter(0), chain.from_iterable(lists.values())))
         if all(map(_bmp_only, topics)):  # native tuple order is Java's order (see sort_partitions)
             return cls(MappingProxyType({member: _ascending(parts) for member, parts in lists.items()}))

@@ -29,14 +29,18 @@ _UNIFORM_HISTORY = (
     ("3.8", "KAFKA-16694: racks no longer passed to server-side assignors"),
     ("3.9", "KAFKA-16864: homogeneous builder rewrite"),
     ("4.0", "KAFKA-17710: heterogeneous builder rewrite (least-loaded ranges, 16 balancing passes)"),
-    ("4.1", "KAFKA-18688: homogeneous builder lets any member keep its extra partition "
-            "(kgroup follows the group's release: Cluster.kafka_version; none known: 4.2)"),
+    (
+        "4.1",
+        "KAFKA-18688: homogeneous builder lets any member keep its extra partition "
+        "(kgroup follows the group's release: Cluster.kafka_version; none known: 4.2)",
+    ),
 )
 _SERVER_RANGE_HISTORY = (
     ("3.7", "server-side range (KIP-848), sticky over the current assignment"),
     ("3.9", "KAFKA-16944: stateless; the current assignment is ignored"),
 )
 _COOPERATIVE_HISTORY = (("2.4", "CooperativeStickyAssignor (KIP-429)"),) + _STICKY_HISTORY[2:]
+
 
 class _Lazy:
     """An assignor named by its module and class, created on first use and kept."""
@@ -53,38 +57,91 @@ class _Lazy:
 
 
 BUILTINS: dict[str, tuple[_Lazy, AssignorInfo]] = {
-    "range": (_Lazy("client.range", "RangeAssignor"), AssignorInfo(
-        "range", "client", "eager",
-        "per topic, contiguous runs to members sorted by instance id/member id; rack-aware (KIP-881)",
-        "org.apache.kafka.clients.consumer.RangeAssignor", _RANGE_HISTORY)),
-    "roundrobin": (_Lazy("client.roundrobin", "RoundRobinAssignor"), AssignorInfo(
-        "roundrobin", "client", "eager",
-        "all partitions in topic order dealt to sorted members by one circular cursor",
-        "org.apache.kafka.clients.consumer.RoundRobinAssignor")),
-    "sticky": (_Lazy("client.sticky.assignors", "StickyAssignor"), AssignorInfo(
-        "sticky", "client", "eager",
-        "balanced, keeps owned partitions (from its user data); constrained path for equal subscriptions",
-        "org.apache.kafka.clients.consumer.StickyAssignor", _STICKY_HISTORY)),
-    "cooperative-sticky": (_Lazy("client.sticky.assignors", "CooperativeStickyAssignor"), AssignorInfo(
-        "cooperative-sticky", "client", "cooperative",
-        "sticky, in two rebalances: partitions changing owner are withheld until revoked",
-        "org.apache.kafka.clients.consumer.CooperativeStickyAssignor", _COOPERATIVE_HISTORY)),
-    "uniform": (_Lazy("server.uniform", "UniformAssignor"), AssignorInfo(
-        "uniform", "server", "consumer",
-        "KIP-848 default: sticky and balanced target assignment computed by the group coordinator",
-        "org.apache.kafka.coordinator.group.assignor.UniformAssignor", _UNIFORM_HISTORY)),
-    "server-range": (_Lazy("server.range", "ServerRangeAssignor"), AssignorInfo(
-        "server-range", "server", "consumer",
-        "KIP-848 `range`: stateless, per-topic ranges over sorted members; co-partitions equal topics",
-        "org.apache.kafka.coordinator.group.assignor.RangeAssignor", _SERVER_RANGE_HISTORY)),
-    "legacy-range": (_Lazy("client.legacy_scala", "LegacyRangeAssignor"), AssignorInfo(
-        "legacy-range", "legacy", "zookeeper",
-        "Scala consumer 0.8/0.9: range over consumer threads (num.streams)",
-        "kafka.consumer.RangeAssignor (0.8.2/0.9.0)")),
-    "legacy-roundrobin": (_Lazy("client.legacy_scala", "LegacyRoundRobinAssignor"), AssignorInfo(
-        "legacy-roundrobin", "legacy", "zookeeper",
-        "Scala consumer 0.8/0.9: partitions by hashCode, dealt to threads; identical subscriptions only",
-        "kafka.consumer.RoundRobinAssignor (0.8.2/0.9.0)")),
+    "range": (
+        _Lazy("client.range", "RangeAssignor"),
+        AssignorInfo(
+            "range",
+            "client",
+            "eager",
+            "per topic, contiguous runs to members sorted by instance id/member id; rack-aware (KIP-881)",
+            "org.apache.kafka.clients.consumer.RangeAssignor",
+            _RANGE_HISTORY,
+        ),
+    ),
+    "roundrobin": (
+        _Lazy("client.roundrobin", "RoundRobinAssignor"),
+        AssignorInfo(
+            "roundrobin",
+            "client",
+            "eager",
+            "all partitions in topic order dealt to sorted members by one circular cursor",
+            "org.apache.kafka.clients.consumer.RoundRobinAssignor",
+        ),
+    ),
+    "sticky": (
+        _Lazy("client.sticky.assignors", "StickyAssignor"),
+        AssignorInfo(
+            "sticky",
+            "client",
+            "eager",
+            "balanced, keeps owned partitions (from its user data); constrained path for equal subscriptions",
+            "org.apache.kafka.clients.consumer.StickyAssignor",
+            _STICKY_HISTORY,
+        ),
+    ),
+    "cooperative-sticky": (
+        _Lazy("client.sticky.assignors", "CooperativeStickyAssignor"),
+        AssignorInfo(
+            "cooperative-sticky",
+            "client",
+            "cooperative",
+            "sticky, in two rebalances: partitions changing owner are withheld until revoked",
+            "org.apache.kafka.clients.consumer.CooperativeStickyAssignor",
+            _COOPERATIVE_HISTORY,
+        ),
+    ),
+    "uniform": (
+        _Lazy("server.uniform", "UniformAssignor"),
+        AssignorInfo(
+            "uniform",
+            "server",
+            "consumer",
+            "KIP-848 default: sticky and balanced target assignment computed by the group coordinator",
+            "org.apache.kafka.coordinator.group.assignor.UniformAssignor",
+            _UNIFORM_HISTORY,
+        ),
+    ),
+    "server-range": (
+        _Lazy("server.range", "ServerRangeAssignor"),
+        AssignorInfo(
+            "server-range",
+            "server",
+            "consumer",
+            "KIP-848 `range`: stateless, per-topic ranges over sorted members; co-partitions equal topics",
+            "org.apache.kafka.coordinator.group.assignor.RangeAssignor",
+            _SERVER_RANGE_HISTORY,
+        ),
+    ),
+    "legacy-range": (
+        _Lazy("client.legacy_scala", "LegacyRangeAssignor"),
+        AssignorInfo(
+            "legacy-range",
+            "legacy",
+            "zookeeper",
+            "Scala consumer 0.8/0.9: range over consumer threads (num.streams)",
+            "kafka.consumer.RangeAssignor (0.8.2/0.9.0)",
+        ),
+    ),
+    "legacy-roundrobin": (
+        _Lazy("client.legacy_scala", "LegacyRoundRobinAssignor"),
+        AssignorInfo(
+            "legacy-roundrobin",
+            "legacy",
+            "zookeeper",
+            "Scala consumer 0.8/0.9: partitions by hashCode, dealt to threads; identical subscriptions only",
+            "kafka.consumer.RoundRobinAssignor (0.8.2/0.9.0)",
+        ),
+    ),
 }
 
 # The consumer client whose assignor runs on the group leader. "java" is Kafka's own (the default);

@@ -44,10 +44,30 @@ HANDED_BACK = "handed-back"  # librdkafka's leader: an owned partition the assig
 LEGACY_RANGE = "legacy-range"  # Scala ZooKeeper consumer: range over the topic's threads in string order
 LEGACY_ROUNDROBIN = "legacy-roundrobin"  # the same: partitions by hash of "[topic,partition]", dealt to threads
 
-RULES = (RANGE, RANGE_RACK, RANGE_COPARTITIONED, RANGE_AFTER_RACKS, ROUNDROBIN, KEPT, CLAIM_CONFLICT,
-         OLDER_CLAIM, OVER_QUOTA, NOT_SUBSCRIBED, RACK_MISMATCH, QUOTA_ROUND_ROBIN, RACK_ROUND_ROBIN,
-         LEAST_LOADED, BALANCE_MOVE, BALANCE_UNDONE, WITHHELD, FILL_QUOTA, UNASSIGNABLE, HANDED_BACK,
-         LEGACY_RANGE, LEGACY_ROUNDROBIN)
+RULES = (
+    RANGE,
+    RANGE_RACK,
+    RANGE_COPARTITIONED,
+    RANGE_AFTER_RACKS,
+    ROUNDROBIN,
+    KEPT,
+    CLAIM_CONFLICT,
+    OLDER_CLAIM,
+    OVER_QUOTA,
+    NOT_SUBSCRIBED,
+    RACK_MISMATCH,
+    QUOTA_ROUND_ROBIN,
+    RACK_ROUND_ROBIN,
+    LEAST_LOADED,
+    BALANCE_MOVE,
+    BALANCE_UNDONE,
+    WITHHELD,
+    FILL_QUOTA,
+    UNASSIGNABLE,
+    HANDED_BACK,
+    LEGACY_RANGE,
+    LEGACY_ROUNDROBIN,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,16 +103,21 @@ class Trace:
 
     def note_member_order(self, ordered: list[Member] | tuple[Member, ...]) -> None:
         """The member order a rule read (`member_order.member_sort_key`), with each static member's id."""
-        self.note(member_order=[m.member_id for m in ordered],
-                  static={m.member_id: m.instance_id for m in ordered if m.instance_id is not None})
+        self.note(
+            member_order=[m.member_id for m in ordered],
+            static={m.member_id: m.instance_id for m in ordered if m.instance_id is not None},
+        )
 
     def note_librdkafka_order(self, join_order: list[Member] | tuple[Member, ...] | Any) -> None:
         """librdkafka sorts members with a comparator that is not a total order (instance ids only when
         both members are static) through glibc's merge sort, so the order it starts from, the JoinGroup
         order, is an input too."""
         members = list(join_order)
-        self.note(member_sort="librdkafka", join_order=[m.member_id for m in members],
-                  mixed_static=len({m.instance_id is None for m in members}) == 2)
+        self.note(
+            member_sort="librdkafka",
+            join_order=[m.member_id for m in members],
+            mixed_static=len({m.instance_id is None for m in members}) == 2,
+        )
 
     def next_round(self) -> None:
         self.round += 1

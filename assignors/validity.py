@@ -17,8 +17,9 @@ class Violation:
     detail: str
 
 
-def check_validity(cluster: Cluster, members: Sequence[Member], assignment: Assignment,
-                   allow_unassigned: bool = False) -> list[Violation]:
+def check_validity(
+    cluster: Cluster, members: Sequence[Member], assignment: Assignment, allow_unassigned: bool = False
+) -> list[Violation]:
     """Each subscribed existing partition exactly once, and only to a member subscribed to its topic.
 
     Kafka's tests check the same (`AbstractStickyAssignorTest.verifyValidityAndBalance`).
@@ -32,26 +33,37 @@ def check_validity(cluster: Cluster, members: Sequence[Member], assignment: Assi
     for member_id, parts in assignment.owners.items():
         if member_id not in by_id:
             if parts:
-                violations.append(Violation("unknown-member",
-                                            f"{member_id} is not a member of the group but got {len(parts)} partitions"))
+                violations.append(
+                    Violation(
+                        "unknown-member", f"{member_id} is not a member of the group but got {len(parts)} partitions"
+                    )
+                )
             continue
         subscribed_to = subscriptions[member_id]
         numbers = list(map(itemgetter(1), parts))
-        if not parts or (subscribed_to.issuperset(map(itemgetter(0), parts)) and min(numbers) >= 0
-                         and all(map(lt, numbers, map(sizes.get, map(itemgetter(0), parts), repeat(0))))):
+        if not parts or (
+            subscribed_to.issuperset(map(itemgetter(0), parts))
+            and min(numbers) >= 0
+            and all(map(lt, numbers, map(sizes.get, map(itemgetter(0), parts), repeat(0))))
+        ):
             continue  # every partition exists and is subscribed: checked by C iterators, no Python per partition
         # The messages are built only for the few that are wrong.
-        for tp in [tp for tp in parts if not (tp.topic in subscribed_to and 0 <= tp.partition < sizes.get(tp.topic, 0))]:
+        for tp in [
+            tp for tp in parts if not (tp.topic in subscribed_to and 0 <= tp.partition < sizes.get(tp.topic, 0))
+        ]:
             if not cluster.exists(tp):
                 violations.append(Violation("missing-partition", f"{member_id} got {tp}, which does not exist"))
             elif tp.topic not in subscribed_to:
-                violations.append(Violation("not-subscribed", f"{member_id} got {tp} but is not subscribed to {tp.topic}"))
+                violations.append(
+                    Violation("not-subscribed", f"{member_id} got {tp} but is not subscribed to {tp.topic}")
+                )
     every = set(chain.from_iterable(assignment.owners.values()))
     if len(every) < sum(map(len, assignment.owners.values())):  # someone holds a partition twice
         for tp, holders in assignment.owner_map().items():
             if len(holders) > 1:
-                violations.append(Violation("duplicate",
-                                            f"{tp} is assigned to {len(holders)} members: {', '.join(holders)}"))
+                violations.append(
+                    Violation("duplicate", f"{tp} is assigned to {len(holders)} members: {', '.join(holders)}")
+                )
     if not allow_unassigned:
         subscribed = set().union(*subscriptions.values()) if subscriptions else set()
         if not violations and len(every) == sum(size for name, size in sizes.items() if name in subscribed):
@@ -67,5 +79,7 @@ def check_validity(cluster: Cluster, members: Sequence[Member], assignment: Assi
             if missing:
                 shown = ", ".join(f"{topic.name}-{p}" for p in missing[:5]) + (" ..." if len(missing) > 5 else "")
                 noun = "partition" if len(missing) == 1 else "partitions"
-                violations.append(Violation("unassigned", f"no owner for {len(missing)} {noun} of {topic.name}: {shown}"))
+                violations.append(
+                    Violation("unassigned", f"no owner for {len(missing)} {noun} of {topic.name}: {shown}")
+                )
     return violations

@@ -54,19 +54,32 @@ SHAPES = {"a": (10, 1_000, 1_000), "b": (500, 2_000, 2_000), "c": (10, 200, 200)
 ASSIGNORS = ("range", "roundrobin", "sticky", "cooperative-sticky", "uniform", "server-range")
 STATEFUL = {"sticky", "cooperative-sticky", "uniform"}
 JAVA_S = {  # (shape, assignor, round) -> seconds
-    ("a", "range", "first"): 0.0070, ("a", "roundrobin", "first"): 0.0014,
-    ("a", "sticky", "first"): 0.0021, ("a", "sticky", "steady"): 0.0050,
-    ("a", "cooperative-sticky", "first"): 0.0018, ("a", "cooperative-sticky", "steady"): 0.0040,
-    ("a", "uniform", "first"): 0.0012, ("a", "uniform", "steady"): 0.0012,
+    ("a", "range", "first"): 0.0070,
+    ("a", "roundrobin", "first"): 0.0014,
+    ("a", "sticky", "first"): 0.0021,
+    ("a", "sticky", "steady"): 0.0050,
+    ("a", "cooperative-sticky", "first"): 0.0018,
+    ("a", "cooperative-sticky", "steady"): 0.0040,
+    ("a", "uniform", "first"): 0.0012,
+    ("a", "uniform", "steady"): 0.0012,
     ("a", "server-range", "first"): 0.0008,
-    ("b", "range", "first"): 0.981, ("b", "roundrobin", "first"): 1.334,
-    ("b", "sticky", "first"): 3.834, ("b", "sticky", "steady"): 7.627,
-    ("b", "cooperative-sticky", "first"): 5.156, ("b", "cooperative-sticky", "steady"): 4.595,
-    ("b", "uniform", "first"): 1.034, ("b", "uniform", "steady"): 0.740,
+    ("b", "range", "first"): 0.981,
+    ("b", "roundrobin", "first"): 1.334,
+    ("b", "sticky", "first"): 3.834,
+    ("b", "sticky", "steady"): 7.627,
+    ("b", "cooperative-sticky", "first"): 5.156,
+    ("b", "cooperative-sticky", "steady"): 4.595,
+    ("b", "uniform", "first"): 1.034,
+    ("b", "uniform", "steady"): 0.740,
     ("b", "server-range", "first"): 0.232,
 }
-FIXED_TARGETS_S = {("b", "range"): 1.0, ("b", "roundrobin"): 1.3, ("b", "server-range"): 0.3,
-                   ("a", "sticky"): 0.1, ("a", "cooperative-sticky"): 0.1}
+FIXED_TARGETS_S = {
+    ("b", "range"): 1.0,
+    ("b", "roundrobin"): 1.3,
+    ("b", "server-range"): 0.3,
+    ("a", "sticky"): 0.1,
+    ("a", "cooperative-sticky"): 0.1,
+}
 JAVA_FACTOR = 1.5  # the sticky family and uniform on shape b: within 1.5x of Java
 MEMORY_TARGET_MB = 3 * 1024
 # kafka-python peers: the same input through kafka-python's assignor of the same name. It has no
@@ -96,8 +109,10 @@ def build_kgroup(shape: str, model=None):  # type: ignore[no-untyped-def]
 
 def steady_kgroup(members, first):  # type: ignore[no-untyped-def]
     """Everyone but the first member reports its first-round assignment at generation 1."""
-    return [m if i == 0 else dataclasses.replace(m, owned=first.partitions_of(m.member_id), generation=1)
-            for i, m in enumerate(members)]
+    return [
+        m if i == 0 else dataclasses.replace(m, owned=first.partitions_of(m.member_id), generation=1)
+        for i, m in enumerate(members)
+    ]
 
 
 def build_kafka_python(shape: str):  # type: ignore[no-untyped-def]
@@ -151,8 +166,12 @@ def _kafka_python_assignor(name: str):  # type: ignore[no-untyped-def]
     from kafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
     from kafka.coordinator.assignors.sticky.sticky_assignor import StickyPartitionAssignor
 
-    return {"range": RangePartitionAssignor, "roundrobin": RoundRobinPartitionAssignor,
-            "sticky": StickyPartitionAssignor(), "cooperative-sticky": CooperativeStickyAssignor()}[name]
+    return {
+        "range": RangePartitionAssignor,
+        "roundrobin": RoundRobinPartitionAssignor,
+        "sticky": StickyPartitionAssignor(),
+        "cooperative-sticky": CooperativeStickyAssignor(),
+    }[name]
 
 
 def _best(run, repeat: int) -> tuple[float, object]:  # type: ignore[no-untyped-def]
@@ -184,6 +203,7 @@ def measure_one(impl: str, assignor: str, shape: str, repeat: int) -> dict:
             def assign(cluster, members):  # type: ignore[no-untyped-def]
                 with tracing():
                     return chosen.assign(cluster, members)
+
         report["first"], first = _best(lambda: assign(cluster, members), repeat)
         if assignor in STATEFUL:
             steady = steady_of(members, first)
@@ -215,10 +235,20 @@ def _seconds(value: float | None, width: int) -> str:
 
 
 # --off-path: (shape, assignor, client). librdkafka's port only on shapes it finishes quickly.
-OFF_PATH = tuple(("a", name, "java") for name in ASSIGNORS) + tuple(("b", name, "java") for name in ASSIGNORS) + (
-    ("a", "range", "librdkafka"), ("a", "roundrobin", "librdkafka"), ("a", "cooperative-sticky", "librdkafka"),
-    ("c", "range", "librdkafka"), ("c", "roundrobin", "librdkafka"), ("c", "cooperative-sticky", "librdkafka"),
-    ("a", "legacy-range", "java"), ("a", "legacy-roundrobin", "java"))
+OFF_PATH = (
+    tuple(("a", name, "java") for name in ASSIGNORS)
+    + tuple(("b", name, "java") for name in ASSIGNORS)
+    + (
+        ("a", "range", "librdkafka"),
+        ("a", "roundrobin", "librdkafka"),
+        ("a", "cooperative-sticky", "librdkafka"),
+        ("c", "range", "librdkafka"),
+        ("c", "roundrobin", "librdkafka"),
+        ("c", "cooperative-sticky", "librdkafka"),
+        ("a", "legacy-range", "java"),
+        ("a", "legacy-roundrobin", "java"),
+    )
+)
 OFF_PATH_TARGET = 1.03
 STATEFUL_LIBRDKAFKA = {"cooperative-sticky"}
 
@@ -232,8 +262,8 @@ def median_interval(ratios: list[float]) -> tuple[float, float, float]:
     ordered, n = sorted(ratios), len(ratios)
     # The largest j with P(Binomial(n, 1/2) < j) <= 2.5%: the interval is the j-th smallest to the j-th largest.
     j, below = 0, 0.0
-    while j < n and below + math.comb(n, j) / 2 ** n <= 0.025:
-        below += math.comb(n, j) / 2 ** n
+    while j < n and below + math.comb(n, j) / 2**n <= 0.025:
+        below += math.comb(n, j) / 2**n
         j += 1
     if j == 0:
         return statistics.median(ordered), -math.inf, math.inf
@@ -261,8 +291,10 @@ def measure_cpu(assignor: str, client: str, shape: str, most: int, baseline: str
     report: dict = {"same": True}
     last: dict = {}
     for round_ in ("first", "steady") if stateful else ("first",):
-        given = {side: (cluster, members if round_ == "first" else steady_kgroup(members, last[side]))
-                 for side, (_, (cluster, members)) in sides.items()}
+        given = {
+            side: (cluster, members if round_ == "first" else steady_kgroup(members, last[side]))
+            for side, (_, (cluster, members)) in sides.items()
+        }
 
         def sample(side: str, k: int) -> float:
             cluster, members = given[side]
@@ -278,15 +310,19 @@ def measure_cpu(assignor: str, client: str, shape: str, most: int, baseline: str
         times: dict[str, list[float]] = {"current": [], "baseline": []}
         while len(times["current"]) < most:
             for i in range(batch):
-                for side in (("current", "baseline") if i % 2 == 0 else ("baseline", "current")):
+                for side in ("current", "baseline") if i % 2 == 0 else ("baseline", "current"):
                     times[side].append(sample(side, k))
             _, low, high = median_interval([a / b for a, b in zip(times["current"], times["baseline"])])
             if high <= OFF_PATH_TARGET or low > OFF_PATH_TARGET:
                 break
         owners = [{m: [str(tp) for tp in parts] for m, parts in last[side].owners.items()} for side in sides]
         report["same"] = report["same"] and owners[0] == owners[1]
-        report[round_] = {"current": min(times["current"]), "baseline": min(times["baseline"]), "k": k,
-                          "pairs": [a / b for a, b in zip(times["current"], times["baseline"])]}
+        report[round_] = {
+            "current": min(times["current"]),
+            "baseline": min(times["baseline"]),
+            "k": k,
+            "pairs": [a / b for a, b in zip(times["current"], times["baseline"])],
+        }
     return report
 
 
@@ -297,10 +333,14 @@ def off_path(checks: list[tuple[str, str, str]], most: int) -> None:
 
     with tempfile.TemporaryDirectory(prefix="kgroup-off-path-") as baseline:
         hooks = write_baseline(Path(baseline))
-        print(f"baseline: kgroup.assignors with its {hooks} explanation hooks compiled out, in the same process; "
-              f"alternating CPU-time samples, up to {most} pairs ({min(most, 8)} on shape b)")
-        print(f"{'shape':5} {'assignor':18} {'client':10} {'round':6} {'hooks s':>9} {'no hooks s':>10} "
-              f"{'min':>6} {'median':>6} {'95% interval':>12} {'pairs':>5}  target: median <= {OFF_PATH_TARGET}")
+        print(
+            f"baseline: kgroup.assignors with its {hooks} explanation hooks compiled out, in the same process; "
+            f"alternating CPU-time samples, up to {most} pairs ({min(most, 8)} on shape b)"
+        )
+        print(
+            f"{'shape':5} {'assignor':18} {'client':10} {'round':6} {'hooks s':>9} {'no hooks s':>10} "
+            f"{'min':>6} {'median':>6} {'95% interval':>12} {'pairs':>5}  target: median <= {OFF_PATH_TARGET}"
+        )
         for shape, assignor, client in checks:
             runs = min(most, 8) if shape == "b" else most
             args = [sys.executable, __file__, "--cpu-one", assignor, client, shape, str(runs), baseline]
@@ -315,25 +355,38 @@ def off_path(checks: list[tuple[str, str, str]], most: int) -> None:
                 got = report[round_]
                 ours, theirs, pairs = got["current"], got["baseline"], got["pairs"]
                 median, low, high = median_interval(pairs)
-                verdict = "met" if high <= OFF_PATH_TARGET else "MISSED" if low > OFF_PATH_TARGET else \
-                    "met by least time (median interval wide)" if ours / theirs <= OFF_PATH_TARGET else \
-                    "inconclusive (noise)"
+                verdict = (
+                    "met"
+                    if high <= OFF_PATH_TARGET
+                    else "MISSED"
+                    if low > OFF_PATH_TARGET
+                    else "met by least time (median interval wide)"
+                    if ours / theirs <= OFF_PATH_TARGET
+                    else "inconclusive (noise)"
+                )
                 if not report["same"]:
                     verdict = "DIFFERENT ASSIGNMENTS"
-                print(f"{shape:5} {assignor:18} {client:10} {round_:6} {ours:9.4f} {theirs:10.4f} {ours / theirs:6.3f} "
-                      f"{median:6.3f} {low:5.3f}-{high:<6.3f} {len(pairs):5}  {verdict}")
+                print(
+                    f"{shape:5} {assignor:18} {client:10} {round_:6} {ours:9.4f} {theirs:10.4f} {ours / theirs:6.3f} "
+                    f"{median:6.3f} {low:5.3f}-{high:<6.3f} {len(pairs):5}  {verdict}"
+                )
                 sys.stdout.flush()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--shapes", default="a,b")
-    parser.add_argument("--repeat", type=int, default=None, help="runs per measurement (default 3; --off-path: "
-                        "most sample pairs, default 80, 8 on shape b)")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=None,
+        help="runs per measurement (default 3; --off-path: most sample pairs, default 80, 8 on shape b)",
+    )
     parser.add_argument("--assignors", default=",".join(ASSIGNORS))
     parser.add_argument("--explain", action="store_true", help="record explanations (kgroup only)")
-    parser.add_argument("--off-path", action="store_true",
-                        help="explanations off against the assignors without explanation hooks")
+    parser.add_argument(
+        "--off-path", action="store_true", help="explanations off against the assignors without explanation hooks"
+    )
     parser.add_argument("--one", nargs=4, help=argparse.SUPPRESS)
     parser.add_argument("--cpu-one", nargs=5, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -344,8 +397,11 @@ def main() -> None:
     if args.off_path:
         shapes = args.shapes.split(",") if args.shapes != "a,b" else ["a", "b", "c"]
         wanted = None if args.assignors == ",".join(ASSIGNORS) else set(args.assignors.split(","))
-        checks = [(shape, name, client) for shape, name, client in OFF_PATH if shape in shapes
-                  and (wanted is None or name in wanted or f"{name}@{client}" in wanted)]
+        checks = [
+            (shape, name, client)
+            for shape, name, client in OFF_PATH
+            if shape in shapes and (wanted is None or name in wanted or f"{name}@{client}" in wanted)
+        ]
         off_path(checks, args.repeat or 80)
         return
     if args.explain:
@@ -355,8 +411,10 @@ def main() -> None:
         print(json.dumps(measure_one(impl, assignor, shape, int(repeat))))
         return
 
-    print(f"{'shape':5} {'assignor':18} {'round':6} {'kgroup s':>9} {'peak MB':>8} {'kafka-python s':>15} "
-          f"{'speed-up':>8} {'Java s':>8} {'vs Java':>8}  target")
+    print(
+        f"{'shape':5} {'assignor':18} {'round':6} {'kgroup s':>9} {'peak MB':>8} {'kafka-python s':>15} "
+        f"{'speed-up':>8} {'Java s':>8} {'vs Java':>8}  target"
+    )
     for shape in args.shapes.split(","):
         for assignor in args.assignors.split(","):
             repeat = 1 if shape == "b" else (args.repeat or 3)
@@ -382,8 +440,10 @@ def main() -> None:
                 elif assignor not in KAFKA_PYTHON[shape]:
                     notes.append("no kafka-python run")
                 peak = f"{ours['peak_mb']:8.0f}" if "peak_mb" in ours else "     n/a"
-                print(f"{shape:5} {assignor:18} {round_:6} {_seconds(our_s, 9)} {peak} {_seconds(their_s, 15)} "
-                      f"{speedup} {_seconds(java_s, 8)} {vs_java}  {'; '.join(notes)}")
+                print(
+                    f"{shape:5} {assignor:18} {round_:6} {_seconds(our_s, 9)} {peak} {_seconds(their_s, 15)} "
+                    f"{speedup} {_seconds(java_s, 8)} {vs_java}  {'; '.join(notes)}"
+                )
                 sys.stdout.flush()
 
 

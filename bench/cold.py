@@ -59,14 +59,16 @@ def fixture(topics: int = TOPICS, partitions: int = PARTITIONS, consumers: int =
         "schema": "kgroup/v1",
         "description": f"Kafka's scale-test shape: {topics} topics x {partitions} partitions, {consumers} consumers",
         "cluster": {"topics": [{"name": n, "partitions": partitions} for n in names]},
-        "groups": [{
-            "group_id": "scale",
-            "protocol": "classic",
-            "assignors": ["range", "roundrobin", "sticky", "cooperative-sticky"],
-            "generation": 1,
-            "members": [{"member_id": m, "topics": names} for m in assignment],
-            "assignment": assignment,
-        }],
+        "groups": [
+            {
+                "group_id": "scale",
+                "protocol": "classic",
+                "assignors": ["range", "roundrobin", "sticky", "cooperative-sticky"],
+                "generation": 1,
+                "members": [{"member_id": m, "topics": names} for m in assignment],
+                "assignment": assignment,
+            }
+        ],
     }
 
 
@@ -138,20 +140,27 @@ def main() -> None:
             files["yaml"][1].write_text(yaml_text(consumer_fixture(doc)))
         return
     # Built by another process: a child's max RSS starts from its parent's, so this one stays small.
-    subprocess.run([sys.executable, __file__, "--build-only", "--dir", str(folder)] + ["--yaml"] * args.yaml,
-                   check=True)
-    print(f"fixture: {TOPICS} topics x {PARTITIONS} partitions = {TOPICS * PARTITIONS:,}, {CONSUMERS} consumers; "
-          f"{classic} ({classic.stat().st_size / 1e6:.1f} MB)")
+    subprocess.run(
+        [sys.executable, __file__, "--build-only", "--dir", str(folder)] + ["--yaml"] * args.yaml, check=True
+    )
+    print(
+        f"fixture: {TOPICS} topics x {PARTITIONS} partitions = {TOPICS * PARTITIONS:,}, {CONSUMERS} consumers; "
+        f"{classic} ({classic.stat().st_size / 1e6:.1f} MB)"
+    )
 
     base = timed([sys.executable, "-c", f"import json; json.load(open({str(classic)!r}))"])
     print(f"baseline json.load({classic.name}): {base[0]:.2f} s wall, {base[1]:.2f} s CPU, {base[2]} MB")
     ref = timed([sys.executable, "-c", f"import json; json.load(open({str(listed)!r}))"])
-    print(f"for reference, json.load({listed.name}, every partition written out, "
-          f"{listed.stat().st_size / 1e6:.0f} MB): {ref[0]:.2f} s wall, {ref[1]:.2f} s CPU, {ref[2]} MB")
+    print(
+        f"for reference, json.load({listed.name}, every partition written out, "
+        f"{listed.stat().st_size / 1e6:.0f} MB): {ref[0]:.2f} s wall, {ref[1]:.2f} s CPU, {ref[2]} MB"
+    )
     floor = timed([sys.executable, "-c", FLOOR, str(classic)])
-    print(f"floor for assign -o json: json.load({classic.name}) and json.dump of range's answer (1,000,000 "
-          f"\"topic-N\" strings, nothing computed or checked): {floor[0]:.2f} s wall, {floor[1]:.2f} s CPU, "
-          f"{floor[1] / base[1]:.1f}x the baseline")
+    print(
+        f"floor for assign -o json: json.load({classic.name}) and json.dump of range's answer (1,000,000 "
+        f'"topic-N" strings, nothing computed or checked): {floor[0]:.2f} s wall, {floor[1]:.2f} s CPU, '
+        f"{floor[1] / base[1]:.1f}x the baseline"
+    )
     print(f"{'command':52} {'wall s':>7} {'CPU s':>7} {'MB':>6} {'x wall':>7} {'x CPU':>6}  exit  misses")
 
     commands = {
@@ -171,12 +180,21 @@ def main() -> None:
                 continue
             target = consumer_path if name in ("uniform", "server-range") else path
             wall, cpu, mb, code, last = timed([kgroup, argv[0], str(target), *argv[1:]])
-            misses = [what for what, missed in (
-                (f"CPU>{RATIO:g}x", cpu > RATIO * base[1]), ("wall>5s", name == "range" and wall >= 5),
-                ("1GB", mb >= 1000)) if missed]
+            misses = [
+                what
+                for what, missed in (
+                    (f"CPU>{RATIO:g}x", cpu > RATIO * base[1]),
+                    ("wall>5s", name == "range" and wall >= 5),
+                    ("1GB", mb >= 1000),
+                )
+                if missed
+            ]
             label = f"{kind}: kgroup {' '.join(argv)}"
-            print(f"{label:52} {wall:7.2f} {cpu:7.2f} {mb:6d} {wall / base[0]:7.1f} {cpu / base[1]:6.1f}  {code:4d}  "
-                  f"{' '.join(misses) or '-'}" + (f"  ({last[:80]})" if code not in (0, 3) else ""), flush=True)
+            print(
+                f"{label:52} {wall:7.2f} {cpu:7.2f} {mb:6d} {wall / base[0]:7.1f} {cpu / base[1]:6.1f}  {code:4d}  "
+                f"{' '.join(misses) or '-'}" + (f"  ({last[:80]})" if code not in (0, 3) else ""),
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -78,12 +78,21 @@ def generate(folder: Path, commit_rows: int) -> None:
             rows = slice(first, min(polls, first + step))
             k = rows.stop - rows.start
             ts = np.repeat(t[rows], tps)  # one time per poll, shared by every partition's sample
-            out.write_table(pa.table({
-                "cluster": _strings(np.zeros(ts.size), ["bench"]), "topic": _strings(np.tile(topic, k), topics),
-                "partition": np.tile(part, k).astype(np.int32), "log_start_offset": np.zeros(ts.size, np.int64),
-                "high_watermark": ends[rows].ravel(), "last_stable_offset": ends[rows].ravel(),
-                "ts": pa.array(ts, pa.timestamp("ms", "UTC"))}, schema=arrow_schema("log_offsets")),
-                row_group_size=1_000_000)
+            out.write_table(
+                pa.table(
+                    {
+                        "cluster": _strings(np.zeros(ts.size), ["bench"]),
+                        "topic": _strings(np.tile(topic, k), topics),
+                        "partition": np.tile(part, k).astype(np.int32),
+                        "log_start_offset": np.zeros(ts.size, np.int64),
+                        "high_watermark": ends[rows].ravel(),
+                        "last_stable_offset": ends[rows].ravel(),
+                        "ts": pa.array(ts, pa.timestamp("ms", "UTC")),
+                    },
+                    schema=arrow_schema("log_offsets"),
+                ),
+                row_group_size=1_000_000,
+            )
     (folder / "commits" / "date=bench").mkdir(parents=True, exist_ok=True)
     per_group = max(1, commit_rows // (tps * GROUPS_PER_TOPIC))
     with pq.ParquetWriter(folder / "commits" / "date=bench" / "part-0.parquet", arrow_schema("commits")) as out:
@@ -94,7 +103,7 @@ def generate(folder: Path, commit_rows: int) -> None:
             last_offset = np.full(tps, -1, np.int64)  # carried across slices: the offset and when first seen
             last_seen = np.zeros(tps, np.int64)
             for first in range(0, per_group, step):
-                k = k_all[first:first + step]
+                k = k_all[first : first + step]
                 delay = rng.exponential(2.0, (k.size, tps)).astype(np.int64)  # polls behind
                 offsets = ends[np.clip(k[:, None] - delay, 0, polls - 1), np.arange(tps)]
                 halfway = np.arange(first, first + k.size) >= per_group // 2
@@ -109,15 +118,25 @@ def generate(folder: Path, commit_rows: int) -> None:
                 cts = np.where(since >= 0, np.take_along_axis(observed, np.maximum(since, 0), axis=0), last_seen)
                 last_offset, last_seen = offsets[-1].copy(), cts[-1].copy()
                 n = offsets.size
-                out.write_table(pa.table({
-                    "cluster": _strings(np.zeros(n), ["bench"]), "group": _strings(np.zeros(n), [f"group-{g}"]),
-                    "topic": _strings(np.tile(topic, k.size), topics),
-                    "partition": np.tile(part, k.size).astype(np.int32), "committed_offset": offsets.ravel(),
-                    "commit_ts": pa.array(cts.ravel(), pa.timestamp("ms", "UTC")),
-                    "member_id": _strings(np.zeros(n), [f"m-{g}"]), "client_id": _strings(np.zeros(n), ["c"]),
-                    "host": _strings(np.zeros(n), ["/10.0.0.1"]), "generation": np.ones(n, np.int32),
-                    "observed_ts": pa.array(observed.ravel(), pa.timestamp("ms", "UTC"))},
-                    schema=arrow_schema("commits")), row_group_size=1_000_000)
+                out.write_table(
+                    pa.table(
+                        {
+                            "cluster": _strings(np.zeros(n), ["bench"]),
+                            "group": _strings(np.zeros(n), [f"group-{g}"]),
+                            "topic": _strings(np.tile(topic, k.size), topics),
+                            "partition": np.tile(part, k.size).astype(np.int32),
+                            "committed_offset": offsets.ravel(),
+                            "commit_ts": pa.array(cts.ravel(), pa.timestamp("ms", "UTC")),
+                            "member_id": _strings(np.zeros(n), [f"m-{g}"]),
+                            "client_id": _strings(np.zeros(n), ["c"]),
+                            "host": _strings(np.zeros(n), ["/10.0.0.1"]),
+                            "generation": np.ones(n, np.int32),
+                            "observed_ts": pa.array(observed.ravel(), pa.timestamp("ms", "UTC")),
+                        },
+                        schema=arrow_schema("commits"),
+                    ),
+                    row_group_size=1_000_000,
+                )
 
 
 def _strings(indices, names: list[str]):  # type: ignore[no-untyped-def]
@@ -206,13 +225,17 @@ def pipeline(folder: Path, url: str) -> dict:
     _, stderr, peak = _watched(process)
     seconds = time.perf_counter() - started
     _progress(url, "lag analyze", "once", seconds)
-    failed = "" if process.returncode == 0 else \
-        f"exit {process.returncode}: {stderr.strip().splitlines()[-1] if stderr.strip() else ''}"
-    return {"seconds": seconds, "peak_rss_gib": peak[0] / 2 ** 30, "failed": failed}
+    failed = (
+        ""
+        if process.returncode == 0
+        else f"exit {process.returncode}: {stderr.strip().splitlines()[-1] if stderr.strip() else ''}"
+    )
+    return {"seconds": seconds, "peak_rss_gib": peak[0] / 2**30, "failed": failed}
 
 
 def _spark_queries(commits, logs):  # type: ignore[no-untyped-def]
     """Q2 and Q3 as the pipeline computes them (spark_job's as-of helpers), rebuilt on every call."""
+
     def build() -> dict:
         from pyspark.sql import Window
         from pyspark.sql import functions as F
@@ -222,20 +245,31 @@ def _spark_queries(commits, logs):  # type: ignore[no-untyped-def]
 
         gtp = ["cluster", "group", "topic", "partition"]
         ends = spark_job.keyed(logs).withColumn("end", F.col("high_watermark")).withColumn("mono", F.lit(True))
-        asks = spark_job.keyed(commits).select(*spark_job.KEY, *gtp, F.col("committed_offset").alias("c"),
-                                               F.col("observed_ts").alias("at"), F.lit(0).alias("role"))
+        asks = spark_job.keyed(commits).select(
+            *spark_job.KEY,
+            *gtp,
+            F.col("committed_offset").alias("c"),
+            F.col("observed_ts").alias("at"),
+            F.lit(0).alias("role"),
+        )
         hour = (F.col("at") / 3_600_000).cast("long")
         lag_at = F.max(F.greatest(F.lit(0), F.col("end_at") - F.col("c")))
         q2 = spark_job._ends_at(asks, ends).groupBy("group", hour).agg(lag_at)
         # the equi-join this data shape allows: the log timeline (built from Parquet here, as the pipeline
         # builds it once) joined on poll time, with the count of asks it leaves open
-        timeline = spark_job._log_timeline(spark_job.keyed(logs), LagQuery(as_of=2 ** 62))
-        q2_poll = spark_job._ends_at_polls(asks, timeline).groupBy("group", hour).agg(
-            F.count(F.when(F.col("end_at").isNull(), 1)).alias("open"), lag_at)
+        timeline = spark_job._log_timeline(spark_job.keyed(logs), LagQuery(as_of=2**62))
+        q2_poll = (
+            spark_job._ends_at_polls(asks, timeline)
+            .groupBy("group", hour)
+            .agg(F.count(F.when(F.col("end_at").isNull(), 1)).alias("open"), lag_at)
+        )
         w = Window.partitionBy(*spark_job.KEY).orderBy("ts")
-        mono = ends.select(*spark_job.KEY, "ts", "end").withColumn("t1", F.lead("ts").over(w)).withColumn(
-            "o1", F.lead("end").over(w))
-        asked = asks.withColumn("end_at", F.lit(None).cast("long")).withColumn("mono_end_at", F.lit(2 ** 62))
+        mono = (
+            ends.select(*spark_job.KEY, "ts", "end")
+            .withColumn("t1", F.lead("ts").over(w))
+            .withColumn("o1", F.lead("end").over(w))
+        )
+        asked = asks.withColumn("end_at", F.lit(None).cast("long")).withColumn("mono_end_at", F.lit(2**62))
         q3 = spark_job._time_lag(asked, mono).groupBy("group", hour).agg(F.max("time_lag_ms"))
         # the floor under any Spark plan that brings each ask to its partition's log samples through a
         # shuffle: the asks read, exchanged by partition and aggregated, with no log sample read or joined
@@ -289,15 +323,19 @@ def _measured(args: list[str], also: int | None = None) -> dict:
     stdout, _, peak = _watched(process, also)
     if process.returncode:
         raise SystemExit(f"{args} failed with exit {process.returncode}")
-    return {**json.loads(stdout.strip().splitlines()[-1]), "peak_rss_gib": peak[0] / 2 ** 30,
-            "other_peak_rss_gib": peak[1] / 2 ** 30}
+    return {
+        **json.loads(stdout.strip().splitlines()[-1]),
+        "peak_rss_gib": peak[0] / 2**30,
+        "other_peak_rss_gib": peak[1] / 2**30,
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", default="10M")
-    parser.add_argument("--connect", default=None,
-                        help="also run through Spark Connect: auto (start one on loopback) or sc://HOST:PORT")
+    parser.add_argument(
+        "--connect", default=None, help="also run through Spark Connect: auto (start one on loopback) or sc://HOST:PORT"
+    )
     parser.add_argument("--dir", default="/tmp/kgroup-bench")
     parser.add_argument("--cold-only", action="store_true", help="run each query once (for 200M: hours otherwise)")
     parser.add_argument("--engine", default=None, help=argparse.SUPPRESS)
@@ -306,16 +344,21 @@ def main() -> None:
     runs = ("cold",) if args.cold_only else ("cold", "warm")
     run = runs[-1]  # the run the ratios compare
     if args.engine:
-        result = duckdb_engine(Path(args.data), runs) if args.engine == "duckdb" \
+        result = (
+            duckdb_engine(Path(args.data), runs)
+            if args.engine == "duckdb"
             else spark_engine(Path(args.data), args.engine, runs)
+        )
         print(json.dumps(result))
         return
     for size in args.rows.split(","):
         rows = int(float(size.upper().rstrip("M")) * 1_000_000)
         folder = Path(args.dir) / f"rows-{rows}"
         if folder.exists() and not (folder / SHAPE).exists():
-            raise SystemExit(f"{folder}: generated by an older bench/lag.py (commits between the polls); remove it "
-                             "or give another --dir")
+            raise SystemExit(
+                f"{folder}: generated by an older bench/lag.py (commits between the polls); remove it "
+                "or give another --dir"
+            )
         if not folder.exists():
             started = time.perf_counter()
             generate(folder, rows)
@@ -326,43 +369,66 @@ def main() -> None:
         print(f"\n{rows:,} commit samples, {rows // 4:,} log samples (one time per poll, as `lag record` writes)")
         d2 = {q: duck[f"{q}_{run}"] for q in ("q2_lag_asof", "q2_lag_equi")}
         best = min(d2, key=d2.get)  # type: ignore[arg-type]
-        agree = (duck["q2_lag_asof_rows"], duck["q2_lag_asof_check"]) == (duck["q2_lag_equi_rows"],
-                                                                          duck["q2_lag_equi_check"])
-        print(f"duckdb lag at every commit: ASOF JOIN {d2['q2_lag_asof']:.2f}s, equi-join {d2['q2_lag_equi']:.2f}s "
-              f"({run}); baseline: the {'ASOF JOIN' if best == 'q2_lag_asof' else 'equi-join'}"
-              f"{'' if agree else '   DUCKDB QUERIES DIFFER'}")
+        agree = (duck["q2_lag_asof_rows"], duck["q2_lag_asof_check"]) == (
+            duck["q2_lag_equi_rows"],
+            duck["q2_lag_equi_check"],
+        )
+        print(
+            f"duckdb lag at every commit: ASOF JOIN {d2['q2_lag_asof']:.2f}s, equi-join {d2['q2_lag_equi']:.2f}s "
+            f"({run}); baseline: the {'ASOF JOIN' if best == 'q2_lag_asof' else 'equi-join'}"
+            f"{'' if agree else '   DUCKDB QUERIES DIFFER'}"
+        )
         print(f"{'query':24} {'duckdb ' + run:>12} {'spark ' + run:>11} {'ratio':>6}   (target <= 2.0 at 200M)")
-        for q, baseline, label in (("q2_lag_asof", best, "q2 lag (as-of, pipeline)"),
-                                   ("q2_lag_poll", best, "q2 lag (equi-join)"), ("q3_time_lag", "q3_time_lag", "q3 time lag")):
+        for q, baseline, label in (
+            ("q2_lag_asof", best, "q2 lag (as-of, pipeline)"),
+            ("q2_lag_poll", best, "q2 lag (equi-join)"),
+            ("q3_time_lag", "q3_time_lag", "q3 time lag"),
+        ):
             d, s = duck[f"{baseline}_{run}"], spark[f"{q}_{run}"]
-            same = "same result" if (duck[f"{baseline}_rows"], duck[f"{baseline}_check"]) == \
-                (spark[f"{q}_rows"], spark[f"{q}_check"]) \
-                else f"RESULTS DIFFER: duckdb {duck[f'{baseline}_rows']} rows, sum {duck[f'{baseline}_check']}; " \
-                     f"spark {spark[f'{q}_rows']} rows, sum {spark[f'{q}_check']}"
-            print(f"{label:24} {d:11.2f}s {s:10.2f}s {s / d:6.2f}   cold {duck[f'{baseline}_cold']:.2f}s / "
-                  f"{spark[f'{q}_cold']:.2f}s   {same}")
+            same = (
+                "same result"
+                if (duck[f"{baseline}_rows"], duck[f"{baseline}_check"]) == (spark[f"{q}_rows"], spark[f"{q}_check"])
+                else f"RESULTS DIFFER: duckdb {duck[f'{baseline}_rows']} rows, sum {duck[f'{baseline}_check']}; "
+                f"spark {spark[f'{q}_rows']} rows, sum {spark[f'{q}_check']}"
+            )
+            print(
+                f"{label:24} {d:11.2f}s {s:10.2f}s {s / d:6.2f}   cold {duck[f'{baseline}_cold']:.2f}s / "
+                f"{spark[f'{q}_cold']:.2f}s   {same}"
+            )
         floor = spark[f"q2_floor_{run}"]
-        print(f"floor: the asks alone read, exchanged by partition and aggregated (no log sample joined): "
-              f"{floor:.2f}s, {floor / duck[f'{best}_{run}']:.2f}x the q2 baseline; a Spark plan that shuffles the "
-              f"asks to their partition's samples cannot be faster")
+        print(
+            f"floor: the asks alone read, exchanged by partition and aggregated (no log sample joined): "
+            f"{floor:.2f}s, {floor / duck[f'{best}_{run}']:.2f}x the q2 baseline; a Spark plan that shuffles the "
+            f"asks to their partition's samples cannot be faster"
+        )
         print(f"equi-join asks left open (no sample at their poll time): {spark['q2_lag_poll_open']}")
         print(f"spark start {spark['start']:.1f} s")
-        print(f"peak memory: duckdb {duck['peak_rss_gib']:.2f} GiB, spark {spark['peak_rss_gib']:.2f} GiB (target <= 6)")
+        print(
+            f"peak memory: duckdb {duck['peak_rss_gib']:.2f} GiB, spark {spark['peak_rss_gib']:.2f} GiB (target <= 6)"
+        )
         whole = pipeline(folder, "local[*]")
-        print(f"kgroup lag analyze --engine spark: {whole['seconds']:.1f} s (target <= 600 at 200M), peak "
-              f"{whole['peak_rss_gib']:.2f} GiB (target <= 6){'   FAILED ' + whole['failed'] if whole['failed'] else ''}")
+        print(
+            f"kgroup lag analyze --engine spark: {whole['seconds']:.1f} s (target <= 600 at 200M), peak "
+            f"{whole['peak_rss_gib']:.2f} GiB (target <= 6){'   FAILED ' + whole['failed'] if whole['failed'] else ''}"
+        )
         if args.connect:
-            with (_connect_server() if args.connect == "auto" else nullcontext((args.connect, None))) as (url, pid):
+            with _connect_server() if args.connect == "auto" else nullcontext((args.connect, None)) as (url, pid):
                 remote = _measured(["--engine", url, "--data", str(folder), *once], also=pid)
                 remote_whole = pipeline(folder, url)
             for q in ("q2_lag_poll", "q2_lag_asof", "q3_time_lag"):
                 same = (remote[f"{q}_rows"], remote[f"{q}_check"]) == (spark[f"{q}_rows"], spark[f"{q}_check"])
-                print(f"connect {q} {run}: {remote[f'{q}_{run}']:.2f} s, ratio to local "
-                      f"{remote[f'{q}_{run}'] / spark[f'{q}_{run}']:.2f} (target <= 1.2)"
-                      f"   {'same result' if same else 'RESULTS DIFFER from local'}")
-            print(f"connect kgroup lag analyze: {remote_whole['seconds']:.1f} s (local {whole['seconds']:.1f} s)"
-                  f"{'   FAILED ' + remote_whole['failed'] if remote_whole['failed'] else ''}")
-            server = f", server {remote['other_peak_rss_gib']:.2f} GiB" if pid else " (the server is not ours to measure)"
+                print(
+                    f"connect {q} {run}: {remote[f'{q}_{run}']:.2f} s, ratio to local "
+                    f"{remote[f'{q}_{run}'] / spark[f'{q}_{run}']:.2f} (target <= 1.2)"
+                    f"   {'same result' if same else 'RESULTS DIFFER from local'}"
+                )
+            print(
+                f"connect kgroup lag analyze: {remote_whole['seconds']:.1f} s (local {whole['seconds']:.1f} s)"
+                f"{'   FAILED ' + remote_whole['failed'] if remote_whole['failed'] else ''}"
+            )
+            server = (
+                f", server {remote['other_peak_rss_gib']:.2f} GiB" if pid else " (the server is not ours to measure)"
+            )
             print(f"connect peak memory: client {remote['peak_rss_gib']:.2f} GiB{server}")
 
 

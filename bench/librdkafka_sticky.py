@@ -55,8 +55,9 @@ class _BaselineAssignors(importlib.abc.MetaPathFinder):
 
     def find_spec(self, fullname, path=None, target=None):  # type: ignore[no-untyped-def]
         if fullname == "kgroup.assignors":
-            return importlib.util.spec_from_file_location(fullname, self.package / "__init__.py",
-                                                          submodule_search_locations=[str(self.package)])
+            return importlib.util.spec_from_file_location(
+                fullname, self.package / "__init__.py", submodule_search_locations=[str(self.package)]
+            )
         if fullname.startswith("kgroup.assignors."):
             return importlib.machinery.PathFinder.find_spec(fullname, path)
         return None
@@ -118,12 +119,22 @@ def random_group(rng):  # type: ignore[no-untyped-def]
     rng.shuffle(ids)
     identical = rng.random() < 0.4  # librdkafka's identical-subscriptions path
     for member_id in ids:
-        subscribed = tuple(names[:-1]) if identical or rng.random() < 0.5 else \
-            tuple(rng.sample(names, rng.randint(1, len(names))))
+        subscribed = (
+            tuple(names[:-1])
+            if identical or rng.random() < 0.5
+            else tuple(rng.sample(names, rng.randint(1, len(names))))
+        )
         owned = tuple(rng.sample(every, rng.randint(0, min(len(every), 6)))) if rng.random() < 0.7 else ()
-        members.append(Member(member_id, subscribed, instance_id=f"i{member_id}" if rng.random() < 0.3 else None,
-                              rack=rng.choice(racks) if rack_aware and rng.random() < 0.8 else None, owned=owned,
-                              generation=rng.choice((None, 1, 2, 3)) if owned else None))
+        members.append(
+            Member(
+                member_id,
+                subscribed,
+                instance_id=f"i{member_id}" if rng.random() < 0.3 else None,
+                rack=rng.choice(racks) if rack_aware and rng.random() < 0.8 else None,
+                owned=owned,
+                generation=rng.choice((None, 1, 2, 3)) if owned else None,
+            )
+        )
     return Cluster(tuple(topics)), members
 
 
@@ -147,14 +158,24 @@ def random_digests(count: int, seed: int, baseline: str | None) -> list[str]:
                 if traced:
                     with tracing() as trace:
                         rounds = chosen.assign_rounds(cluster, members)  # type: ignore[attr-defined]
-                    seen.append(repr([(str(s.partition), s.owner, s.rule, sorted(s.facts.items()), s.round)
-                                      for s in trace.steps]))
+                    seen.append(
+                        repr(
+                            [(str(s.partition), s.owner, s.rule, sorted(s.facts.items()), s.round) for s in trace.steps]
+                        )
+                    )
                     seen.append(repr(sorted(trace.context.items())))
                 else:
                     rounds = chosen.assign_rounds(cluster, members)  # type: ignore[attr-defined]
                     seen.append(repr(chosen.assignor_output(cluster, members).owners))  # type: ignore[attr-defined]
-                seen.append(repr([(dict(r.assignment.owners), sorted(map(str, r.withheld.items())), r.generation)
-                                  for r in rounds.rounds]) + repr(rounds.settled))
+                seen.append(
+                    repr(
+                        [
+                            (dict(r.assignment.owners), sorted(map(str, r.withheld.items())), r.generation)
+                            for r in rounds.rounds
+                        ]
+                    )
+                    + repr(rounds.settled)
+                )
             except LibrdkafkaCrash as crash:
                 seen.append(f"crash: {crash}")
         out.append(hashlib.sha256("\n".join(seen).encode()).hexdigest()[:16])
@@ -189,15 +210,21 @@ def main() -> None:
             parser.error("--random needs --baseline")
         digests = []
         for baseline in ("", args.baseline):
-            done = subprocess.run([sys.executable, __file__, "--random-one", str(args.random), str(args.seed), baseline],
-                                  capture_output=True, text=True, timeout=3600)
+            done = subprocess.run(
+                [sys.executable, __file__, "--random-one", str(args.random), str(args.seed), baseline],
+                capture_output=True,
+                text=True,
+                timeout=3600,
+            )
             if done.returncode != 0:
                 print(f"failed: {(done.stderr.strip().splitlines() or ['?'])[-1]}")
                 return
             digests.append(json.loads(done.stdout))
         differ = [i for i, (a, b) in enumerate(zip(*digests)) if a != b]
-        print(f"{args.random} random groups (seed {args.seed}): {args.random - len(differ)} the same as the baseline, "
-              f"{len(differ)} DIFFERENT{': ' + str(differ[:20]) if differ else ''}")
+        print(
+            f"{args.random} random groups (seed {args.seed}): {args.random - len(differ)} the same as the baseline, "
+            f"{len(differ)} DIFFERENT{': ' + str(differ[:20]) if differ else ''}"
+        )
         return
     if args.one:
         side, shape, repeat, baseline = args.one
@@ -206,33 +233,46 @@ def main() -> None:
     sides = ("java", "librdkafka") + (("base",) if args.baseline else ())
     for shape in args.shapes.split(","):
         topics, partitions, members = SHAPES[shape]
-        print(f"shape {shape}: {topics} topics x {partitions} partitions, {members} members; least of {args.repeat} "
-              f"runs per round ({args.baseline_repeat} for the baseline), CPU time; each side in its own process")
-        got = {side: spawn(side, shape, args.baseline_repeat if side == "base" else args.repeat, args.baseline)
-               for side in sides}
+        print(
+            f"shape {shape}: {topics} topics x {partitions} partitions, {members} members; least of {args.repeat} "
+            f"runs per round ({args.baseline_repeat} for the baseline), CPU time; each side in its own process"
+        )
+        got = {
+            side: spawn(side, shape, args.baseline_repeat if side == "base" else args.repeat, args.baseline)
+            for side in sides
+        }
         for side in sides:
             if "error" in got[side]:
                 print(f"  {side}: failed: {got[side]['error']}")
-        print(f"  {'round':6} {'java s':>8} {'librdkafka s':>12} {'ratio':>6} {'baseline s':>10} {'speed-up':>8}  "
-              f"target: ratio <= {TIME_FACTOR:g}")
+        print(
+            f"  {'round':6} {'java s':>8} {'librdkafka s':>12} {'ratio':>6} {'baseline s':>10} {'speed-up':>8}  "
+            f"target: ratio <= {TIME_FACTOR:g}"
+        )
         for round_ in ("first", "steady"):
             java, ours, base = (got.get(side, {}).get(round_) for side in ("java", "librdkafka", "base"))
             if java is None or ours is None:
                 continue
             ratio = ours / java
             before = f"{base:10.3f} {base / ours:7.1f}x" if base else f"{'n/a':>10} {'n/a':>8}"
-            print(f"  {round_:6} {java:8.3f} {ours:12.3f} {ratio:6.2f} {before}  "
-                  f"{'met' if ratio <= TIME_FACTOR else 'MISSED'}")
+            print(
+                f"  {round_:6} {java:8.3f} {ours:12.3f} {ratio:6.2f} {before}  "
+                f"{'met' if ratio <= TIME_FACTOR else 'MISSED'}"
+            )
         for side in sides:
             if "peak_mb" in got[side]:
-                verdict = f"  (<= {MEMORY_TARGET_MB} MB {'met' if got[side]['peak_mb'] <= MEMORY_TARGET_MB else 'MISSED'})" \
-                    if side == "librdkafka" else ""
+                verdict = (
+                    f"  (<= {MEMORY_TARGET_MB} MB {'met' if got[side]['peak_mb'] <= MEMORY_TARGET_MB else 'MISSED'})"
+                    if side == "librdkafka"
+                    else ""
+                )
                 print(f"  peak memory {side:10} {got[side]['peak_mb']:7.0f} MB{verdict}")
         if args.baseline and "error" not in got["librdkafka"] and "error" not in got["base"]:
             for round_ in ("first", "steady"):
                 ours, theirs = got["librdkafka"][f"{round_}_digest"], got["base"][f"{round_}_digest"]
-                print(f"  {round_} assignment digest: port {ours}, baseline {theirs}: "
-                      f"{'same' if ours == theirs else 'DIFFERENT'}")
+                print(
+                    f"  {round_} assignment digest: port {ours}, baseline {theirs}: "
+                    f"{'same' if ours == theirs else 'DIFFERENT'}"
+                )
         sys.stdout.flush()
 
 

@@ -18,17 +18,23 @@ NAME = "kgroup_baseline"
 
 
 def _is_trace(node: ast.expr) -> bool:
-    return (isinstance(node, ast.Name) and node.id == "trace") or \
-        (isinstance(node, ast.Attribute) and node.attr == "trace")
+    return (isinstance(node, ast.Name) and node.id == "trace") or (
+        isinstance(node, ast.Attribute) and node.attr == "trace"
+    )
 
 
 def _only_when_tracing(test: ast.expr) -> bool:
     """`trace is not None`, alone or as one term of an `and`: true only when someone asked why."""
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return any(_only_when_tracing(value) for value in test.values)
-    return (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.IsNot)
-            and _is_trace(test.left) and isinstance(test.comparators[0], ast.Constant)
-            and test.comparators[0].value is None)
+    return (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.IsNot)
+        and _is_trace(test.left)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value is None
+    )
 
 
 class _Strip(ast.NodeTransformer):
@@ -51,13 +57,13 @@ class _Strip(ast.NodeTransformer):
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> ast.AST:
         if node.module and node.module.startswith("kgroup."):
-            node.module = NAME + node.module[len("kgroup"):]
+            node.module = NAME + node.module[len("kgroup") :]
         return node
 
     def visit_Constant(self, node: ast.Constant) -> ast.AST:
         # registry.py imports its assignors by name: f"kgroup.assignors.{module}".
         if isinstance(node.value, str) and node.value.startswith("kgroup.assignors."):
-            node.value = NAME + node.value[len("kgroup"):]
+            node.value = NAME + node.value[len("kgroup") :]
         return node
 
     def visit_Call(self, node: ast.Call) -> ast.AST:

@@ -63,9 +63,14 @@ def run(members: int, topics: int, partitions: int, restarts: bool) -> dict:
             sim.at(30 * 60_000 + i * span, _restart, sim, handle, f"static-{handle}")
     sim.run_until(HOUR)
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu
-    result = {"wall_s": wall, "cpu_s": cpu, "events": sim.events_processed, "rebalances": len(sim.rebalances),
-              "unconsumed_partition_s": sim.unconsumed_ms() / 1000,
-              "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    result = {
+        "wall_s": wall,
+        "cpu_s": cpu,
+        "events": sim.events_processed,
+        "rebalances": len(sim.rebalances),
+        "unconsumed_partition_s": sim.unconsumed_ms() / 1000,
+        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
     result["digest"] = classic_digest(sim)  # after the peak is read: hashing is not the simulator's memory
     return result
 
@@ -84,12 +89,16 @@ def run_consumer(members: int, topics: int, partitions: int, restarts: bool) -> 
         sim.add_client(handle, ClientConfig(), names)
     uniform = builtin("uniform")
     assert uniform is not None
-    first = uniform.assign(Cluster(tuple(Topic(n, partitions) for n in names)),
-                           [Member(h, tuple(names)) for h in handles])
+    first = uniform.assign(
+        Cluster(tuple(Topic(n, partitions) for n in names)), [Member(h, tuple(names)) for h in handles]
+    )
     interval = sim.coordinator.config.heartbeat_interval_ms
     started, cpu = time.perf_counter(), time.process_time()
-    sim.load(1, {h: first.partitions_of(h) for h in handles},
-             heartbeat_phase={h: i * interval // members for i, h in enumerate(handles)})
+    sim.load(
+        1,
+        {h: first.partitions_of(h) for h in handles},
+        heartbeat_phase={h: i * interval // members for i, h in enumerate(handles)},
+    )
     if restarts:
         span = 25 * 60_000 // members
         for minute in (5, 30):
@@ -97,9 +106,14 @@ def run_consumer(members: int, topics: int, partitions: int, restarts: bool) -> 
                 sim.at(minute * 60_000 + i * span, _restart, sim, handle, f"static-{handle}")
     sim.run_until(HOUR)
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu
-    result = {"wall_s": wall, "cpu_s": cpu, "events": sim.coordinator.timers.fired, "rebalances": len(sim.bumps),
-              "unconsumed_partition_s": sim.unconsumed_ms() / 1000,
-              "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    result = {
+        "wall_s": wall,
+        "cpu_s": cpu,
+        "events": sim.coordinator.timers.fired,
+        "rebalances": len(sim.bumps),
+        "unconsumed_partition_s": sim.unconsumed_ms() / 1000,
+        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
     result["digest"] = consumer_digest(sim)
     return result
 
@@ -130,7 +144,9 @@ class _Digest:
 
         merged: dict[tuple, list[int]] = {}
         for owner, partitions, start, end in segments:
-            merged.setdefault((owner, start, -1 if end is None else end), []).extend(map(self.index.__getitem__, partitions))
+            merged.setdefault((owner, start, -1 if end is None else end), []).extend(
+                map(self.index.__getitem__, partitions)
+            )
         self.json(["segments", len(merged)])
         for key in sorted(merged):
             indices = sorted(merged[key])
@@ -145,10 +161,24 @@ def classic_digest(sim) -> str:  # type: ignore[no-untyped-def]
     digest = _Digest(sim.created)
     digest.json(["now", sim.now, "unconsumed_ms", sim.unconsumed_ms()])
     for r in sim.rebalances:
-        digest.json([r.index, r.start, r.trigger, list(r.members_before), r.end, r.outcome, r.generation, r.leader,
-                     r.assignor, list(r.members_after),
-                     {kind: {m: digest.parts(p) for m, p in getattr(r, kind).items()}
-                      for kind in ("revoked", "lost", "assigned")}])
+        digest.json(
+            [
+                r.index,
+                r.start,
+                r.trigger,
+                list(r.members_before),
+                r.end,
+                r.outcome,
+                r.generation,
+                r.leader,
+                r.assignor,
+                list(r.members_after),
+                {
+                    kind: {m: digest.parts(p) for m, p in getattr(r, kind).items()}
+                    for kind in ("revoked", "lost", "assigned")
+                },
+            ]
+        )
     digest.json(["log", len(sim.log)])
     for entry in sim.log:
         digest.json([entry.at_ms, entry.kind, entry.member, dict(entry.detail)])
@@ -156,7 +186,9 @@ def classic_digest(sim) -> str:  # type: ignore[no-untyped-def]
     for handle, owned in sorted(sim.assignment().items()):
         digest.json([handle, digest.parts(owned)])
     for handle, client in sorted(sim.clients.items()):
-        digest.json([handle, client.member_id, client.generation, client.state, client.alive, client.config.instance_id])
+        digest.json(
+            [handle, client.member_id, client.generation, client.state, client.alive, client.config.instance_id]
+        )
     return digest.hexdigest()
 
 
@@ -167,16 +199,31 @@ def consumer_digest(sim) -> str:  # type: ignore[no-untyped-def]
     digest.json(sim.stable_at)
     digest.segments(sim.ledger.segments())
     for handle, client in sorted(sim.clients.items()):
-        digest.json([handle, client.member_id, client.epoch, client.alive, client.in_group,
-                     digest.parts(client.held, ordered=False)])
+        digest.json(
+            [
+                handle,
+                client.member_id,
+                client.epoch,
+                client.alive,
+                client.in_group,
+                digest.parts(client.held, ordered=False),
+            ]
+        )
     group = sim.coordinator.groups[sim.group_id]
     digest.json([group.group_epoch, group.assignment_epoch, group.state])
     for member_id, member in group.members.items():
         progress = member.progress
-        digest.json([member_id, progress.epoch, progress.previous_epoch, progress.state,
-                     digest.parts(progress.assigned, ordered=False),
-                     digest.parts(progress.pending_revocation, ordered=False),
-                     digest.parts(group.target.get(member_id, ()), ordered=False)])
+        digest.json(
+            [
+                member_id,
+                progress.epoch,
+                progress.previous_epoch,
+                progress.state,
+                digest.parts(progress.assigned, ordered=False),
+                digest.parts(progress.pending_revocation, ordered=False),
+                digest.parts(group.target.get(member_id, ()), ordered=False),
+            ]
+        )
     return digest.hexdigest()
 
 
@@ -191,8 +238,9 @@ class _Checkout(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path=None, target=None):  # type: ignore[no-untyped-def]
         folder = self.folders.get(fullname)
         if folder is not None:
-            return importlib.util.spec_from_file_location(fullname, folder / "__init__.py",
-                                                          submodule_search_locations=[str(folder)])
+            return importlib.util.spec_from_file_location(
+                fullname, folder / "__init__.py", submodule_search_locations=[str(folder)]
+            )
         parent, _, _ = fullname.rpartition(".")
         if parent in self.folders:
             return importlib.machinery.PathFinder.find_spec(fullname, [str(self.folders[parent])])
@@ -236,18 +284,34 @@ def main() -> None:
     runs.append(("restarts", "current", None))
     if args.baseline is not None:
         runs.append(("restarts", "baseline", args.baseline.resolve()))
-    for protocol in (["classic", "consumer"] if args.protocol == "both" else [args.protocol]):
+    for protocol in ["classic", "consumer"] if args.protocol == "both" else [args.protocol]:
         results = {}
         for kind, code, path in runs:
-            command = [sys.executable, __file__, "--child", kind, "--protocol", protocol, "--members",
-                       str(args.members), "--topics", str(args.topics), "--partitions", str(args.partitions)]
-            out = subprocess.run(command + (["--code", str(path)] if path else []),
-                                 capture_output=True, text=True, check=True)
+            command = [
+                sys.executable,
+                __file__,
+                "--child",
+                kind,
+                "--protocol",
+                protocol,
+                "--members",
+                str(args.members),
+                "--topics",
+                str(args.topics),
+                "--partitions",
+                str(args.partitions),
+            ]
+            out = subprocess.run(
+                command + (["--code", str(path)] if path else []), capture_output=True, text=True, check=True
+            )
             r = results[kind, code] = json.loads(out.stdout.strip().splitlines()[-1])
-            print(f"{protocol:8} {kind:8} {code:8} wall {r['wall_s']:6.2f} s  cpu {r['cpu_s']:6.2f} s  "
-                  f"events {r['events']:>8}  rebalances {r['rebalances']:>4}  peak {r['peak_mb']:5.0f} MB  "
-                  f"unconsumed {r['unconsumed_partition_s']:.0f} partition-s  sha256 {r['digest'][:16]}  "
-                  f"({r['code']})", flush=True)
+            print(
+                f"{protocol:8} {kind:8} {code:8} wall {r['wall_s']:6.2f} s  cpu {r['cpu_s']:6.2f} s  "
+                f"events {r['events']:>8}  rebalances {r['rebalances']:>4}  peak {r['peak_mb']:5.0f} MB  "
+                f"unconsumed {r['unconsumed_partition_s']:.0f} partition-s  sha256 {r['digest'][:16]}  "
+                f"({r['code']})",
+                flush=True,
+            )
         full = results["restarts", "current"]
         if ("idle", "current") in results:
             idle = results["idle", "current"]
@@ -255,11 +319,15 @@ def main() -> None:
         if ("restarts", "baseline") in results:
             base = results["restarts", "baseline"]
             same = all(base[k] == full[k] for k in ("digest", "events", "rebalances", "unconsumed_partition_s"))
-            print(f"{protocol:8} restarts, baseline / current: wall {base['wall_s'] / full['wall_s']:.2f}x  "
-                  f"cpu {base['cpu_s'] / full['cpu_s']:.2f}x  peak {base['peak_mb'] / full['peak_mb']:.2f}x  "
-                  f"same result: {'yes' if same else 'NO'}")
-        print(f"{protocol:8} target: restarts run under 10 s: {'met' if full['wall_s'] < 10 else 'NOT met'}; "
-              f"peak under 500 MB: {'met' if full['peak_mb'] < 500 else 'NOT met'}")
+            print(
+                f"{protocol:8} restarts, baseline / current: wall {base['wall_s'] / full['wall_s']:.2f}x  "
+                f"cpu {base['cpu_s'] / full['cpu_s']:.2f}x  peak {base['peak_mb'] / full['peak_mb']:.2f}x  "
+                f"same result: {'yes' if same else 'NO'}"
+            )
+        print(
+            f"{protocol:8} target: restarts run under 10 s: {'met' if full['wall_s'] < 10 else 'NOT met'}; "
+            f"peak under 500 MB: {'met' if full['peak_mb'] < 500 else 'NOT met'}"
+        )
 
 
 if __name__ == "__main__":

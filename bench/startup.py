@@ -26,8 +26,9 @@ TARGET_HELP = 1.5
 
 def _wall(argv: list[str]) -> float:
     start = time.perf_counter()
-    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False,
-                   env={**os.environ, "NO_COLOR": "1"})
+    subprocess.run(
+        argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env={**os.environ, "NO_COLOR": "1"}
+    )
     return time.perf_counter() - start
 
 
@@ -37,8 +38,11 @@ def main() -> None:
     args = parser.parse_args()
     kgroup = str(Path(sys.executable).parent / "kgroup")
     baseline = [sys.executable, "-c", "import typer, rich"]
-    commands = {"--help": [kgroup, "--help"], "check demo": [kgroup, "check", "demo"],
-                "simulate demo": [kgroup, "simulate", "demo"]}
+    commands = {
+        "--help": [kgroup, "--help"],
+        "check demo": [kgroup, "check", "demo"],
+        "simulate demo": [kgroup, "simulate", "demo"],
+    }
     for argv in [baseline, *commands.values()]:  # warm-up: the file cache, .pyc files
         _wall(argv)
     times: dict[str, list[float]] = {"baseline": [], **{name: [] for name in commands}}
@@ -50,8 +54,11 @@ def main() -> None:
     print(f"python -c 'import typer, rich' (baseline): {base * 1000:7.1f} ms median of {len(times['baseline'])}")
     for name in commands:
         median = statistics.median(times[name])
-        target = f"  (target <= {TARGET_HELP}x: {'met' if median / base <= TARGET_HELP else 'NOT met'})" \
-            if name == "--help" else ""
+        target = (
+            f"  (target <= {TARGET_HELP}x: {'met' if median / base <= TARGET_HELP else 'NOT met'})"
+            if name == "--help"
+            else ""
+        )
         print(f"kgroup {name:<14} {median * 1000:7.1f} ms  {median / base:4.2f}x baseline{target}")
 
 

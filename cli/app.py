@@ -20,33 +20,63 @@ from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 # name: (module, attribute, the first line of its help). Order is the order `--help` lists them in.
 COMMANDS: dict[str, tuple[str, str, str]] = {
-    "groups": ("kgroup.cli.commands.groups", "groups",
-               "List consumer groups: id, type, state, members, assignor, coordinator and total lag."),
-    "describe": ("kgroup.cli.commands.live", "describe",
-                 "Describe groups with their lag, as `kafka-consumer-groups.sh --describe` does, plus "
-                 "LOG-START-OFFSET."),
-    "triage": ("kgroup.cli.commands.triage", "triage",
-               "On-call view: status per partition from a few polls, lag in messages and time, owner, worst "
-               "first."),
-    "snapshot": ("kgroup.cli.commands.live", "snapshot",
-                 "Save live groups as a kgroup/v1 fixture: topics, racks, members, assignment and offsets."),
-    "simulate": ("kgroup.cli.commands.simulate", "simulate",
-                 "Predict the assignment after what-if changes and show what moves; or replay a scenario."),
-    "explain": ("kgroup.cli.commands.explain", "explain",
-                "Explain why each partition goes to its owner: the assignor's rule and the inputs it read."),
-    "assign": ("kgroup.cli.commands.assign", "assign",
-               "Compute the assignment an assignor gives the group's members."),
-    "diff": ("kgroup.cli.commands.diff", "diff",
-             "Show which partitions move between two assignments, member by member."),
-    "check": ("kgroup.cli.commands.check", "check",
-              "Gate CI on an assignment: exit 0 when every check holds, 3 when one fails, 2 on bad input."),
-    "coordinator": ("kgroup.cli.commands.coordinator", "coordinator",
-                    "The __consumer_offsets partition whose leader coordinates GROUP_ID."),
+    "groups": (
+        "kgroup.cli.commands.groups",
+        "groups",
+        "List consumer groups: id, type, state, members, assignor, coordinator and total lag.",
+    ),
+    "describe": (
+        "kgroup.cli.commands.live",
+        "describe",
+        "Describe groups with their lag, as `kafka-consumer-groups.sh --describe` does, plus LOG-START-OFFSET.",
+    ),
+    "triage": (
+        "kgroup.cli.commands.triage",
+        "triage",
+        "On-call view: status per partition from a few polls, lag in messages and time, owner, worst first.",
+    ),
+    "snapshot": (
+        "kgroup.cli.commands.live",
+        "snapshot",
+        "Save live groups as a kgroup/v1 fixture: topics, racks, members, assignment and offsets.",
+    ),
+    "simulate": (
+        "kgroup.cli.commands.simulate",
+        "simulate",
+        "Predict the assignment after what-if changes and show what moves; or replay a scenario.",
+    ),
+    "explain": (
+        "kgroup.cli.commands.explain",
+        "explain",
+        "Explain why each partition goes to its owner: the assignor's rule and the inputs it read.",
+    ),
+    "assign": ("kgroup.cli.commands.assign", "assign", "Compute the assignment an assignor gives the group's members."),
+    "diff": (
+        "kgroup.cli.commands.diff",
+        "diff",
+        "Show which partitions move between two assignments, member by member.",
+    ),
+    "check": (
+        "kgroup.cli.commands.check",
+        "check",
+        "Gate CI on an assignment: exit 0 when every check holds, 3 when one fails, 2 on bad input.",
+    ),
+    "coordinator": (
+        "kgroup.cli.commands.coordinator",
+        "coordinator",
+        "The __consumer_offsets partition whose leader coordinates GROUP_ID.",
+    ),
     "assignors": ("kgroup.cli.commands.catalog", "assignors", "List the built-in assignors, one line each."),
-    "fixtures": ("kgroup.cli.commands.catalog", "fixtures",
-                 "List the bundled fixtures and scenarios; pass a name wherever a file is expected."),
-    "offsets": ("kgroup.cli.commands.offsets", "offsets",
-                "Reset or delete a group's committed offsets (dry run unless --execute)."),
+    "fixtures": (
+        "kgroup.cli.commands.catalog",
+        "fixtures",
+        "List the bundled fixtures and scenarios; pass a name wherever a file is expected.",
+    ),
+    "offsets": (
+        "kgroup.cli.commands.offsets",
+        "offsets",
+        "Reset or delete a group's committed offsets (dry run unless --execute).",
+    ),
     "lag": ("kgroup.cli.commands.lag", "lag", "Offset history: record it from a cluster, analyze it on Spark."),
 }
 
@@ -82,7 +112,8 @@ def _for_pipes(command: Any) -> Any:
             param.metavar = param.metavar or param.name.upper()
             param.display_type_rich = lambda ctx: None  # the name says it; no `<str>` after it
             usage = param.metavar + ("..." if param.nargs != 1 else "")
-            param._usage_display_name = (lambda u=usage if param.required else f"[{usage}]": u)  # not {NAME}
+            shown = usage if param.required else f"[{usage}]"
+            param._usage_display_name = lambda u=shown: u  # not {NAME}
         elif param.metavar is not None or descriptor is None:
             continue
         elif descriptor.is_choice:
@@ -110,8 +141,14 @@ class LazyCommands(TyperGroup):
 
     _listing = False
 
-    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
-             standalone_mode: bool = True, **extra: Any) -> Any:
+    def main(
+        self,
+        args: Any = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
         """Usage errors are one `kgroup: error:` line and exit 2, like every other input error."""
         try:
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
@@ -124,7 +161,9 @@ class LazyCommands(TyperGroup):
             given = list(args) if args is not None else sys.argv[1:]
             if where.startswith(" (see `kgroup simulate") and "--explain" in given and "extra argument" in message:
                 # `simulate --explain` explains every partition that moves; naming some is `explain`'s job.
-                where = " (simulate --explain takes no partitions: `kgroup explain FIXTURE TOPIC-PARTITION...` names them)"
+                where = (
+                    " (simulate --explain takes no partitions: `kgroup explain FIXTURE TOPIC-PARTITION...` names them)"
+                )
             sys.stderr.write(f"kgroup: error: {message}{where}\n")
             code = exc.exit_code
         except typer.Abort:
@@ -175,12 +214,18 @@ app = typer.Typer(
 
 @app.callback()
 def _root(
-    show_version: bool = typer.Option(False, "--version", help="Print kgroup's version and exit.",
-                                      callback=_print_version, is_eager=True),
+    show_version: bool = typer.Option(
+        False, "--version", help="Print kgroup's version and exit.", callback=_print_version, is_eager=True
+    ),
     width: Optional[int] = typer.Option(
-        None, "--width", metavar="COLUMNS", min=40, show_default=False,
+        None,
+        "--width",
+        metavar="COLUMNS",
+        min=40,
+        show_default=False,
         help="Fold tables and lines at this width. Default: the terminal's width; unlimited when output is "
-             "not a terminal (pipes, files, CI logs)."),
+        "not a terminal (pipes, files, CI logs).",
+    ),
 ) -> None:
     """Inspect Kafka consumer groups and predict their assignments and rebalances, exactly as Kafka would."""
     if width is not None:

@@ -10,8 +10,15 @@ from typing import Any, Callable, TypeVar
 
 import typer
 
-from kgroup.inspectors.errors import (AuthenticationError, AuthorizationError, InputError, NotFoundError,
-                                     NotReachableError, RunError, one_line)
+from kgroup.inspectors.errors import (
+    AuthenticationError,
+    AuthorizationError,
+    InputError,
+    NotFoundError,
+    NotReachableError,
+    RunError,
+    one_line,
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -24,17 +31,23 @@ class ExitCode(IntEnum):
     NOT_REACHABLE = 4  # the cluster was lost: refused, unresolvable, or no answer within --timeout
     NOT_FOUND = 5  # a named group or topic does not exist on the cluster
     REFUSED = 6  # `offsets reset`: a group has active members, so Kafka would refuse the change too
-    AUTHENTICATION_FAILED = 7  # the cluster answered but refused the credentials (SASL/SSL), or its TLS certificate is not trusted
+    AUTHENTICATION_FAILED = (
+        7  # the cluster answered but refused the credentials (SASL/SSL), or its TLS certificate is not trusted
+    )
     # Authenticated, but an ACL is missing (*_AUTHORIZATION_FAILED). Not 7: the remedy differs (ask for an ACL,
     # not fix the password), as Kafka's own AuthenticationException and AuthorizationException differ.
     NOT_AUTHORIZED = 8
     INTERRUPTED = 130
 
 
-_EXIT_FOR: dict[type, ExitCode] = {InputError: ExitCode.BAD_INPUT, RunError: ExitCode.RUNTIME_ERROR,
-                                   NotReachableError: ExitCode.NOT_REACHABLE, NotFoundError: ExitCode.NOT_FOUND,
-                                   AuthenticationError: ExitCode.AUTHENTICATION_FAILED,
-                                   AuthorizationError: ExitCode.NOT_AUTHORIZED}
+_EXIT_FOR: dict[type, ExitCode] = {
+    InputError: ExitCode.BAD_INPUT,
+    RunError: ExitCode.RUNTIME_ERROR,
+    NotReachableError: ExitCode.NOT_REACHABLE,
+    NotFoundError: ExitCode.NOT_FOUND,
+    AuthenticationError: ExitCode.AUTHENTICATION_FAILED,
+    AuthorizationError: ExitCode.NOT_AUTHORIZED,
+}
 
 
 def _say(message: str) -> None:
@@ -51,8 +64,7 @@ def handle_errors(command: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
-        except (InputError, RunError, NotReachableError, NotFoundError, AuthenticationError,
-                AuthorizationError) as exc:
+        except (InputError, RunError, NotReachableError, NotFoundError, AuthenticationError, AuthorizationError) as exc:
             _say(str(exc))
             raise typer.Exit(next(code for kind, code in _EXIT_FOR.items() if isinstance(exc, kind))) from None
         except KeyboardInterrupt:

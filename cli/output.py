@@ -170,8 +170,12 @@ def json_chunks(value: Any, level: int = 0) -> Iterator[str]:
             for start in range(0, len(value), _BATCH):  # encoded a batch at a time: never all at once
                 if start:
                     yield "," + inner
-                yield ("," + inner).join(map(template.__mod__, zip(*(
-                    map(encode, column[start:start + _BATCH]) for encode, column in columns))))
+                yield ("," + inner).join(
+                    map(
+                        template.__mod__,
+                        zip(*(map(encode, column[start : start + _BATCH]) for encode, column in columns)),
+                    )
+                )
             yield "\n" + "  " * level + "]"
             return
         yield "["
@@ -198,8 +202,11 @@ def _flat_records(items: list[Any] | tuple[Any, ...], level: int) -> tuple[str, 
     if type(first) is not dict or not first or len(items) < 2:
         return None
     keys = tuple(first)
-    if not all(type(k) is str for k in keys) or set(map(type, items)) != {dict} \
-            or not all(map(keys.__eq__, map(tuple, items))):
+    if (
+        not all(type(k) is str for k in keys)
+        or set(map(type, items)) != {dict}
+        or not all(map(keys.__eq__, map(tuple, items)))
+    ):
         return None
     columns: list[tuple[Any, list[Any]]] = []
     for key in keys:
@@ -214,14 +221,15 @@ def _flat_records(items: list[Any] | tuple[Any, ...], level: int) -> tuple[str, 
         else:
             return None
     pad = "\n" + "  " * (level + 1)
-    template = "{" + ",".join(pad + _encode_text(k).replace("%", "%%") + ": %s" for k in keys) \
-        + "\n" + "  " * level + "}"
+    template = (
+        "{" + ",".join(pad + _encode_text(k).replace("%", "%%") + ": %s" for k in keys) + "\n" + "  " * level + "}"
+    )
     return template, columns
 
 
 def write_lines(lines: list[str], out: Any) -> None:
     for start in range(0, len(lines), _BATCH):
-        out.write("".join(line + "\n" for line in lines[start:start + _BATCH]))
+        out.write("".join(line + "\n" for line in lines[start : start + _BATCH]))
 
 
 class _NotPlainBlock(Exception):
@@ -261,15 +269,24 @@ def block_yaml(doc: dict[str, Any]) -> list[str] | None:
     lines: list[str] = []
 
     def mapping(value: dict[Any, Any], pad: str, first: str) -> None:
-        if first == pad and len(value) > 8 and set(map(type, value)) == {str} \
-                and set(map(type, value.values())) <= {str, int}:
+        if (
+            first == pad
+            and len(value) > 8
+            and set(map(type, value)) == {str}
+            and set(map(type, value.values())) <= {str, int}
+        ):
             # A member's topics and ranges: each text looked up by C, one line each by `%`.
             keys = list(map(cache.get, zip(value, repeat(True))))
             if None in keys:
                 keys = [scalar(k, True) for k in value]
             kinds = set(map(type, value.values()))
-            values = list(map(int.__repr__, value.values())) if kinds == {int} else \
-                list(map(cache.get, zip(value.values(), repeat(False)))) if kinds == {str} else [None]
+            values = (
+                list(map(int.__repr__, value.values()))
+                if kinds == {int}
+                else list(map(cache.get, zip(value.values(), repeat(False))))
+                if kinds == {str}
+                else [None]
+            )
             if None in values:
                 values = [scalar(v, False) for v in value.values()]
             lines.extend(map((pad + "%s: %s").__mod__, zip(keys, values)))

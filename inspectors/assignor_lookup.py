@@ -18,6 +18,7 @@ from kgroup.assignors.model import Assignment, Cluster, Member, TopicPartition
 from kgroup.assignors.validity import Violation, check_validity
 from kgroup.inspectors.errors import InputError, RunError
 
+
 def known_assignor_names() -> list[str]:
     return registry.known_names()
 
@@ -31,8 +32,11 @@ def resolve(name: str, client: str = "java") -> Assignor:
         return found
     if ":" in name:
         return _load_user(name)
-    raise InputError(f"unknown assignor {name!r}; known: {', '.join(registry.known_names())} "
-                     "(or a user assignor as package.module:Class)", field="--assignor")
+    raise InputError(
+        f"unknown assignor {name!r}; known: {', '.join(registry.known_names())} "
+        "(or a user assignor as package.module:Class)",
+        field="--assignor",
+    )
 
 
 def invalid_assignment(name: str, violations: Sequence[Violation]) -> RunError:
@@ -64,11 +68,14 @@ class _UserAssignor:
         if isinstance(raw, Assignment):
             result = raw
         elif not isinstance(raw, Mapping):
-            raise RunError(f"user assignor {self.spec} returned {type(raw).__name__}; "
-                           "expected a mapping member id -> partitions")
+            raise RunError(
+                f"user assignor {self.spec} returned {type(raw).__name__}; expected a mapping member id -> partitions"
+            )
         else:
             try:
-                result = Assignment.of({str(member): [_as_partition(p) for p in parts] for member, parts in raw.items()})
+                result = Assignment.of(
+                    {str(member): [_as_partition(p) for p in parts] for member, parts in raw.items()}
+                )
             except (TypeError, ValueError) as exc:
                 raise RunError(f"user assignor {self.spec} returned an invalid partition: {exc}") from None
         violations = check_validity(cluster, members, result)

@@ -11,8 +11,9 @@ def one_line(text: str) -> str:
 class InputError(Exception):
     """Bad input: a fixture, a scenario, a flag value. The CLI prints `str(err)` and exits 2."""
 
-    def __init__(self, message: str, source: str | None = None, line: int | None = None,
-                 field: str | None = None) -> None:
+    def __init__(
+        self, message: str, source: str | None = None, line: int | None = None, field: str | None = None
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.source = source
@@ -51,13 +52,28 @@ class AuthorizationError(Exception):
     (ConsumerGroupCommand prints the GroupAuthorizationException / TopicAuthorizationException message).
     """
 
-    def __init__(self, operation: str, resource_type: str, resource: str | None, error: str, request: str,
-                 detail: str = "", principal: str | None = None) -> None:
+    def __init__(
+        self,
+        operation: str,
+        resource_type: str,
+        resource: str | None,
+        error: str,
+        request: str,
+        detail: str = "",
+        principal: str | None = None,
+    ) -> None:
         self.operation, self.resource_type, self.resource = operation, resource_type, resource
         self.error, self.request, self.principal = error, request, principal
         named = f"{resource_type} {resource!r}" if resource else f"a {resource_type} {detail or ''}".rstrip()
-        acl = (f"--operation {operation.capitalize()} --{resource_type} {resource}" if resource
-               else f"--operation {operation.capitalize()} --{resource_type} ...")
-        super().__init__(one_line(f"not authorized to {operation} {named} ({error}, {request}): ask the cluster's "
-                                  f"administrator for an ACL allowing it for your principal (kafka-acls.sh --add "
-                                  f"--allow-principal {principal or 'User:...'} {acl})"))
+        acl = (
+            f"--operation {operation.capitalize()} --{resource_type} {resource}"
+            if resource
+            else f"--operation {operation.capitalize()} --{resource_type} ..."
+        )
+        super().__init__(
+            one_line(
+                f"not authorized to {operation} {named} ({error}, {request}): ask the cluster's "
+                f"administrator for an ACL allowing it for your principal (kafka-acls.sh --add "
+                f"--allow-principal {principal or 'User:...'} {acl})"
+            )
+        )

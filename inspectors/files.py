@@ -41,4 +41,3 @@ def write_atomically(path: str, text: str, field: str | None = None) -> None:
         if temporary is not None and os.path.exists(temporary):
             os.unlink(temporary)  # nothing half-written stays behind
         raise InputError(f"{path!r}: cannot write it: {exc.strerror}", field=field) from None
-

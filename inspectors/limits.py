@@ -50,8 +50,7 @@ def topic_name_problem(name: str) -> str | None:
     if name in (".", ".."):
         return f"{name!r} is not a legal topic name (Kafka refuses '.' and '..')"
     if not _LEGAL_TOPIC.fullmatch(name):
-        return (f"{_clip(name)!r} is not a legal topic name: Kafka allows only ASCII letters, digits, "
-                "'.', '_' and '-'")
+        return f"{_clip(name)!r} is not a legal topic name: Kafka allows only ASCII letters, digits, '.', '_' and '-'"
     return None
 
 

@@ -17,15 +17,28 @@ import pytest
 def browser() -> str:
     found = shutil.which("chromium") or shutil.which("chromium-browser")
     if found is None:
-        pytest.fail("headless Chromium is needed to look at the page: apt-get install -y chromium "
-                    "(.ci/run installs it)")
+        pytest.fail(
+            "headless Chromium is needed to look at the page: apt-get install -y chromium (.ci/run installs it)"
+        )
     return found
 
 
 def screenshot(page: Path, out: Path, width: int, height: int) -> Path:
-    subprocess.run([browser(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                    f"--window-size={width},{height}", f"--screenshot={out}", page.as_uri()],
-                   capture_output=True, timeout=120, check=False)
+    subprocess.run(
+        [
+            browser(),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            f"--window-size={width},{height}",
+            f"--screenshot={out}",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
     assert out.exists(), f"Chromium wrote no screenshot of {page}"
     return out
 
@@ -36,8 +49,8 @@ def pixels(png: bytes) -> tuple[int, int, int, list[bytes]]:
     position, data, width = 8, b"", 0
     height = colour_type = 0
     while position < len(png):
-        length, kind = struct.unpack(">I4s", png[position:position + 8])
-        body = png[position + 8:position + 8 + length]
+        length, kind = struct.unpack(">I4s", png[position : position + 8])
+        body = png[position + 8 : position + 8 + length]
         if kind == b"IHDR":
             width, height, depth, colour_type = struct.unpack(">IIBB", body[:10])
             assert depth == 8
@@ -47,7 +60,7 @@ def pixels(png: bytes) -> tuple[int, int, int, list[bytes]]:
     channels = {2: 3, 6: 4}[colour_type]
     raw, stride, rows, previous = zlib.decompress(data), width * channels, [], bytearray(width * channels)
     for y in range(height):  # undo the PNG row filters (None, Sub, Up, Average, Paeth)
-        kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1 : (y + 1) * (stride + 1)])
         for x in range(stride):
             left = line[x - channels] if x >= channels else 0
             up, corner = previous[x], previous[x - channels] if x >= channels else 0
@@ -67,4 +80,4 @@ def pixels(png: bytes) -> tuple[int, int, int, list[bytes]]:
 
 
 def colours_seen(rows: list[bytes], channels: int) -> set[tuple[int, int, int]]:
-    return {tuple(row[x:x + 3]) for row in rows for x in range(0, len(row), channels)}  # type: ignore[misc]
+    return {tuple(row[x : x + 3]) for row in rows for x in range(0, len(row), channels)}  # type: ignore[misc]

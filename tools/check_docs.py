@@ -33,8 +33,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 
 # The design documents that live in shared/spec, outside the repo.
-SPEC_DOCUMENTS = frozenset({"assignors.md", "broker.md", "cli-and-style.md", "coordinator.md", "kafka-rig.md",
-                            "lag.md", "oracle.md"})
+SPEC_DOCUMENTS = frozenset(
+    {"assignors.md", "broker.md", "cli-and-style.md", "coordinator.md", "kafka-rig.md", "lag.md", "oracle.md"}
+)
 # Documents of other projects, cited by name (librdkafka's CONFIGURATION.md).
 EXTERNAL_DOCUMENTS = frozenset({"CONFIGURATION.md"})
 
@@ -47,12 +48,17 @@ _TYPER_OWN = frozenset({"--help", "-h", "--install-completion", "--show-completi
 
 _TOP_FOLDERS = ("assignors", "inspectors", "cli", "fixtures", "tests", "bench", "docs", "tools", ".ci")
 # A .md name, optionally after a path, optionally followed by a section number: `lag.md §7.1`, `broker.md 2`.
-_MD_REFERENCE = re.compile(r"(?<![\w./-])(?P<path>(?:[\w.-]+/)*[\w.-]+\.md)(?:#[\w-]*)?"
-                           r"(?:,?\s?(?:§\s?|section\s)?(?P<section>\d+(?:\.\d+)*)(?!\.?\d|[\w-]))?")
+_MD_REFERENCE = re.compile(
+    r"(?<![\w./-])(?P<path>(?:[\w.-]+/)*[\w.-]+\.md)(?:#[\w-]*)?"
+    r"(?:,?\s?(?:§\s?|section\s)?(?P<section>\d+(?:\.\d+)*)(?!\.?\d|[\w-]))?"
+)
 # A path into the tree: starts with a top-level folder, ends with a file extension; `path@tag` is another
 # repository's file at a tag (the conformance data cite apache/kafka's `docs/implementation.html@0.9.0.0`).
-_TREE_PATH = re.compile(r"(?<![\w./-])(?P<path>(?:" + "|".join(re.escape(f) for f in _TOP_FOLDERS)
-                        + r")/[\w./-]*\w\.(?:py|toml|yaml|yml|json|jsonl|txt|java|html))(?![\w/@-])")
+_TREE_PATH = re.compile(
+    r"(?<![\w./-])(?P<path>(?:"
+    + "|".join(re.escape(f) for f in _TOP_FOLDERS)
+    + r")/[\w./-]*\w\.(?:py|toml|yaml|yml|json|jsonl|txt|java|html))(?![\w/@-])"
+)
 _HEADING_NUMBER = re.compile(r"^#+\s+§?\s?(\d+(?:\.\d+)*)\b", re.M)
 # A section sign with its number: outside an `_MD_REFERENCE` it names no document.
 _BARE_SECTION = re.compile(r"§\s?(?P<section>\d+(?:\.\d+)*)?")
@@ -135,8 +141,15 @@ def scanned_files(root: Path = ROOT) -> list[Path]:
     # the shared set, kept byte for byte (their own README, ours, is checked).
     examples = {Path(__file__).resolve(), ROOT / "tests" / "tools"}
     files = [p for p in files if p.parent != root / "tests" / "conformance" / "data" or p.suffix == ".md"]
-    return sorted({p for p in files if p.exists() and not examples & {p.resolve(), *p.resolve().parents}
-                   and not skip & set(p.relative_to(root).parts)})
+    return sorted(
+        {
+            p
+            for p in files
+            if p.exists()
+            and not examples & {p.resolve(), *p.resolve().parents}
+            and not skip & set(p.relative_to(root).parts)
+        }
+    )
 
 
 def references_in(text: str, source: str) -> Iterator[Reference]:
@@ -244,26 +257,38 @@ def main(argv: list[str] | None = None) -> int:
     problems, notes = [], []
 
     missing = undocumented(cli_surface(), documentation_text())
-    problems += [f"undocumented: {item} (add it to README.md or docs/)" for item in missing
-                 if item not in KNOWN_UNDOCUMENTED]
+    problems += [
+        f"undocumented: {item} (add it to README.md or docs/)" for item in missing if item not in KNOWN_UNDOCUMENTED
+    ]
     # A fixed gap is said, not failed: several people document at once, and the list is trimmed after.
-    notes += [f"documented now, drop it from KNOWN_UNDOCUMENTED in tools/check_docs.py: {item}"
-              for item in sorted(KNOWN_UNDOCUMENTED - set(missing))]
+    notes += [
+        f"documented now, drop it from KNOWN_UNDOCUMENTED in tools/check_docs.py: {item}"
+        for item in sorted(KNOWN_UNDOCUMENTED - set(missing))
+    ]
 
     spec, broken = dangling()
     broken_keys = {reference.key() for reference in broken}
-    problems += [f"{_where(r)} is in shared/spec, outside the repo (cite Kafka's class, KIP or JIRA, or a doc "
-                 "of the repo)" for r in spec]
-    problems += [f"{_where(r)} " + ("names no document" if r.target == "§" else "does not resolve in the repo")
-                 for r in broken if r.key() not in KNOWN_DANGLING]
-    notes += [f"resolves now, drop it from KNOWN_DANGLING in tools/check_docs.py: {key}"
-              for key in sorted(KNOWN_DANGLING - broken_keys)]
+    problems += [
+        f"{_where(r)} is in shared/spec, outside the repo (cite Kafka's class, KIP or JIRA, or a doc of the repo)"
+        for r in spec
+    ]
+    problems += [
+        f"{_where(r)} " + ("names no document" if r.target == "§" else "does not resolve in the repo")
+        for r in broken
+        if r.key() not in KNOWN_DANGLING
+    ]
+    notes += [
+        f"resolves now, drop it from KNOWN_DANGLING in tools/check_docs.py: {key}"
+        for key in sorted(KNOWN_DANGLING - broken_keys)
+    ]
 
     for line in notes + problems:
         print(line)
-    print(f"docs: {len(missing)} undocumented options ({len(KNOWN_UNDOCUMENTED & set(missing))} known gaps), "
-          f"{len(broken)} broken references and links ({len(KNOWN_DANGLING & broken_keys)} known), "
-          f"{len(spec)} references into shared/spec")
+    print(
+        f"docs: {len(missing)} undocumented options ({len(KNOWN_UNDOCUMENTED & set(missing))} known gaps), "
+        f"{len(broken)} broken references and links ({len(KNOWN_DANGLING & broken_keys)} known), "
+        f"{len(spec)} references into shared/spec"
+    )
     return 1 if problems else 0
 
 

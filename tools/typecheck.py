@@ -45,7 +45,7 @@ def lay_out_links() -> None:
 def source_path(mypy_path: str) -> str:
     """build/typecheck/kgroup/cli/app.py -> cli/app.py, the path a contributor opens."""
     prefix = "build/typecheck/kgroup/"
-    return mypy_path[len(prefix):] if mypy_path.startswith(prefix) else mypy_path
+    return mypy_path[len(prefix) :] if mypy_path.startswith(prefix) else mypy_path
 
 
 def parse_errors(output: str) -> list[tuple[str, str]]:

@@ -39,8 +39,11 @@ class AssignmentDiff:
     def moved(self) -> int:
         """Partitions whose owner changed from one member to another (not newly created or dropped)."""
         # No move lacks both; counted by C over the columns, not by Python over a million moves.
-        return len(self.moves) - list(map(itemgetter(1), self.moves)).count(None) \
+        return (
+            len(self.moves)
+            - list(map(itemgetter(1), self.moves)).count(None)
             - list(map(itemgetter(2), self.moves)).count(None)
+        )
 
 
 def diff(old: Assignment, new: Assignment) -> AssignmentDiff:
@@ -48,8 +51,12 @@ def diff(old: Assignment, new: Assignment) -> AssignmentDiff:
     so filtering them keeps that order; only the partitions that moved are sorted."""
     names = list(old.owners) + [m for m in new.owners if m not in old.owners]
     if old.owners == new.owners:  # `check` compares the current assignment with itself: nothing moves
-        return AssignmentDiff(tuple(MemberChange(n, old.partitions_of(n), old.partitions_of(n), old.partitions_of(n),
-                                                 (), ()) for n in names), ())
+        return AssignmentDiff(
+            tuple(
+                MemberChange(n, old.partitions_of(n), old.partitions_of(n), old.partitions_of(n), (), ()) for n in names
+            ),
+            (),
+        )
     changes = []
     for name in names:
         before_parts, after_parts = old.partitions_of(name), new.partitions_of(name)
@@ -57,9 +64,16 @@ def diff(old: Assignment, new: Assignment) -> AssignmentDiff:
             changes.append(MemberChange(name, before_parts, after_parts, before_parts, (), ()))
             continue
         before, after = set(before_parts), set(after_parts)
-        changes.append(MemberChange(
-            name, before_parts, after_parts, tuple(filter(after.__contains__, before_parts)),
-            tuple(filterfalse(after.__contains__, before_parts)), tuple(filterfalse(before.__contains__, after_parts))))
+        changes.append(
+            MemberChange(
+                name,
+                before_parts,
+                after_parts,
+                tuple(filter(after.__contains__, before_parts)),
+                tuple(filterfalse(after.__contains__, before_parts)),
+                tuple(filterfalse(before.__contains__, after_parts)),
+            )
+        )
     old_owner, new_owner = _first_owner(old), _first_owner(new)
     changed = list(compress(old_owner, map(ne, map(new_owner.get, old_owner), old_owner.values())))
     changed += filterfalse(old_owner.__contains__, new_owner)
@@ -72,8 +86,12 @@ def _first_owner(assignment: Assignment) -> dict[TopicPartition, str]:
     """Partition -> the first member (in the assignment's order) that holds it; later entries of a dict
     built from the reversed order win, so the first holder is the one kept."""
     owners = list(reversed(assignment.owners.items()))
-    return dict(zip(chain.from_iterable(map(itemgetter(1), owners)),
-                    chain.from_iterable(map(repeat, map(itemgetter(0), owners), map(len, map(itemgetter(1), owners))))))
+    return dict(
+        zip(
+            chain.from_iterable(map(itemgetter(1), owners)),
+            chain.from_iterable(map(repeat, map(itemgetter(0), owners), map(len, map(itemgetter(1), owners)))),
+        )
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,14 +133,16 @@ def _kafka_balance_issue(members: Sequence[Member], assignment: Assignment) -> s
         return None  # linear in the partitions held: the pairs below are looked at only to name one
     subs = {m.member_id: set(m.topics) for m in members}
     for i, (a, len_a) in enumerate(counts):
-        for b, len_b in counts[i + 1:]:
+        for b, len_b in counts[i + 1 :]:
             if abs(len_a - len_b) <= 1:
                 continue
             big, small = (a, b) if len_a > len_b else (b, a)
             movable = [tp for tp in assignment.partitions_of(big) if tp.topic in subs[small]]
             if movable:
-                return (f"{big} has {max(len_a, len_b)} partitions and {small} has {min(len_a, len_b)}, "
-                        f"but {small} subscribes to {movable[0].topic}")
+                return (
+                    f"{big} has {max(len_a, len_b)} partitions and {small} has {min(len_a, len_b)}, "
+                    f"but {small} subscribes to {movable[0].topic}"
+                )
     return None
 
 
@@ -131,8 +151,9 @@ def _some_partition_could_move(members: Sequence[Member], assignment: Assignment
     per topic, the largest count among its holders, against each subscriber's count."""
     largest: dict[str, int] = {}
     for member in sorted(members, key=lambda m: counts[m.member_id]):  # ascending: the last write is the largest
-        largest.update(dict.fromkeys(map(itemgetter(0), assignment.partitions_of(member.member_id)),
-                                     counts[member.member_id]))
+        largest.update(
+            dict.fromkeys(map(itemgetter(0), assignment.partitions_of(member.member_id)), counts[member.member_id])
+        )
     # Per distinct subscription (a large group has few), the largest holder of any of its topics.
     reach = {topics: max(map(largest.get, topics, repeat(-1)), default=-1) for topics in {m.topics for m in members}}
     return any(reach[m.topics] >= counts[m.member_id] + 2 for m in members)
@@ -140,8 +161,9 @@ def _some_partition_could_move(members: Sequence[Member], assignment: Assignment
 
 def balance(cluster: Cluster, members: Sequence[Member], assignment: Assignment) -> Balance:
     counts = tuple((m.member_id, len(assignment.partitions_of(m.member_id))) for m in members)
-    per_member_topic = {m.member_id: Counter(map(itemgetter(0), assignment.partitions_of(m.member_id)))
-                        for m in members}
+    per_member_topic = {
+        m.member_id: Counter(map(itemgetter(0), assignment.partitions_of(m.member_id))) for m in members
+    }
     # Per topic, over its subscribers: linear in the partitions held, not members x topics. A subscriber
     # holding none of a topic's partitions makes the minimum 0.
     subscribers: Counter[str] = Counter()
@@ -162,8 +184,9 @@ def balance(cluster: Cluster, members: Sequence[Member], assignment: Assignment)
     for topic in cluster.topics:
         total = subscribers[topic.name]
         if total:
-            per_topic.append((topic.name, Spread(low[topic.name] if holding[topic.name] == total else 0,
-                                                 high.get(topic.name, 0))))
+            per_topic.append(
+                (topic.name, Spread(low[topic.name] if holding[topic.name] == total else 0, high.get(topic.name, 0)))
+            )
     issue = _kafka_balance_issue(members, assignment)
     by_subscription: dict[tuple[str, ...], list[int]] = {}
     for member, count in zip(members, (c for _, c in counts)):
@@ -189,8 +212,9 @@ def stickiness(cluster: Cluster, members: Sequence[Member], old: Assignment, new
     for member in members:
         parts = old.partitions_of(member.member_id)
         # Still existing: by C iterators over the columns, no Python step per partition.
-        before = list(compress(parts, map(lt, map(itemgetter(1), parts), map(sizes.get, map(itemgetter(0), parts),
-                                                                             repeat(0)))))
+        before = list(
+            compress(parts, map(lt, map(itemgetter(1), parts), map(sizes.get, map(itemgetter(0), parts), repeat(0))))
+        )
         keepable += len(before)
         after_parts = new.partitions_of(member.member_id)
         kept += len(before) if parts == after_parts else sum(map(set(after_parts).__contains__, before))

@@ -79,8 +79,9 @@ class AssignorRun:
         return stickiness(self.basis.cluster, self.basis.members, self.basis.current, self.assignment)
 
 
-def evaluate(before: GroupState, after: GroupState, name: str, assignor: Assignor,
-             explain: bool = False) -> AssignorRun:
+def evaluate(
+    before: GroupState, after: GroupState, name: str, assignor: Assignor, explain: bool = False
+) -> AssignorRun:
     """Assign `after`'s members and compare with `before`'s current assignment.
 
     With `explain`, the assignor runs under a trace and the run keeps what it recorded.
@@ -91,8 +92,7 @@ def evaluate(before: GroupState, after: GroupState, name: str, assignor: Assigno
         return _evaluate(before, after, name, assignor, trace)
 
 
-def _evaluate(before: GroupState, after: GroupState, name: str, assignor: Assignor,
-              trace: Trace | None) -> AssignorRun:
+def _evaluate(before: GroupState, after: GroupState, name: str, assignor: Assignor, trace: Trace | None) -> AssignorRun:
     members = after.group.members
     rounds: list[Rebalance] = []
     withheld: list[Handover] = []
@@ -106,8 +106,9 @@ def _evaluate(before: GroupState, after: GroupState, name: str, assignor: Assign
             for number, played_round in enumerate(played.rounds, start=1):
                 value = _every_member(played_round.assignment, members)
                 rounds.append(Rebalance(value, diff(previous, value)))
-                withheld += [Handover(tp, owner.get(tp), target, number)
-                             for tp, target in sorted(played_round.withheld.items())]
+                withheld += [
+                    Handover(tp, owner.get(tp), target, number) for tp, target in sorted(played_round.withheld.items())
+                ]
                 previous = value
                 owner = _owners(value.owners.items())
             result, settled = played.final, played.settled
@@ -123,7 +124,8 @@ def _evaluate(before: GroupState, after: GroupState, name: str, assignor: Assign
     result = _every_member(result, members)
     current = before.group.assignment
     return AssignorRun(
-        assignor=name, assignment=result,
+        assignor=name,
+        assignment=result,
         basis=Basis(after.cluster, tuple(members), current),
         violations=tuple(check_validity(after.cluster, members, result)),
         threads=threads,
@@ -143,8 +145,12 @@ def _every_member(result: Assignment, members: Sequence[Member]) -> Assignment:
 def _owners(holdings: Iterable[tuple[str, Sequence[TopicPartition]]]) -> dict[TopicPartition, str]:
     """Partition -> its holder (the last one listed, should two hold it), built by C: a million partitions."""
     pairs = list(holdings)
-    return dict(zip(chain.from_iterable(map(itemgetter(1), pairs)),
-                    chain.from_iterable(map(repeat, map(itemgetter(0), pairs), map(len, map(itemgetter(1), pairs))))))
+    return dict(
+        zip(
+            chain.from_iterable(map(itemgetter(1), pairs)),
+            chain.from_iterable(map(repeat, map(itemgetter(0), pairs), map(len, map(itemgetter(1), pairs)))),
+        )
+    )
 
 
 def _next_generation(state: GroupState) -> int | None:

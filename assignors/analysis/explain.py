@@ -32,8 +32,9 @@ def moved(current: Assignment, result: Assignment) -> list[TopicPartition]:
     return sorted(tp for tp in set(old) | set(new) if old.get(tp) != new.get(tp))
 
 
-def explain(trace: Trace, current: Assignment, result: Assignment,
-            partitions: Iterable[TopicPartition] | None = None) -> list[Explanation]:
+def explain(
+    trace: Trace, current: Assignment, result: Assignment, partitions: Iterable[TopicPartition] | None = None
+) -> list[Explanation]:
     """One explanation per partition asked for (default: every partition that moved)."""
     chosen = moved(current, result) if partitions is None else list(partitions)
     old = {tp: holders[0] for tp, holders in current.owner_map().items()}
@@ -43,5 +44,4 @@ def explain(trace: Trace, current: Assignment, result: Assignment,
     for step in trace.steps:
         if step.partition in wanted:
             by_partition.setdefault(step.partition, []).append(step)
-    return [Explanation(tp, old.get(tp), new.get(tp), tuple(by_partition.get(tp, ())), trace.context)
-            for tp in chosen]
+    return [Explanation(tp, old.get(tp), new.get(tp), tuple(by_partition.get(tp, ())), trace.context) for tp in chosen]

@@ -46,7 +46,8 @@ _LARGEST_CAPACITY = 1 << 16
 # digit fixed at '4' and the variant digit one of 8, 9, a, b (UUID.randomUUID, RFC 4122).
 _HEX = "0123456789abcdef"
 _UUID_CHARS: tuple[str, ...] = tuple(
-    "-" if i in (8, 13, 18, 23) else "4" if i == 14 else "89ab" if i == 19 else _HEX for i in range(36))
+    "-" if i in (8, 13, 18, 23) else "4" if i == 14 else "89ab" if i == 19 else _HEX for i in range(36)
+)
 
 
 def bucket(member_id: str, capacity: int) -> int:
@@ -129,13 +130,17 @@ def newcomer_landings(existing: list[str], prefix: str, capacity: int) -> tuple[
         place = sum(1 for x in buckets if x <= b)
         positions[place] = positions.get(place, 0) + 1
     ranks = _sort_ranks(existing, prefix + "-")
-    landings = [Landing(place, stand_in, Fraction(count, grown) * share)
-                for place, count in sorted(positions.items()) for stand_in, share in ranks]
+    landings = [
+        Landing(place, stand_in, Fraction(count, grown) * share)
+        for place, count in sorted(positions.items())
+        for stand_in, share in ranks
+    ]
     return ordered, [landing for landing in landings if landing.likelihood > 0]
 
 
-def newcomer_classes(existing: list[str], prefix: str, capacity: int, by: str,
-                     limit: int | None = None) -> tuple[list[str], list[Landing], int]:
+def newcomer_classes(
+    existing: list[str], prefix: str, capacity: int, by: str, limit: int | None = None
+) -> tuple[list[str], list[Landing], int]:
     """As `newcomer_landings`, the newcomer's places told apart only as far as `by` needs (RANK,
     POSITION, BUCKET), each with an id that sorts (and, for BUCKET, hashes) where the random id would.
 
@@ -176,11 +181,15 @@ def newcomer_classes(existing: list[str], prefix: str, capacity: int, by: str,
     # The most likely classes and ranks first: a product's top `limit` come from each one's top `limit`.
     kept = sorted(classes.items(), key=lambda item: -len(item[1]))[:limit]
     likeliest = sorted(ranks, key=lambda rank: -rank[1])[:limit]
-    products = [(share * Fraction(len(found), grown), place, found[0], stand_in)
-                for (place, _), found in kept for stand_in, share in likeliest]
+    products = [
+        (share * Fraction(len(found), grown), place, found[0], stand_in)
+        for (place, _), found in kept
+        for stand_in, share in likeliest
+    ]
     products = _most_likely(products, limit, key=lambda p: p[0])
-    landings = [Landing(place, in_bucket(stand_in, first, grown), likelihood)
-                for likelihood, place, first, stand_in in products]
+    landings = [
+        Landing(place, in_bucket(stand_in, first, grown), likelihood) for likelihood, place, first, stand_in in products
+    ]
     return ordered, landings, len(classes) * len(ranks)
 
 
@@ -219,7 +228,7 @@ def _sort_ranks(existing: list[str], head: str) -> list[tuple[str, Fraction]]:
     rivals = sorted((m for m in existing if m.startswith(head)), key=lambda m: m.encode("utf-8"))
     ranks, low = [], Fraction(0)
     for i, rival in enumerate([*rivals, None]):
-        high = share_below(rival[len(head):]) if rival is not None else Fraction(1)
+        high = share_below(rival[len(head) :]) if rival is not None else Fraction(1)
         stand_in = head if i == 0 else rivals[i - 1] + "\x01"
         if rival is None or stand_in.encode("utf-8") < rival.encode("utf-8"):
             ranks.append((stand_in, high - low))

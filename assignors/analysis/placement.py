@@ -54,6 +54,7 @@ def places_cap(state: GroupState, by: str = POSITION, total: bool = True) -> int
     budget = SORTED_BUDGET if by == RANK or (by == POSITION and total) else STICKY_BUDGET
     return max(8, min(MAX_PLACES, budget // max(size, 1)))
 
+
 # ClassicGroup.generateMemberId: client.id or group.instance.id, "-", java.util.UUID.randomUUID().
 _KAFKA_MEMBER_ID = re.compile(r".*-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.DOTALL)
 
@@ -78,8 +79,10 @@ def newcomer_placements(state: GroupState, newcomer: str) -> list[GroupState]:
     members = state.group.members
     joining = next(m for m in members if m.member_id == newcomer)
     others = tuple(m for m in members if m.member_id != newcomer)
-    return [replace(state, group=replace(state.group, members=others[:i] + (joining,) + others[i:]))
-            for i in range(len(others) + 1)]
+    return [
+        replace(state, group=replace(state.group, members=others[:i] + (joining,) + others[i:]))
+        for i in range(len(others) + 1)
+    ]
 
 
 class StandIn:
@@ -100,14 +103,17 @@ class StandIn:
         recorded = len(trace.steps) if trace is not None else 0
         result = method(cluster, renamed, *args)
         if trace is not None:  # an explanation names the newcomer as the what-if does, not by its stand-in
-            trace.steps[recorded:] = [replace(step, owner=self._named(step.owner), facts=self._named(step.facts))
-                                      for step in trace.steps[recorded:]]
+            trace.steps[recorded:] = [
+                replace(step, owner=self._named(step.owner), facts=self._named(step.facts))
+                for step in trace.steps[recorded:]
+            ]
             trace.context = self._named(trace.context)
         return result
 
     def _assignment(self, assignment: Assignment) -> Assignment:
-        return Assignment.of({self.newcomer if member == self.stand_in else member: parts
-                              for member, parts in assignment.owners.items()})
+        return Assignment.of(
+            {self.newcomer if member == self.stand_in else member: parts for member, parts in assignment.owners.items()}
+        )
 
     def _named(self, value: Any) -> Any:
         if value == self.stand_in:
@@ -126,10 +132,17 @@ class CooperativeStandIn(StandIn):
         """A cooperative assignor's rebalance and follow-ups (`assign_rounds`), the newcomer renamed back."""
         played = self._run(self.assignor.assign_rounds, cluster, members, generation)  # type: ignore[attr-defined]
         back = self._assignment
-        return replace(played, rounds=tuple(
-            replace(r, assignment=back(r.assignment),
-                    withheld={tp: self.newcomer if m == self.stand_in else m for tp, m in r.withheld.items()})
-            for r in played.rounds))
+        return replace(
+            played,
+            rounds=tuple(
+                replace(
+                    r,
+                    assignment=back(r.assignment),
+                    withheld={tp: self.newcomer if m == self.stand_in else m for tp, m in r.withheld.items()},
+                )
+                for r in played.rounds
+            ),
+        )
 
 
 def stand_in(assignor: Assignor, newcomer: str, member_id: str) -> StandIn:
@@ -173,8 +186,9 @@ def kafka_member_order(member_ids: list[str]) -> int | None:
     return map_capacity(member_ids)
 
 
-def broker_outcomes(state: GroupState, newcomer: str | None, assignor: Assignor, by: str = POSITION,
-                    total: bool = True) -> Outcomes:
+def broker_outcomes(
+    state: GroupState, newcomer: str | None, assignor: Assignor, by: str = POSITION, total: bool = True
+) -> Outcomes:
     """What `assignor` may give the group, over the places the newcomer's random member id may take.
 
     `state` lists the members as the broker described them, `newcomer` (if any) last, under the id the
@@ -199,10 +213,10 @@ def broker_outcomes(state: GroupState, newcomer: str | None, assignor: Assignor,
     prefix = joining.instance_id if joining.instance_id is not None else (joining.client_id or joining.member_id)
     cap = places_cap(state, by, total)
     collapse = by == POSITION and total
-    ordered, landings, count = newcomer_classes([m.member_id for m in others], prefix, buckets, by,
-                                                None if collapse else cap)
-    if collapse and _sorts_as_member_ids(others, joining.instance_id,
-                                                        {x.member_id for x in landings}):
+    ordered, landings, count = newcomer_classes(
+        [m.member_id for m in others], prefix, buckets, by, None if collapse else cap
+    )
+    if collapse and _sorts_as_member_ids(others, joining.instance_id, {x.member_id for x in landings}):
         # The sort's result is then the same whatever order it starts from: only how the id sorts counts.
         shares: dict[str, Fraction] = {}
         for landing in landings:
@@ -216,8 +230,13 @@ def broker_outcomes(state: GroupState, newcomer: str | None, assignor: Assignor,
     for landing in landings:
         order = [by_id[m] for m in ordered]
         order.insert(landing.position, joining)
-        runs.append((replace(state, group=replace(state.group, members=tuple(order))),
-                     stand_in(assignor, joining.member_id, landing.member_id), landing.likelihood))
+        runs.append(
+            (
+                replace(state, group=replace(state.group, members=tuple(order))),
+                stand_in(assignor, joining.member_id, landing.member_id),
+                landing.likelihood,
+            )
+        )
     return Outcomes(_tally(runs, state), buckets, capped)
 
 
@@ -226,13 +245,14 @@ def _sorts_as_member_ids(others: list[Member], instance_id: str | None, stand_in
     every pair as their member ids do, with the newcomer under any of its stand-in ids: then it is a total
     order and glibc's sort gives one result from every input order. On Apache Kafka it usually holds, a
     static member's id starting with its instance id. Java's order is total anyway."""
+
     def agree(a_id: str, a_instance: str, b_id: str, b_instance: str) -> bool:
         by_id = (a_id.encode() > b_id.encode()) - (a_id.encode() < b_id.encode())
         by_instance = (a_instance.encode() > b_instance.encode()) - (a_instance.encode() < b_instance.encode())
         return by_id == by_instance
 
     static = [(m.member_id, m.instance_id) for m in others if m.instance_id is not None]
-    if not all(agree(a, ai, b, bi) for i, (a, ai) in enumerate(static) for b, bi in static[i + 1:]):
+    if not all(agree(a, ai, b, bi) for i, (a, ai) in enumerate(static) for b, bi in static[i + 1 :]):
         return False
     return instance_id is None or all(agree(s, instance_id, b, bi) for s in stand_ins for b, bi in static)
 
@@ -268,10 +288,19 @@ def _final(assignor: Assignor, placed: GroupState) -> Assignment:
     return assignor.assign(placed.cluster, placed.group.members)
 
 
-def weigh_orders(run: AssignorRun, assignor: Assignor, before: GroupState, after: GroupState,
-                 newcomer: str | None, explain: bool, alternatives: dict[str, tuple[Assignment, ...]],
-                 likelihoods: dict[str, tuple[Fraction, ...]], by: str = POSITION, total: bool = True,
-                 notes: list[str] | None = None) -> AssignorRun:
+def weigh_orders(
+    run: AssignorRun,
+    assignor: Assignor,
+    before: GroupState,
+    after: GroupState,
+    newcomer: str | None,
+    explain: bool,
+    alternatives: dict[str, tuple[Assignment, ...]],
+    likelihoods: dict[str, tuple[Fraction, ...]],
+    by: str = POSITION,
+    total: bool = True,
+    notes: list[str] | None = None,
+) -> AssignorRun:
     """`run` (the members as described, a newcomer last) replaced by the run of the most likely outcome
     when the broker's member map decides; the other outcomes go to `alternatives`, and with a known map
     every outcome's likelihood, the prediction's first, to `likelihoods`. `by`, `total`: as
@@ -279,9 +308,11 @@ def weigh_orders(run: AssignorRun, assignor: Assignor, before: GroupState, after
     weighed = broker_outcomes(after, newcomer, assignor, by, total)
     found = weighed.outcomes
     if weighed.capped and notes is not None:
-        notes.append(f"note: {run.assignor}: the new member's random id may land in more places than kgroup runs "
-                     f"({places_cap(after, by, total)}, the most likely first): the likelihoods shown add up to "
-                     f"{float(sum(o.likelihood or 0 for o in found)):.1%}, the rest was not weighed")
+        notes.append(
+            f"note: {run.assignor}: the new member's random id may land in more places than kgroup runs "
+            f"({places_cap(after, by, total)}, the most likely first): the likelihoods shown add up to "
+            f"{float(sum(o.likelihood or 0 for o in found)):.1%}, the rest was not weighed"
+        )
     if not found or found[0].likelihood is None:
         others = tuple(o.assignment for o in found if o.assignment != run.assignment)
         if others:

@@ -30,8 +30,10 @@ class AddMember:
         elif group.members:
             topics = group.members[0].topics
         else:
-            raise WhatIfError(f"group {group.group_id!r} has no members to copy a subscription from; "
-                              f"give one as {self.member_id}=topic1,topic2")
+            raise WhatIfError(
+                f"group {group.group_id!r} has no members to copy a subscription from; "
+                f"give one as {self.member_id}=topic1,topic2"
+            )
         if self.instance_id and any(m.instance_id == self.instance_id for m in group.members):
             raise WhatIfError(f"group.instance.id {self.instance_id!r} is already in group {group.group_id!r}")
         member = Member(self.member_id, tuple(dict.fromkeys(topics)), self.instance_id)
@@ -45,8 +47,10 @@ class RemoveMember:
     def apply(self, state: GroupState) -> GroupState:
         group = state.group
         if not group.member(self.member_id):
-            raise WhatIfError(f"group {group.group_id!r} has no member {self.member_id!r} "
-                              f"(members: {', '.join(m.member_id for m in group.members) or 'none'})")
+            raise WhatIfError(
+                f"group {group.group_id!r} has no member {self.member_id!r} "
+                f"(members: {', '.join(m.member_id for m in group.members) or 'none'})"
+            )
         members = tuple(m for m in group.members if m.member_id != self.member_id)
         return replace(state, group=replace(group, members=members))
 
@@ -60,8 +64,10 @@ class Subscribe:
         group = state.group
         if not group.member(self.member_id):
             raise WhatIfError(f"group {group.group_id!r} has no member {self.member_id!r}")
-        members = tuple(replace(m, topics=tuple(dict.fromkeys(self.topics))) if m.member_id == self.member_id else m
-                        for m in group.members)
+        members = tuple(
+            replace(m, topics=tuple(dict.fromkeys(self.topics))) if m.member_id == self.member_id else m
+            for m in group.members
+        )
         return replace(state, group=replace(group, members=members))
 
 
@@ -78,18 +84,23 @@ class AddPartitions:
             raise WhatIfError(f"topic {self.topic!r} is not in the cluster")
         # Kafka's CreatePartitions refuses a count not greater than the current one (INVALID_PARTITIONS).
         if self.partitions < topic.partitions:
-            raise WhatIfError(f"topic {self.topic!r} has {topic.partitions} partitions; Kafka cannot shrink "
-                              f"a topic to {self.partitions}")
+            raise WhatIfError(
+                f"topic {self.topic!r} has {topic.partitions} partitions; Kafka cannot shrink "
+                f"a topic to {self.partitions}"
+            )
         if self.partitions == topic.partitions:
-            raise WhatIfError(f"topic {self.topic!r} already has {topic.partitions} partitions; Kafka refuses "
-                              "a count that is not greater (INVALID_PARTITIONS)")
+            raise WhatIfError(
+                f"topic {self.topic!r} already has {topic.partitions} partitions; Kafka refuses "
+                "a count that is not greater (INVALID_PARTITIONS)"
+            )
         racks = topic.replica_racks
         if racks:  # new partitions get no rack information: nothing is known about their replicas
             racks = racks + tuple(frozenset() for _ in range(self.partitions - topic.partitions))
         grown = replace(topic, partitions=self.partitions, replica_racks=racks)
         # `replace` keeps what else the cluster records (its Kafka release).
-        cluster = replace(state.cluster, topics=tuple(grown if t.name == self.topic else t
-                                                       for t in state.cluster.topics))
+        cluster = replace(
+            state.cluster, topics=tuple(grown if t.name == self.topic else t for t in state.cluster.topics)
+        )
         return replace(state, cluster=cluster)
 
 
@@ -131,4 +142,3 @@ def apply_all(state: GroupState, changes: list[WhatIf]) -> GroupState:
     for change in changes:
         state = change.apply(state)
     return state
-

@@ -69,8 +69,19 @@ class LegacyRangeAssignor:
                 for i, tid in enumerate(ordered):
                     first, last = q * i + min(i, r), q * (i + 1) + min(i + 1, r) - 1
                     for p in range(first, last + 1):
-                        trace.record(TopicPartition(topic, p), owner[tid], LEGACY_RANGE, thread=tid, threads=ordered,
-                                     partitions=n, quota=q, extra=r, position=i, first=first, last=last)
+                        trace.record(
+                            TopicPartition(topic, p),
+                            owner[tid],
+                            LEGACY_RANGE,
+                            thread=tid,
+                            threads=ordered,
+                            partitions=n,
+                            quota=q,
+                            extra=r,
+                            position=i,
+                            first=first,
+                            last=last,
+                        )
         return out
 
     def assign(self, cluster: Cluster, members: Sequence[Member]) -> Assignment:
@@ -107,8 +118,15 @@ class LegacyRoundRobinAssignor:
             owner = _thread_owners(members)
             for i, tp in enumerate(everything):
                 tid = ordered[i % len(ordered)]
-                trace.record(tp, owner[tid], LEGACY_ROUNDROBIN, thread=tid, index=i, count=len(everything),
-                             hash=java_string_hash(f"[{tp.topic},{tp.partition}]"))
+                trace.record(
+                    tp,
+                    owner[tid],
+                    LEGACY_ROUNDROBIN,
+                    thread=tid,
+                    index=i,
+                    count=len(everything),
+                    hash=java_string_hash(f"[{tp.topic},{tp.partition}]"),
+                )
         return out
 
     def assign(self, cluster: Cluster, members: Sequence[Member]) -> Assignment:

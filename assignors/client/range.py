@@ -69,8 +69,9 @@ class _TopicState:
         limit = self.quota + (1 if self.extra_left > 0 else 0)
         return max(0, limit - self.num_assigned[consumer])
 
-    def on_assigned(self, consumer: str, partitions: list[int], out: dict[str, list[TopicPartition]],
-                    rule: str = RANGE_AFTER_RACKS) -> None:
+    def on_assigned(
+        self, consumer: str, partitions: list[int], out: dict[str, list[TopicPartition]], rule: str = RANGE_AFTER_RACKS
+    ) -> None:
         topic = self.topic
         if self.trace is not None:
             self._record(consumer, partitions, rule)
@@ -86,17 +87,27 @@ class _TopicState:
         held = self.num_assigned[consumer]
         more = {"copartitioned": self.copartitioned} if rule == RANGE_AFTER_RACKS and self.copartitioned else {}
         for i, p in enumerate(partitions):
-            self.trace.record(TopicPartition(self.topic, p), consumer, rule, partitions=self.partitions,  # type: ignore[union-attr]
-                              members=self.consumers, quota=self.quota, extra_left=self.extra_left,
-                              held_before=held + i, rack=self.rack_of[consumer],
-                              replica_racks=sorted(self.partition_racks[p]) if self.partition_racks else [],
-                              rack_aware=self.needs_rack_aware, **more)
+            self.trace.record(  # type: ignore[union-attr]
+                TopicPartition(self.topic, p),
+                consumer,
+                rule,
+                partitions=self.partitions,
+                members=self.consumers,
+                quota=self.quota,
+                extra_left=self.extra_left,
+                held_before=held + i,
+                rack=self.rack_of[consumer],
+                replica_racks=sorted(self.partition_racks[p]) if self.partition_racks else [],
+                rack_aware=self.needs_rack_aware,
+                **more,
+            )
 
     def lowest_untaken(self, rack: str | None, limit: int) -> list[int]:
         """The `limit` lowest untaken partitions with a replica on `rack` (any partition for None)."""
         if rack not in self._candidates:
-            self._candidates[rack] = [p for p in range(self.partitions)
-                                      if rack is None or rack in self.partition_racks[p]]
+            self._candidates[rack] = [
+                p for p in range(self.partitions) if rack is None or rack in self.partition_racks[p]
+            ]
             self._pointer[rack] = 0
         candidates, i = self._candidates[rack], self._pointer[rack]
         chosen: list[int] = []
@@ -127,8 +138,9 @@ def _assign_copartitioned(states: list[_TopicState], out: dict[str, list[TopicPa
         for state in states:
             state.copartitioned = [s.topic for s in states]
     for p in range(len(states[0].partition_racks)):
-        match = next((c for c in remaining
-                      if all(s.racks_match(c, p) and s.max_assignable(c) > 0 for s in states)), None)
+        match = next(
+            (c for c in remaining if all(s.racks_match(c, p) and s.max_assignable(c) > 0 for s in states)), None
+        )
         if match is None:
             continue
         for state in states:
@@ -173,8 +185,11 @@ class RangeAssignor:
             subscribers = {topic: [ordered[i] for i in positions[topic]] for topic in topics}
             known = cluster.by_name()
             # Only topics with a racked subscriber can need rack awareness; build their states once.
-            racked = {topic: _state(topic, topics[topic], subscribers[topic], known)
-                      for topic in topics if any(m.rack for m in subscribers[topic])}
+            racked = {
+                topic: _state(topic, topics[topic], subscribers[topic], known)
+                for topic in topics
+                if any(m.rack for m in subscribers[topic])
+            }
             if not any(state.needs_rack_aware for state in racked.values()):
                 return contiguous_ranges(topics, ordered, positions, members)
             states = [racked.get(topic) or _state(topic, n, subscribers[topic], known) for topic, n in topics.items()]

@@ -55,8 +55,9 @@ class RoundRobinAssignor:
                     names = [ordered[k].member_id for k in subscribers]
                     for i, tp in enumerate(parts):
                         owner = rotation[i % s]
-                        trace.record(tp, ordered[owner].member_id, ROUNDROBIN, cursor=at, position=owner,
-                                     subscribers=names)
+                        trace.record(
+                            tp, ordered[owner].member_id, ROUNDROBIN, cursor=at, position=owner, subscribers=names
+                        )
                         at = (owner + 1) % len(ordered)
                 cursor = (rotation[(n - 1) % s] + 1) % len(ordered)
             # Topics were visited in Java order and partitions ascending: every list is already sorted.

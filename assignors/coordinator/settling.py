@@ -27,9 +27,14 @@ class Settle(NamedTuple):
     #                       for Kafka's coordinator), so the event neither has a time nor cuts another's window
 
 
-def time_to_stable(instants: Sequence[int], timelines: Mapping[TopicPartition, list[Segment]],
-                   created: Mapping[TopicPartition, int], rebalances: Sequence[tuple[int, int | None]],
-                   now: int, applies: Sequence[bool] | None = None) -> list[Settle]:
+def time_to_stable(
+    instants: Sequence[int],
+    timelines: Mapping[TopicPartition, list[Segment]],
+    created: Mapping[TopicPartition, int],
+    rebalances: Sequence[tuple[int, int | None]],
+    now: int,
+    applies: Sequence[bool] | None = None,
+) -> list[Settle]:
     """Per event instant (in order; equal instants share one window), when the group settled.
 
     `rebalances`: (start, end) of each rebalance, end None while still open. A partition counts once its
@@ -44,13 +49,20 @@ def time_to_stable(instants: Sequence[int], timelines: Mapping[TopicPartition, l
         last_window = i + 1 == len(distinct)
         stop = now if last_window else distinct[i + 1]
         by_instant[start] = _settle(start, stop, last_window, timelines, created, wanted, rebalances)
-    return [by_instant[t] if applies is None or applies[i] else Settle(None, applies=False)
-            for i, t in enumerate(instants)]
+    return [
+        by_instant[t] if applies is None or applies[i] else Settle(None, applies=False) for i, t in enumerate(instants)
+    ]
 
 
-def _settle(start: int, stop: int, last_window: bool, timelines: Mapping[TopicPartition, list[Segment]],
-            created: Mapping[TopicPartition, int], wanted: list[TopicPartition],
-            rebalances: Sequence[tuple[int, int | None]]) -> Settle:
+def _settle(
+    start: int,
+    stop: int,
+    last_window: bool,
+    timelines: Mapping[TopicPartition, list[Segment]],
+    created: Mapping[TopicPartition, int],
+    wanted: list[TopicPartition],
+    rebalances: Sequence[tuple[int, int | None]],
+) -> Settle:
     def inside(at: int) -> bool:
         return start <= at < stop or (last_window and at == stop)
 
@@ -73,8 +85,12 @@ def _settle(start: int, stop: int, last_window: bool, timelines: Mapping[TopicPa
         if created[tp] > stop or (created[tp] == stop and not last_window):
             continue  # born with the next event: that event's to settle
         # Consumed just before the window closes (for the last window: at the end of the run).
-        if not any(s.start < stop and (s.end is None or s.end >= stop) if not last_window
-                   else s.start <= stop and s.end is None for s in timelines.get(tp, ())):
+        if not any(
+            s.start < stop and (s.end is None or s.end >= stop)
+            if not last_window
+            else s.start <= stop and s.end is None
+            for s in timelines.get(tp, ())
+        ):
             unsettled = True
             break
     if unsettled:

@@ -208,4 +208,3 @@ class JavaHashSet(Generic[K]):
     def first(self) -> K:
         mask = self._capacity - 1
         return min(self._entries.items(), key=lambda item: (item[1][0] & mask, item[1][1]))[0]
-

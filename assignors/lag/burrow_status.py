@@ -31,8 +31,9 @@ def is_idle(broker_ends: list[int]) -> bool:
     return len(broker_ends) >= 2 and min(broker_ends) == max(broker_ends)
 
 
-def partition_status(commits: list[WindowCommit], broker_ends: list[int], current_lag: int | None, now: int,
-                     allowed_lag: int = 0) -> str:
+def partition_status(
+    commits: list[WindowCommit], broker_ends: list[int], current_lag: int | None, now: int, allowed_lag: int = 0
+) -> str:
     """`commits`: the window, oldest first; `broker_ends`: the last log-end samples of the partition."""
     if current_lag is None:
         return UNKNOWN

@@ -50,8 +50,14 @@ def quiet_ms(windows: list[list[WindowCommit]], poll_interval_ms: int) -> int:
     return 2 * max([DEFAULT_COMMIT_INTERVAL_MS, poll_interval_ms] + gaps)
 
 
-def judge(report: PartitionReport, window: list[WindowCommit], group_has_members: bool, quiet: int,
-          poll_interval_ms: int, now: int) -> Judgement:
+def judge(
+    report: PartitionReport,
+    window: list[WindowCommit],
+    group_has_members: bool,
+    quiet: int,
+    poll_interval_ms: int,
+    now: int,
+) -> Judgement:
     status = report.status
     if status in (OK, UNKNOWN, REWIND, UNDECIDED) or not window:
         return Judgement(report, status)
@@ -61,9 +67,12 @@ def judge(report: PartitionReport, window: list[WindowCommit], group_has_members
         unchanged = now - window[-1].ts
         if unchanged >= quiet:
             return Judgement(report, status)
-        return _undecided(report, f"offset {window[-1].offset} unchanged for {_s(unchanged)} while the group has "
-                                  f"members; a committing consumer may take up to {_s(quiet // 2)} (waiting "
-                                  f"{_s(quiet)})")
+        return _undecided(
+            report,
+            f"offset {window[-1].offset} unchanged for {_s(unchanged)} while the group has "
+            f"members; a committing consumer may take up to {_s(quiet // 2)} (waiting "
+            f"{_s(quiet)})",
+        )
     if status == WARN:
         lags = [c.lag for c in window if c.lag is not None]
         gaps = [b.ts - a.ts for a, b in zip(window, window[1:])]
@@ -73,9 +82,12 @@ def judge(report: PartitionReport, window: list[WindowCommit], group_has_members
             return Judgement(report, status)
         if len(window) >= SETTLED_COMMITS:
             return Judgement(replace(report, status=OK), status)  # growth within what sampling explains
-        return _undecided(report, f"{len(window)} commit(s) seen and the lag has not decreased yet; "
-                                  f"{MIN_WARN_COMMITS} or more commits with the lag growing by more than "
-                                  f"{noise:.0f} are needed to call it WARN")
+        return _undecided(
+            report,
+            f"{len(window)} commit(s) seen and the lag has not decreased yet; "
+            f"{MIN_WARN_COMMITS} or more commits with the lag growing by more than "
+            f"{noise:.0f} are needed to call it WARN",
+        )
     return Judgement(report, status)
 
 

@@ -79,8 +79,9 @@ class _Log:
         return time_lag(committed, self.timeline, self.timeline_ends, ts, known)
 
 
-def analyze(commits: Iterable[CommitSample], logs: Iterable[LogSample], query: LagQuery
-            ) -> tuple[list[PartitionReport], list[HistoryPoint]]:
+def analyze(
+    commits: Iterable[CommitSample], logs: Iterable[LogSample], query: LagQuery
+) -> tuple[list[PartitionReport], list[HistoryPoint]]:
     by_partition: dict[Key, list[LogSample]] = defaultdict(list)
     for sample in logs:
         if query.covers(sample.ts):
@@ -104,8 +105,9 @@ def analyze(commits: Iterable[CommitSample], logs: Iterable[LogSample], query: L
     return sorted(reports, key=report_order), [_point(c, g, b, points) for (c, g, b), points in sorted(history.items())]
 
 
-def windows(commits: Iterable[CommitSample], logs: Iterable[LogSample], query: LagQuery
-            ) -> dict[tuple[str, str, str, int], list[WindowCommit]]:
+def windows(
+    commits: Iterable[CommitSample], logs: Iterable[LogSample], query: LagQuery
+) -> dict[tuple[str, str, str, int], list[WindowCommit]]:
     """Each partition's Burrow window as `analyze` judges it, for triage's evidence rules (lag.evidence)."""
     by_partition: dict[Key, list[LogSample]] = defaultdict(list)
     for log_sample in logs:
@@ -115,9 +117,16 @@ def windows(commits: Iterable[CommitSample], logs: Iterable[LogSample], query: L
     for commit in commits:
         if query.covers(commit.observed_ts):
             by_group[(commit.cluster, commit.group, commit.topic, commit.partition)].append(commit)
-    return {key: _window(samples, _Log(by_partition[(key[0], key[2], key[3])], query.isolation)
-                         if (key[0], key[2], key[3]) in by_partition else None, query.window)
-            for key, samples in by_group.items()}
+    return {
+        key: _window(
+            samples,
+            _Log(by_partition[(key[0], key[2], key[3])], query.isolation)
+            if (key[0], key[2], key[3]) in by_partition
+            else None,
+            query.window,
+        )
+        for key, samples in by_group.items()
+    }
 
 
 def _point(cluster: str, group: str, bucket: int, points: list[tuple[int | None, int | None, bool]]) -> HistoryPoint:
@@ -135,7 +144,7 @@ def _report(samples: list[CommitSample], log: _Log | None, query: LagQuery) -> P
     computed = partition_lag(committed, start, end)
     lag = computed.lag if committed is not None else computed.lag_from_start
     window = _window(samples, log, query.window)
-    broker_ends = log.ends[-query.window:] if log is not None else []
+    broker_ends = log.ends[-query.window :] if log is not None else []
     status = partition_status(window, broker_ends, lag, query.as_of, query.allowed_lag)
     late = TimeLag(None, UNKNOWN)
     if committed is not None and log is not None:
@@ -153,18 +162,38 @@ def _report(samples: list[CommitSample], log: _Log | None, query: LagQuery) -> P
             elif lag is not None and consume > produce:
                 eta = lag / (consume - produce)
     return PartitionReport(
-        latest.cluster, latest.group, latest.topic, latest.partition, latest.member_id, latest.client_id,
-        latest.host, committed, start, end, lag, committed is None,
+        latest.cluster,
+        latest.group,
+        latest.topic,
+        latest.partition,
+        latest.member_id,
+        latest.client_id,
+        latest.host,
+        committed,
+        start,
+        end,
+        lag,
+        committed is None,
         committed is not None and start is not None and committed < start,
-        late.ms, late.method, status, is_idle(broker_ends), len(window),
-        window[-1].ts if window else None, consume, produce, trend, eta)
+        late.ms,
+        late.method,
+        status,
+        is_idle(broker_ends),
+        len(window),
+        window[-1].ts if window else None,
+        consume,
+        produce,
+        trend,
+        eta,
+    )
 
 
 def _window(samples: list[CommitSample], log: _Log | None, size: int) -> list[WindowCommit]:
     """The last `size` commits: one per commit time (polls that saw an unchanged offset are one commit)."""
     by_time: dict[int, CommitSample] = {}
-    for s in sorted((s for s in samples if s.committed_offset is not None),
-                    key=lambda s: (s.observed_ts, s.committed_offset)):
+    for s in sorted(
+        (s for s in samples if s.committed_offset is not None), key=lambda s: (s.observed_ts, s.committed_offset)
+    ):
         by_time[s.commit_ts] = s
     commits = []
     for ts in sorted(by_time)[-size:]:

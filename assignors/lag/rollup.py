@@ -58,14 +58,36 @@ def _rollup(key: tuple[str, str, str, str], parts: list[PartitionReport]) -> Rol
     lagging = [p for p in parts if p.lag]
     etas = [p.eta_s for p in lagging]
     top = max(late) if late else None
-    method = max((p.time_lag_method for p in parts if top is not None and p.time_lag_ms == top),
-                 key=lambda m: METHOD_RANK.get(m, 0), default="none")
-    return Rollup(level, cluster, group, name, len(parts), sum(lags), max(lags), top, method,
-                  len(lagging), worst([p.status for p in parts]), ordered_sum(trends) if trends else None,
-                  (max(etas) if etas else 0.0) if None not in etas else None,  # type: ignore[type-var]
-                  len({p.member_id for p in parts if p.member_id}))
+    method = max(
+        (p.time_lag_method for p in parts if top is not None and p.time_lag_ms == top),
+        key=lambda m: METHOD_RANK.get(m, 0),
+        default="none",
+    )
+    return Rollup(
+        level,
+        cluster,
+        group,
+        name,
+        len(parts),
+        sum(lags),
+        max(lags),
+        top,
+        method,
+        len(lagging),
+        worst([p.status for p in parts]),
+        ordered_sum(trends) if trends else None,
+        (max(etas) if etas else 0.0) if None not in etas else None,  # type: ignore[type-var]
+        len({p.member_id for p in parts if p.member_id}),
+    )
 
 
 def rollup_order(r: Rollup) -> tuple:
-    return ({GROUP: 0, TOPIC: 1, MEMBER: 2}[r.level], -RANK[r.status], -(r.max_time_lag_ms or 0), -r.lag,
-            r.cluster, r.group, r.name)
+    return (
+        {GROUP: 0, TOPIC: 1, MEMBER: 2}[r.level],
+        -RANK[r.status],
+        -(r.max_time_lag_ms or 0),
+        -r.lag,
+        r.cluster,
+        r.group,
+        r.name,
+    )

@@ -15,8 +15,16 @@ from kgroup.assignors.lag.burrow_status import OK, REWIND, STALL, STOP, WARN
 from kgroup.assignors.lag.samples import CommitSample, LogSample
 
 # behaviour -> the status lag analyze must find at the end of the history
-EXPECTED = {"keeping-up": OK, "slow": WARN, "catching-up": OK, "stalled": STALL, "stopped": STOP,
-            "rewound": REWIND, "idle": OK, "never-committed": OK}
+EXPECTED = {
+    "keeping-up": OK,
+    "slow": WARN,
+    "catching-up": OK,
+    "stalled": STALL,
+    "stopped": STOP,
+    "rewound": REWIND,
+    "idle": OK,
+    "never-committed": OK,
+}
 BEHAVIOURS = tuple(EXPECTED)
 
 
@@ -62,12 +70,35 @@ def generate(plan: Plan) -> tuple[list[CommitSample], list[LogSample]]:
         member = f"{partition.group}-member-{partition.partition % 3}"
         host = f"/10.0.{partition.partition % 3}.1"
         if partition.group == "group-0":  # one group's log samples per topic-partition are enough
-            logs.extend(LogSample(plan.cluster, partition.topic, partition.partition, 0, end, end,
-                                  plan.start_ts + k * plan.interval_ms) for k, end in enumerate(ends))
+            logs.extend(
+                LogSample(
+                    plan.cluster,
+                    partition.topic,
+                    partition.partition,
+                    0,
+                    end,
+                    end,
+                    plan.start_ts + k * plan.interval_ms,
+                )
+                for k, end in enumerate(ends)
+            )
         for k, offset in offsets:
             ts = plan.start_ts + k * plan.interval_ms + 1_000  # commits land a second after the poll
-            commits.append(CommitSample(plan.cluster, partition.group, partition.topic, partition.partition,
-                                        offset, ts, member, "client-1", host, 3, ts))
+            commits.append(
+                CommitSample(
+                    plan.cluster,
+                    partition.group,
+                    partition.topic,
+                    partition.partition,
+                    offset,
+                    ts,
+                    member,
+                    "client-1",
+                    host,
+                    3,
+                    ts,
+                )
+            )
     return commits, logs
 
 

@@ -35,8 +35,9 @@ def monotonic(timeline: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return kept
 
 
-def time_lag(committed: int, timeline: list[tuple[int, int]], ends: list[int], at: int,
-             known: int | None = None) -> TimeLag:
+def time_lag(
+    committed: int, timeline: list[tuple[int, int]], ends: list[int], at: int, known: int | None = None
+) -> TimeLag:
     """Time lag at `at` of a consumer whose next offset is `committed`.
 
     `timeline`: monotonic (ts, end) samples; `ends`: their end offsets (for bisect); `known`: how many of

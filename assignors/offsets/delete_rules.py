@@ -24,8 +24,10 @@ def group_refusal(group_type: str, state: str, members: int, protocol_type: str 
     active = members > 0 or state in ACTIVE_STATES
     if group_type == "consumer" or not active or protocol_type in (None, CONSUMER_PROTOCOL):
         return None
-    return (f"the group is active ({members} member(s), protocol type {protocol_type!r}) and does not use the "
-            "consumer protocol, so Kafka deletes none of its offsets until it is Empty (NON_EMPTY_GROUP)")
+    return (
+        f"the group is active ({members} member(s), protocol type {protocol_type!r}) and does not use the "
+        "consumer protocol, so Kafka deletes none of its offsets until it is Empty (NON_EMPTY_GROUP)"
+    )
 
 
 def subscribed_topics(members: int, subscriptions: Iterable[Iterable[str]] | None) -> frozenset[str] | None:
@@ -48,9 +50,13 @@ def topic_refusal(topic: str, subscribed: frozenset[str] | None, members: int) -
     cannot be read (a consumer-protocol group whose metadata does not parse).
     """
     if subscribed is None:
-        return (f"the group has {members} active member(s) whose subscriptions kgroup could not read; Kafka then "
-                f"counts every topic as subscribed (GROUP_SUBSCRIBED_TO_TOPIC)")
+        return (
+            f"the group has {members} active member(s) whose subscriptions kgroup could not read; Kafka then "
+            f"counts every topic as subscribed (GROUP_SUBSCRIBED_TO_TOPIC)"
+        )
     if topic in subscribed:
-        return (f"the group's active members subscribe to {topic} (GROUP_SUBSCRIBED_TO_TOPIC); stop them or "
-                "change their subscription first")
+        return (
+            f"the group's active members subscribe to {topic} (GROUP_SUBSCRIBED_TO_TOPIC); stop them or "
+            "change their subscription first"
+        )
     return None

@@ -44,8 +44,9 @@ class ResetInputs:
     requested: Mapping[TopicPartition, int] | None = None  # from-file: the file's offsets
 
 
-def plan_reset(spec: str, partitions: Iterable[TopicPartition], inputs: ResetInputs,
-               value: int | None = None) -> list[PlannedOffset]:
+def plan_reset(
+    spec: str, partitions: Iterable[TopicPartition], inputs: ResetInputs, value: int | None = None
+) -> list[PlannedOffset]:
     """New offsets for `partitions` under `spec` (`value` is N of to-offset / shift-by), in partition order."""
     plan = []
     for tp in sort_partitions(set(partitions)):
@@ -55,8 +56,9 @@ def plan_reset(spec: str, partitions: Iterable[TopicPartition], inputs: ResetInp
     return plan
 
 
-def _plan_one(spec: str, tp: TopicPartition, current: int | None, start: int, end: int, inputs: ResetInputs,
-              value: int | None) -> PlannedOffset:
+def _plan_one(
+    spec: str, tp: TopicPartition, current: int | None, start: int, end: int, inputs: ResetInputs, value: int | None
+) -> PlannedOffset:
     if spec == TO_EARLIEST:
         return PlannedOffset(tp, current, start)
     if spec == TO_LATEST:

@@ -28,9 +28,20 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-__all__ = ["ConsumerProtocolError", "Subscription", "Assignment", "StickyUserData", "CooperativeUserData",
-           "decode_subscription", "decode_assignment", "decode_sticky_user_data", "decode_cooperative_user_data",
-           "decode_user_data", "SUBSCRIPTION_MAX_VERSION", "ASSIGNMENT_MAX_VERSION"]
+__all__ = [
+    "ConsumerProtocolError",
+    "Subscription",
+    "Assignment",
+    "StickyUserData",
+    "CooperativeUserData",
+    "decode_subscription",
+    "decode_assignment",
+    "decode_sticky_user_data",
+    "decode_cooperative_user_data",
+    "decode_user_data",
+    "SUBSCRIPTION_MAX_VERSION",
+    "ASSIGNMENT_MAX_VERSION",
+]
 
 SUBSCRIPTION_MAX_VERSION = 3
 ASSIGNMENT_MAX_VERSION = 3
@@ -47,12 +58,12 @@ class ConsumerProtocolError(ValueError):
 
 @dataclass(frozen=True)
 class Subscription:
-    version: int                       # as written; fields were read with min(version, 3)
+    version: int  # as written; fields were read with min(version, 3)
     topics: tuple[str, ...]
-    user_data: bytes | None            # None when the member sent null
+    user_data: bytes | None  # None when the member sent null
     owned_partitions: TopicPartitions  # () before v1
-    generation_id: int                 # -1 before v2 (the schema default)
-    rack_id: str | None                # None before v3 or when null; librdkafka sends "" when client.rack is unset
+    generation_id: int  # -1 before v2 (the schema default)
+    rack_id: str | None  # None before v3 or when null; librdkafka sends "" when client.rack is unset
     trailing_bytes: int = 0
 
     def owned(self) -> list[tuple[str, int]]:
@@ -72,11 +83,11 @@ class Assignment:
 
 @dataclass(frozen=True)
 class StickyUserData:
-    version: int                       # 1 when a generation follows the assignment, else 0 (inferred, not on the wire)
+    version: int  # 1 when a generation follows the assignment, else 0 (inferred, not on the wire)
     previous_assignment: TopicPartitions
-    generation: int | None             # None for v0
+    generation: int | None  # None for v0
     trailing_bytes: int = 0
-    layout: str = "java"               # "kafka-python": kafka-python 3.0.x puts an int16 version (1) in front
+    layout: str = "java"  # "kafka-python": kafka-python 3.0.x puts an int16 version (1) in front
 
     def partitions(self) -> list[tuple[str, int]]:
         return [(t, p) for t, ps in self.previous_assignment for p in ps]
@@ -102,7 +113,7 @@ class _Reader:
     def take(self, n: int, field: str) -> bytes:
         if self.pos + n > len(self.data):
             raise self.fail(f"truncated: {field} needs {n} byte(s), {len(self.data) - self.pos} left")
-        chunk = self.data[self.pos:self.pos + n]
+        chunk = self.data[self.pos : self.pos + n]
         self.pos += n
         return chunk
 
@@ -118,8 +129,9 @@ class _Reader:
         if n == -1 and nullable:
             return None
         if n < 0:
-            raise self.fail(f"{'negative' if n < -1 else 'null'} length {n} for {'nullable ' if nullable else ''}"
-                            f"string {field}", at)
+            raise self.fail(
+                f"{'negative' if n < -1 else 'null'} length {n} for {'nullable ' if nullable else ''}string {field}", at
+            )
         raw = self.take(n, field)
         try:
             return raw.decode("utf-8")
@@ -142,16 +154,18 @@ class _Reader:
             raise self.fail(f"negative array length {n} for {field}", at)
         # every element takes at least 2 bytes (an int16 length) or 4 (an int32): refuse absurd counts early
         if n * 2 > len(self.data) - self.pos:
-            raise self.fail(f"truncated: {field} claims {n} element(s), only {len(self.data) - self.pos} byte(s) "
-                            "left", at)
+            raise self.fail(
+                f"truncated: {field} claims {n} element(s), only {len(self.data) - self.pos} byte(s) left", at
+            )
         return n
 
     def topic_partitions(self, field: str) -> TopicPartitions:
         out = []
         for i in range(self.count(field)):
             topic = self.string(f"{field}[{i}].topic")
-            parts = tuple(self.i32(f"{field}[{i}].partitions[{j}]")
-                          for j in range(self.count(f"{field}[{i}].partitions")))
+            parts = tuple(
+                self.i32(f"{field}[{i}].partitions[{j}]") for j in range(self.count(f"{field}[{i}].partitions"))
+            )
             out.append((topic, parts))
         return tuple(out)
 

@@ -18,8 +18,9 @@ from kgroup.inspectors.simulation.whatif_run import leader_client, require_valid
 @handle_errors
 def assign(
     fixture: FixtureArg = None,
-    assignor: Annotated[str, typer.Option("--assignor", "-a", help="A built-in assignor or package.module:Class.", metavar="NAME")]
-    = "",
+    assignor: Annotated[
+        str, typer.Option("--assignor", "-a", help="A built-in assignor or package.module:Class.", metavar="NAME")
+    ] = "",
     group: GroupOpt = None,
     client: ClientOpt = None,
     output: OutputOpt = OutputFormat.table,
@@ -37,14 +38,22 @@ def assign(
       kgroup assign group.yaml -a cooperative-sticky --client librdkafka
     """
     loaded = load(fixture)
-    sim = simulate(loaded, group, [assignor] if assignor else [], [], [], [], [], leader_client(loaded, group, client)[0])
+    sim = simulate(
+        loaded, group, [assignor] if assignor else [], [], [], [], [], leader_client(loaded, group, client)[0]
+    )
     run = sim.runs[0]
     require_valid(sim.runs)
     if run.error is not None or run.assignment is None:
         raise RunError(f"assignor {run.assignor}: {run.error}")
-    body = {"group_id": sim.before.group.group_id, "assignor": run.assignor,
-            "assignment": (documents.compact_assignment(run.assignment) if output is OutputFormat.yaml
-                           else documents.assignment(run.assignment))}
+    body = {
+        "group_id": sim.before.group.group_id,
+        "assignor": run.assignor,
+        "assignment": (
+            documents.compact_assignment(run.assignment)
+            if output is OutputFormat.yaml
+            else documents.assignment(run.assignment)
+        ),
+    }
     if run.threads is not None:
         body["threads"] = {t: documents.partitions(p) for t, p in run.threads.items()}
     for line in loaded.warnings:

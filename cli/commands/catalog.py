@@ -20,8 +20,10 @@ from kgroup.inspectors.fixtures.yaml_doc import read_yaml
 @handle_errors
 def assignors(
     output: OutputOpt = OutputFormat.table,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v",
-                                          help="Also show the Kafka class and the versions that changed its output.")] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option("--verbose", "-v", help="Also show the Kafka class and the versions that changed its output."),
+    ] = False,
 ) -> None:
     """List the built-in assignors, one line each.
 
@@ -34,9 +36,18 @@ def assignors(
       kgroup assignors --verbose
     """
     infos = [registry.info(name) for name in registry.known_names()]
-    rows = [{"name": i.name, "side": i.side, "protocol": i.protocol, "summary": i.summary,
-             "kafka_source": i.kafka_source,
-             "history": [{"version": v, "change": c} for v, c in i.history]} for i in infos if i]
+    rows = [
+        {
+            "name": i.name,
+            "side": i.side,
+            "protocol": i.protocol,
+            "summary": i.summary,
+            "kafka_source": i.kafka_source,
+            "history": [{"version": v, "change": c} for v, c in i.history],
+        }
+        for i in infos
+        if i
+    ]
 
     def table(console):
         t = Table(show_edge=False, pad_edge=False)
@@ -73,12 +84,26 @@ def fixtures(output: OutputOpt = OutputFormat.table) -> None:
         doc = read_yaml(bundled_path(name) or name)
         if is_scenario(doc):
             scenario = scenario_from_doc(doc)
-            rows.append({"name": name, "kind": "scenario", "groups": [scenario.group.group_id],
-                         "description": scenario.description, "path": doc.source})
+            rows.append(
+                {
+                    "name": name,
+                    "kind": "scenario",
+                    "groups": [scenario.group.group_id],
+                    "description": scenario.description,
+                    "path": doc.source,
+                }
+            )
         else:
             fixture = fixture_from_doc(doc)
-            rows.append({"name": name, "kind": "fixture", "groups": [g.group_id for g in fixture.groups],
-                         "description": doc.data.get("description"), "path": fixture.source})
+            rows.append(
+                {
+                    "name": name,
+                    "kind": "fixture",
+                    "groups": [g.group_id for g in fixture.groups],
+                    "description": doc.data.get("description"),
+                    "path": fixture.source,
+                }
+            )
 
     def table(console):
         t = Table(show_edge=False, pad_edge=False)

@@ -11,7 +11,16 @@ import typer
 from kgroup.assignors.analysis.checks import GROUP, SUBSCRIPTION, Limits
 from kgroup.cli.errors import ExitCode, handle_errors
 from kgroup.cli.options import (
-    AddMemberOpt, AddPartitionsOpt, AddTopicOpt, AssignorsOpt, ClientOpt, InstanceOpt, OutputOpt, RemoveMemberOpt, SubscribeOpt, what_if_flags,
+    AddMemberOpt,
+    AddPartitionsOpt,
+    AddTopicOpt,
+    AssignorsOpt,
+    ClientOpt,
+    InstanceOpt,
+    OutputOpt,
+    RemoveMemberOpt,
+    SubscribeOpt,
+    what_if_flags,
 )
 from kgroup.cli.output import OutputFormat, document, emit, warn
 from kgroup.inspectors.errors import InputError
@@ -47,12 +56,25 @@ def _duration(text: str | None) -> int | None:
 
 @handle_errors
 def check(
-    files: Annotated[Optional[list[str]], typer.Argument(
-        help="Fixtures, saved plans (simulate --save-plan) or scenarios, as files or bundled names; "
-             "all judged, one exit code. Default: the bundled demo.", metavar="FILE", show_default=False)] = None,
-    group: Annotated[Optional[list[str]], typer.Option(
-        "--group", "-g", help="The group to check (repeatable). Default: every group in each fixture.",
-        metavar="GROUP_ID", show_default=False)] = None,
+    files: Annotated[
+        Optional[list[str]],
+        typer.Argument(
+            help="Fixtures, saved plans (simulate --save-plan) or scenarios, as files or bundled names; "
+            "all judged, one exit code. Default: the bundled demo.",
+            metavar="FILE",
+            show_default=False,
+        ),
+    ] = None,
+    group: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--group",
+            "-g",
+            help="The group to check (repeatable). Default: every group in each fixture.",
+            metavar="GROUP_ID",
+            show_default=False,
+        ),
+    ] = None,
     assignor: AssignorsOpt = None,
     add_member: AddMemberOpt = None,
     remove_member: RemoveMemberOpt = None,
@@ -61,34 +83,65 @@ def check(
     add_topic: AddTopicOpt = None,
     client: ClientOpt = None,
     instance: InstanceOpt = None,
-    max_imbalance: Annotated[Optional[int], typer.Option(
-        help="Most partitions per member minus fewest, among the members --balance-scope compares.", min=0,
-        metavar="N")] = None,
-    balance_scope: Annotated[Scope, typer.Option(
-        help="Which members --max-imbalance compares. subscription (default): members with identical "
-             "subscriptions, the balance Kafka's assignors promise, so a limit of 1 is reachable in any group. "
-             "group: every member, subscriptions aside.", case_sensitive=False)] = Scope.subscription,
-    max_topic_imbalance: Annotated[Optional[int], typer.Option(
-        help="The same within every topic, over its subscribers.", min=0, metavar="N")] = None,
-    min_stickiness: Annotated[Optional[str], typer.Option(
-        help="Least share of owned partitions kept, e.g. 0.8 or 80%.", metavar="SHARE")] = None,
-    max_moves: Annotated[Optional[int], typer.Option(
-        help="Most partitions that may change owner.", min=0, metavar="N")] = None,
-    kafka_balanced: Annotated[bool, typer.Option(
-        "--kafka-balanced", help="Kafka's own balance rule: no partition could move to a member with 2+ fewer.")]
-    = False,
-    max_unconsumed: Annotated[Optional[str], typer.Option(
-        help="Scenarios: the most time any one partition may go unconsumed (its gaps added up), e.g. 60s.",
-        metavar="DURATION")] = None,
-    max_rebalances: Annotated[Optional[int], typer.Option(
-        help="Scenarios: the most rebalances the events may cause.", min=0, metavar="N")] = None,
-    report: Annotated[Optional[str], typer.Option(
-        "--report", help="Also write a JUnit XML report to FILE: one testcase per check.", metavar="FILE",
-        show_default=False)] = None,
-    github_annotations: Annotated[Optional[bool], typer.Option(
-        "--github-annotations/--no-github-annotations",
-        help="Print a GitHub Actions ::error annotation per failed check. Default: on when GITHUB_ACTIONS=true.",
-        show_default=False)] = None,
+    max_imbalance: Annotated[
+        Optional[int],
+        typer.Option(
+            help="Most partitions per member minus fewest, among the members --balance-scope compares.",
+            min=0,
+            metavar="N",
+        ),
+    ] = None,
+    balance_scope: Annotated[
+        Scope,
+        typer.Option(
+            help="Which members --max-imbalance compares. subscription (default): members with identical "
+            "subscriptions, the balance Kafka's assignors promise, so a limit of 1 is reachable in any group. "
+            "group: every member, subscriptions aside.",
+            case_sensitive=False,
+        ),
+    ] = Scope.subscription,
+    max_topic_imbalance: Annotated[
+        Optional[int], typer.Option(help="The same within every topic, over its subscribers.", min=0, metavar="N")
+    ] = None,
+    min_stickiness: Annotated[
+        Optional[str], typer.Option(help="Least share of owned partitions kept, e.g. 0.8 or 80%.", metavar="SHARE")
+    ] = None,
+    max_moves: Annotated[
+        Optional[int], typer.Option(help="Most partitions that may change owner.", min=0, metavar="N")
+    ] = None,
+    kafka_balanced: Annotated[
+        bool,
+        typer.Option(
+            "--kafka-balanced", help="Kafka's own balance rule: no partition could move to a member with 2+ fewer."
+        ),
+    ] = False,
+    max_unconsumed: Annotated[
+        Optional[str],
+        typer.Option(
+            help="Scenarios: the most time any one partition may go unconsumed (its gaps added up), e.g. 60s.",
+            metavar="DURATION",
+        ),
+    ] = None,
+    max_rebalances: Annotated[
+        Optional[int], typer.Option(help="Scenarios: the most rebalances the events may cause.", min=0, metavar="N")
+    ] = None,
+    report: Annotated[
+        Optional[str],
+        typer.Option(
+            "--report",
+            help="Also write a JUnit XML report to FILE: one testcase per check.",
+            metavar="FILE",
+            show_default=False,
+        ),
+    ] = None,
+    github_annotations: Annotated[
+        Optional[bool],
+        typer.Option(
+            "--github-annotations/--no-github-annotations",
+            help="Print a GitHub Actions ::error annotation per failed check. Default: on when GITHUB_ACTIONS=true.",
+            show_default=False,
+        ),
+    ] = None,
     output: OutputOpt = OutputFormat.table,
 ) -> None:
     """Gate CI on an assignment: exit 0 when every check holds, 3 when one fails, 2 on bad input.
@@ -112,11 +165,11 @@ def check(
     from kgroup.inspectors.simulation.gate import run_gate
     from kgroup.inspectors.simulation.scenario_gate import ScenarioLimits
 
-    limits = Limits(max_imbalance, balance_scope.value, max_topic_imbalance, _ratio(min_stickiness), max_moves,
-                    kafka_balanced)
+    limits = Limits(
+        max_imbalance, balance_scope.value, max_topic_imbalance, _ratio(min_stickiness), max_moves, kafka_balanced
+    )
     scenario_limits = ScenarioLimits(_duration(max_unconsumed), max_rebalances)
-    flags = what_if_flags(assignor, add_member, remove_member, add_partitions, subscribe, client, instance,
-                          add_topic)
+    flags = what_if_flags(assignor, add_member, remove_member, add_partitions, subscribe, client, instance, add_topic)
     gate = run_gate(list(files or []), list(group or []), flags, limits, scenario_limits)
     _write_report(gate, report)
     for line in dict.fromkeys(gate.warnings):
@@ -146,10 +199,23 @@ def _write_report(gate: Any, path: str | None) -> None:
 
 
 def _body(gate: Any) -> dict[str, Any]:
-    return {"ok": gate.ok, "checks": [
-        {"source": case.source, "group_id": case.group_id, "assignor": case.assignor, "planned": case.planned,
-         "name": r.name, "ok": r.ok, "expected": r.expected, "actual": r.actual}
-        for case in gate.cases for r in case.results]}
+    return {
+        "ok": gate.ok,
+        "checks": [
+            {
+                "source": case.source,
+                "group_id": case.group_id,
+                "assignor": case.assignor,
+                "planned": case.planned,
+                "name": r.name,
+                "ok": r.ok,
+                "expected": r.expected,
+                "actual": r.actual,
+            }
+            for case in gate.cases
+            for r in case.results
+        ],
+    }
 
 
 def _tables(console: Any, gate: Any) -> None:

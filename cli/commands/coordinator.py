@@ -16,8 +16,9 @@ from kgroup.inspectors.errors import InputError
 @handle_errors
 def coordinator(
     group_ids: Annotated[list[str], typer.Argument(metavar="GROUP_ID...", help="One or more group ids.")],
-    partitions: Annotated[int, typer.Option(
-        "--partitions", "-p", min=1, help="offsets.topic.num.partitions of the cluster.")] = 50,
+    partitions: Annotated[
+        int, typer.Option("--partitions", "-p", min=1, help="offsets.topic.num.partitions of the cluster.")
+    ] = 50,
     output: OutputOpt = OutputFormat.table,
 ) -> None:
     """The __consumer_offsets partition whose leader coordinates GROUP_ID.
@@ -32,8 +33,15 @@ def coordinator(
     """
     if partitions > 2**31 - 1:  # offsets.topic.num.partitions is an int config (KafkaConfig)
         raise InputError(f"at most {2**31 - 1} (Kafka's int), got {partitions}", field="--partitions")
-    rows = [{"group_id": g, "java_hash_code": java_string_hash(g), "partitions": partitions,
-             "partition": coordinator_partition(g, partitions)} for g in group_ids]
+    rows = [
+        {
+            "group_id": g,
+            "java_hash_code": java_string_hash(g),
+            "partitions": partitions,
+            "partition": coordinator_partition(g, partitions),
+        }
+        for g in group_ids
+    ]
 
     def table(console):
         from rich.table import Table

@@ -50,8 +50,14 @@ def diff(
 
     def table(console):
         console.print(assignment_table(f"{before.source} -> {after.source}", after.assignment, change))
-        console.print(f"moved {change.moved} partitions"
-                      + (f", {len(change.moves) - change.moved} gained or lost an owner"
-                         if len(change.moves) != change.moved else ""), markup=False)
+        console.print(
+            f"moved {change.moved} partitions"
+            + (
+                f", {len(change.moves) - change.moved} gained or lost an owner"
+                if len(change.moves) != change.moved
+                else ""
+            ),
+            markup=False,
+        )
 
     emit(doc, output, table)

@@ -9,8 +9,18 @@ import typer
 from kgroup.cli.errors import handle_errors
 from kgroup.cli.options import NOT_LIVE, LiveOptions, live_options
 from kgroup.cli.options import (
-    AddMemberOpt, AddPartitionsOpt, AddTopicOpt, AssignorsOpt, ClientOpt, FixtureArg, GroupOpt,
-    InstanceOpt, OutputOpt, RemoveMemberOpt, SubscribeOpt, what_if_flags,
+    AddMemberOpt,
+    AddPartitionsOpt,
+    AddTopicOpt,
+    AssignorsOpt,
+    ClientOpt,
+    FixtureArg,
+    GroupOpt,
+    InstanceOpt,
+    OutputOpt,
+    RemoveMemberOpt,
+    SubscribeOpt,
+    what_if_flags,
 )
 from kgroup.cli.output import OutputFormat, document, emit, warn
 from kgroup.cli.render.whatif import print_whatif, whatif_body, whatif_notes
@@ -33,18 +43,32 @@ def _scenario(doc, chosen: list[str], output: OutputFormat) -> None:
     told = stories(outcome, partitions)
     for line in scenario.warnings:
         warn(line)
-    emit(document("scenario-explanation", {"source": scenario.source, "group_id": scenario.group.group_id,
-                                           "partitions": [story_body(s) for s in told]}), output,
-         lambda console: print_stories(console, told))
+    emit(
+        document(
+            "scenario-explanation",
+            {
+                "source": scenario.source,
+                "group_id": scenario.group.group_id,
+                "partitions": [story_body(s) for s in told],
+            },
+        ),
+        output,
+        lambda console: print_stories(console, told),
+    )
 
 
 @handle_errors
 @live_options
 def explain(
     fixture: FixtureArg = None,
-    partitions: Annotated[Optional[list[str]], typer.Argument(
-        help="TOPIC-PARTITION to explain (several, or comma-separated). Default: every partition that moves.",
-        metavar="TOPIC-PARTITION", show_default=False)] = None,
+    partitions: Annotated[
+        Optional[list[str]],
+        typer.Argument(
+            help="TOPIC-PARTITION to explain (several, or comma-separated). Default: every partition that moves.",
+            metavar="TOPIC-PARTITION",
+            show_default=False,
+        ),
+    ] = None,
     group: GroupOpt = None,
     assignor: AssignorsOpt = None,
     add_member: AddMemberOpt = None,
@@ -79,8 +103,7 @@ def explain(
     moved it and their triggers, and each stretch it went unconsumed, why it began and what ended it.
     """
     chosen = list(partitions or [])
-    flags = what_if_flags(assignor, add_member, remove_member, add_partitions, subscribe, client, instance,
-                          add_topic)
+    flags = what_if_flags(assignor, add_member, remove_member, add_partitions, subscribe, client, instance, add_topic)
     if live.given:
         if group is None:
             raise InputError("a live explanation needs the group: --group G", field="--group")
@@ -92,8 +115,10 @@ def explain(
     doc = read_yaml(locate(fixture)) if fixture is not None else None
     if doc is not None and is_scenario(doc):
         if flags.changes_anything or flags.assignors or group:
-            raise InputError("what-if flags (--assignor, --add-member, ...) apply to fixtures; a scenario lists "
-                             "its own events", doc.source)
+            raise InputError(
+                "what-if flags (--assignor, --add-member, ...) apply to fixtures; a scenario lists its own events",
+                doc.source,
+            )
         _scenario(doc, chosen, output)
         return
     given = from_document(doc if doc is not None else read_yaml(locate(None)), group, flags)
@@ -103,5 +128,8 @@ def explain(
 def _show(answered: WhatIfAnswer, output: OutputFormat) -> None:
     for line in whatif_notes(answered):
         warn(line)
-    emit(document("explanation", whatif_body(answered)), output,
-         lambda console: print_whatif(console, answered, "explanation"))
+    emit(
+        document("explanation", whatif_body(answered)),
+        output,
+        lambda console: print_whatif(console, answered, "explanation"),
+    )

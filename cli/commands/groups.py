@@ -21,19 +21,29 @@ from kgroup.cli.options import OutputOpt
 from kgroup.cli.output import OutputFormat, document, emit, warn
 from kgroup.cli.render.tables import print_wide
 
-groups = typer.Typer(name="groups", invoke_without_command=True,
-                     help="List consumer groups: id, type, state, members, assignor, coordinator and total lag.")
+groups = typer.Typer(
+    name="groups",
+    invoke_without_command=True,
+    help="List consumer groups: id, type, state, members, assignor, coordinator and total lag.",
+)
 
 
 @groups.callback()
 @live_options
 def listing(
     ctx: typer.Context,
-    regex: Annotated[Optional[str], typer.Option("--regex", "-r", help="Only groups whose id matches.", metavar="PATTERN")] = None,
-    state: Annotated[Optional[str], typer.Option("--state", help="Only groups in this state, e.g. Stable.", metavar="STATE")] = None,
-    group_type: Annotated[Optional[str], typer.Option(
-        "--type", help="Only groups of this type: classic, consumer (KIP-848), share or streams.",
-        metavar="TYPE")] = None,
+    regex: Annotated[
+        Optional[str], typer.Option("--regex", "-r", help="Only groups whose id matches.", metavar="PATTERN")
+    ] = None,
+    state: Annotated[
+        Optional[str], typer.Option("--state", help="Only groups in this state, e.g. Stable.", metavar="STATE")
+    ] = None,
+    group_type: Annotated[
+        Optional[str],
+        typer.Option(
+            "--type", help="Only groups of this type: classic, consumer (KIP-848), share or streams.", metavar="TYPE"
+        ),
+    ] = None,
     live: LiveOptions = NOT_LIVE,
     output: OutputOpt = OutputFormat.table,
 ) -> None:
@@ -64,9 +74,14 @@ def listing(
 def delete(
     group_ids: Annotated[list[str], typer.Argument(help="One or more group ids.", show_default=False, metavar="GROUP")],
     execute: Annotated[bool, typer.Option("--execute", help="Delete them. Without it nothing changes.")] = False,
-    allow_partial: Annotated[bool, typer.Option(
-        "--allow-partial", help="With several groups: delete those that were not refused. By default a refused "
-                                "group means no group is deleted.")] = False,
+    allow_partial: Annotated[
+        bool,
+        typer.Option(
+            "--allow-partial",
+            help="With several groups: delete those that were not refused. By default a refused "
+            "group means no group is deleted.",
+        ),
+    ] = False,
     live: LiveOptions = NOT_LIVE,
     output: OutputOpt = OutputFormat.table,
 ) -> None:
@@ -102,13 +117,22 @@ def delete(
         outcome = outcomes[plan.group_id]
         return "deleted" if outcome.deleted else f"not deleted: {outcome.why}"
 
-    bodies: list[dict[str, Any]] = [{"group": p.group_id, "state": p.state, "members": p.members,
-               "committed_partitions": p.committed_partitions, "refused": p.refused,
-               "executed": bool(execute and outcomes[p.group_id].deleted), "result": result(p),
-               "partitions": [{"topic": tp.topic, "partition": tp.partition, "current_offset": offset}
-                              for tp, offset in p.offsets]} for p in plans]
-    doc = document("group-delete", {"executed": bool(bodies) and all(b["executed"] for b in bodies),
-                                    "groups": bodies})
+    bodies: list[dict[str, Any]] = [
+        {
+            "group": p.group_id,
+            "state": p.state,
+            "members": p.members,
+            "committed_partitions": p.committed_partitions,
+            "refused": p.refused,
+            "executed": bool(execute and outcomes[p.group_id].deleted),
+            "result": result(p),
+            "partitions": [
+                {"topic": tp.topic, "partition": tp.partition, "current_offset": offset} for tp, offset in p.offsets
+            ],
+        }
+        for p in plans
+    ]
+    doc = document("group-delete", {"executed": bool(bodies) and all(b["executed"] for b in bodies), "groups": bodies})
 
     def table(console: Console) -> None:
         # the plan first: the offsets each group's deletion removes (a refused group's too: what was refused)
@@ -126,16 +150,23 @@ def delete(
             rows.add_column(column, justify="right" if column in ("MEMBERS", "COMMITTED-PARTITIONS") else "left")
         for body in bodies:
             why = f": {body['refused']}" if body["refused"] else ""
-            rows.add_row(body["group"], body["state"], str(body["members"]), str(body["committed_partitions"]),
-                         body["result"] + why)
+            rows.add_row(
+                body["group"],
+                body["state"],
+                str(body["members"]),
+                str(body["committed_partitions"]),
+                body["result"] + why,
+            )
         print_wide(console, rows)
 
     emit(doc, output, table)
     deletable = [p.group_id for p in plans if not p.refused]
     if not execute:
         if deletable and len(deletable) < len(plans):
-            warn("kgroup: dry run: nothing was changed; --execute would delete nothing while a group is refused "
-                 f"(or add --allow-partial to delete {', '.join(deletable)})")
+            warn(
+                "kgroup: dry run: nothing was changed; --execute would delete nothing while a group is refused "
+                f"(or add --allow-partial to delete {', '.join(deletable)})"
+            )
         elif deletable:
             warn("kgroup: dry run: nothing was changed; add --execute to delete these groups")
         else:

@@ -16,16 +16,15 @@ from kgroup.cli.errors import ExitCode, handle_errors
 from kgroup.cli.render.lag import analysis_body, analysis_tables
 from kgroup.cli.render.lag_chart import chart_html
 from kgroup.cli.options import NOT_LIVE, LiveOptions, live_options
-from kgroup.cli.options import (GroupsOpt, IsolationOpt, OutputOpt, RegexOpt, isolation_level)
+from kgroup.cli.options import GroupsOpt, IsolationOpt, OutputOpt, RegexOpt, isolation_level
 from kgroup.cli.output import OutputFormat, document, emit, stderr_console, warn
 from kgroup.inspectors.errors import InputError, NotReachableError
 from kgroup.inspectors.files import write_atomically
 from kgroup.inspectors.offsets.reset_times import span_ms
 
-lag = typer.Typer(name="lag", help="Offset history: record it from a cluster, analyze it on Spark.",
-                  no_args_is_help=True)
-
-
+lag = typer.Typer(
+    name="lag", help="Offset history: record it from a cluster, analyze it on Spark.", no_args_is_help=True
+)
 
 
 @contextmanager
@@ -35,8 +34,15 @@ def spark_progress(enabled: bool) -> Iterator[Any]:
     if not enabled or not console.is_terminal:
         yield None
         return
-    with Progress(TextColumn("spark"), BarColumn(), TaskProgressColumn(), TextColumn("{task.fields[tasks]}"),
-                  TimeElapsedColumn(), console=console, transient=True) as bar:
+    with Progress(
+        TextColumn("spark"),
+        BarColumn(),
+        TaskProgressColumn(),
+        TextColumn("{task.fields[tasks]}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as bar:
         task = bar.add_task("spark", total=None, tasks="")
 
         def report(done: int, total: int) -> None:
@@ -48,45 +54,112 @@ def spark_progress(enabled: bool) -> Iterator[Any]:
 @lag.command("analyze")
 @handle_errors
 def analyze(
-    dataset: Annotated[str, typer.Argument(help="The offset history folder (`kgroup lag record --out`).",
-                                           metavar="DATASET", show_default=False)],
-    engine: Annotated[str, typer.Option(
-        "--engine", help="auto: in-process up to 500,000 samples (measured: docs/lag.md), else Spark; in-process: "
-        "no Spark, the whole history in memory; spark: --spark's session. The choice is printed on stderr.", metavar="ENGINE")
+    dataset: Annotated[
+        str,
+        typer.Argument(
+            help="The offset history folder (`kgroup lag record --out`).", metavar="DATASET", show_default=False
+        ),
+    ],
+    engine: Annotated[
+        str,
+        typer.Option(
+            "--engine",
+            help="auto: in-process up to 500,000 samples (measured: docs/lag.md), else Spark; in-process: "
+            "no Spark, the whole history in memory; spark: --spark's session. The choice is printed on stderr.",
+            metavar="ENGINE",
+        ),
     ] = "auto",
-    spark: Annotated[Optional[str], typer.Option("--spark", help="local[*] (embedded, loopback, no UI; the "
-                                                 "default), local[N], or a Spark Connect URL sc://HOST:PORT. "
-                                                 "Given, auto means Spark.", show_default=False, metavar="MASTER")] = None,
+    spark: Annotated[
+        Optional[str],
+        typer.Option(
+            "--spark",
+            help="local[*] (embedded, loopback, no UI; the "
+            "default), local[N], or a Spark Connect URL sc://HOST:PORT. "
+            "Given, auto means Spark.",
+            show_default=False,
+            metavar="MASTER",
+        ),
+    ] = None,
     in_process: Annotated[bool, typer.Option("--in-process", help="The same as --engine in-process.")] = False,
     groups: GroupsOpt = None,
     regex: RegexOpt = None,
-    since: Annotated[Optional[str], typer.Option("--since", help="Start of the history: an ISO date-time, or a "
-                                                 "span back from --until such as 30m.", show_default=False, metavar="TIME")] = None,
-    until: Annotated[Optional[str], typer.Option("--until", help="Evaluate as of this ISO date-time (default: the "
-                                                 "newest sample).", show_default=False, metavar="TIME")] = None,
-    window: Annotated[int, typer.Option("--window", help="Commits per partition Burrow's rules look at "
-                                        "(Burrow's intervals).", min=1, metavar="N")] = 10,
-    allowed_lag: Annotated[int, typer.Option("--allowed-lag", help="Lag at or below this counts as caught up "
-                                             "(Burrow's allowed-lag).", min=0, metavar="N")] = 0,
+    since: Annotated[
+        Optional[str],
+        typer.Option(
+            "--since",
+            help="Start of the history: an ISO date-time, or a span back from --until such as 30m.",
+            show_default=False,
+            metavar="TIME",
+        ),
+    ] = None,
+    until: Annotated[
+        Optional[str],
+        typer.Option(
+            "--until",
+            help="Evaluate as of this ISO date-time (default: the newest sample).",
+            show_default=False,
+            metavar="TIME",
+        ),
+    ] = None,
+    window: Annotated[
+        int,
+        typer.Option(
+            "--window", help="Commits per partition Burrow's rules look at (Burrow's intervals).", min=1, metavar="N"
+        ),
+    ] = 10,
+    allowed_lag: Annotated[
+        int,
+        typer.Option(
+            "--allowed-lag", help="Lag at or below this counts as caught up (Burrow's allowed-lag).", min=0, metavar="N"
+        ),
+    ] = 0,
     isolation: IsolationOpt = READ_UNCOMMITTED,
-    bucket: Annotated[Optional[str], typer.Option(
-        "--bucket", help="Time bucket of the history (chart, JSON), e.g. 1m. Default: chosen from the span "
-        "analyzed, about 60 points (1s, 5s, 10s, 15s, 30s, 1m, 5m, 15m, 30m, 1h, 6h, 1d).",
-        show_default=False, metavar="DURATION")] = None,
-    top: Annotated[int, typer.Option("--top", help="Partitions shown in the table, worst first (0: all).",
-                                     min=0, metavar="N")] = 20,
-    out: Annotated[Optional[str], typer.Option("--out", help="Write the per-partition result as Parquet.",
-                                               show_default=False, metavar="PATH")] = None,
-    chart: Annotated[Optional[str], typer.Option("--chart", help="Write an HTML chart of lag and time lag over "
-                                                 "time for the worst groups.", show_default=False, metavar="FILE")] = None,
-    spark_conf: Annotated[Optional[list[str]], typer.Option(
-        "--spark-conf", help="KEY=VALUE for the Spark session (repeatable), e.g. spark.driver.memory=4g.",
-        show_default=False, metavar="KEY=VALUE")] = None,
-    timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait for a Spark Connect server.",
-                                           min=0.1)] = 10.0,
-    skip_bad_files: Annotated[bool, typer.Option(
-        "--skip-bad-files", help="Leave out history files that cannot be read as Parquet (each is named on "
-        "stderr) instead of stopping at the first.")] = False,
+    bucket: Annotated[
+        Optional[str],
+        typer.Option(
+            "--bucket",
+            help="Time bucket of the history (chart, JSON), e.g. 1m. Default: chosen from the span "
+            "analyzed, about 60 points (1s, 5s, 10s, 15s, 30s, 1m, 5m, 15m, 30m, 1h, 6h, 1d).",
+            show_default=False,
+            metavar="DURATION",
+        ),
+    ] = None,
+    top: Annotated[
+        int, typer.Option("--top", help="Partitions shown in the table, worst first (0: all).", min=0, metavar="N")
+    ] = 20,
+    out: Annotated[
+        Optional[str],
+        typer.Option("--out", help="Write the per-partition result as Parquet.", show_default=False, metavar="PATH"),
+    ] = None,
+    chart: Annotated[
+        Optional[str],
+        typer.Option(
+            "--chart",
+            help="Write an HTML chart of lag and time lag over time for the worst groups.",
+            show_default=False,
+            metavar="FILE",
+        ),
+    ] = None,
+    spark_conf: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--spark-conf",
+            help="KEY=VALUE for the Spark session (repeatable), e.g. spark.driver.memory=4g.",
+            show_default=False,
+            metavar="KEY=VALUE",
+        ),
+    ] = None,
+    timeout: Annotated[
+        float, typer.Option("--timeout", help="Seconds to wait for a Spark Connect server.", min=0.1)
+    ] = 10.0,
+    skip_bad_files: Annotated[
+        bool,
+        typer.Option(
+            "--skip-bad-files",
+            help="Leave out history files that cannot be read as Parquet (each is named on "
+            "stderr) instead of stopping at the first.",
+        ),
+    ] = False,
     output: OutputOpt = OutputFormat.table,
 ) -> None:
     """Analyze an offset history on Spark (or --in-process): lag, time lag, Burrow-style status, rollups, trend, ETA.
@@ -107,33 +180,62 @@ def analyze(
     from kgroup.inspectors.lag.analysis import IN_PROCESS, Selection, checked_files, run, write_parquet
     from kgroup.inspectors.lag.analyze_request import analyze_request
 
-    request = analyze_request(engine, spark, in_process, since, until, window, allowed_lag, isolation_level(isolation),
-                              bucket, spark_conf or (), writes=((out, "--out"), (chart, "--chart")))
+    request = analyze_request(
+        engine,
+        spark,
+        in_process,
+        since,
+        until,
+        window,
+        allowed_lag,
+        isolation_level(isolation),
+        bucket,
+        spark_conf or (),
+        writes=((out, "--out"), (chart, "--chart")),
+    )
     checked = checked_files(dataset, skip_bad_files)
     for file in sorted(checked.skip):
         warn(f"kgroup: warning: {file}: not readable as Parquet; left out (--skip-bad-files)")
     chosen, why = request.engine_for(checked.rows)
     if request.chosen_by_kgroup:  # a choice kgroup made, not one the user typed: say which and why
-        warn(f"kgroup: engine: {'in-process' if chosen == IN_PROCESS else 'spark ' + chosen} ({why}; "
-             "--engine to choose)")
+        warn(
+            f"kgroup: engine: {'in-process' if chosen == IN_PROCESS else 'spark ' + chosen} ({why}; --engine to choose)"
+        )
     with spark_progress(chosen != IN_PROCESS) as report:
-        result = run(dataset, chosen, request.query(checked.oldest_ts), Selection(tuple(groups or ()), regex), report,
-                     timeout, request.conf, checked.skip, checked.bytes)
+        result = run(
+            dataset,
+            chosen,
+            request.query(checked.oldest_ts),
+            Selection(tuple(groups or ()), regex),
+            report,
+            timeout,
+            request.conf,
+            checked.skip,
+            checked.bytes,
+        )
     worst_groups = [r.group for r in result.rollups if r.level == "group"][:5]
     if out:
         write_parquet(out, result)
     if chart:
-        write_atomically(chart, chart_html(result.history, worst_groups, f"kgroup lag analyze {dataset}"),
-                         field="--chart")
-    emit(document("lag-analysis", analysis_body(dataset, result)), output,
-         lambda console: analysis_tables(console, result, top))
+        write_atomically(
+            chart, chart_html(result.history, worst_groups, f"kgroup lag analyze {dataset}"), field="--chart"
+        )
+    emit(
+        document("lag-analysis", analysis_body(dataset, result)),
+        output,
+        lambda console: analysis_tables(console, result, top),
+    )
     for gap in result.gaps:
         end = "the end of the recording" if gap["end_ts"] is None else _stamp(gap["end_ts"])
-        warn(f"kgroup: note: the recorder could not poll {gap['cluster']} from {_stamp(gap['start_ts'])} to {end}; "
-             "nothing in that gap counts as a stopped consumer")
+        warn(
+            f"kgroup: note: the recorder could not poll {gap['cluster']} from {_stamp(gap['start_ts'])} to {end}; "
+            "nothing in that gap counts as a stopped consumer"
+        )
     if request.until_at is not None and result.query.as_of != request.until_at:
-        warn(f"kgroup: note: --until falls in a recording gap; evaluated as of {_stamp(result.query.as_of)}, "
-             "the last poll before it")
+        warn(
+            f"kgroup: note: --until falls in a recording gap; evaluated as of {_stamp(result.query.as_of)}, "
+            "the last poll before it"
+        )
     if out or chart:
         warn(" ".join(f"wrote {path}" for path in (out, chart) if path))
     sys.stdout.flush()
@@ -184,17 +286,31 @@ def _first_ctrl_c_stops_after_the_poll() -> Iterator[_StopRequest]:
 @handle_errors
 @live_options
 def record(
-    out: Annotated[str, typer.Option("--out", help="The data set folder (created, or appended to).",
-                                     show_default=False, metavar="DATASET")],
+    out: Annotated[
+        str,
+        typer.Option(
+            "--out", help="The data set folder (created, or appended to).", show_default=False, metavar="DATASET"
+        ),
+    ],
     groups: GroupsOpt = None,
     regex: RegexOpt = None,
-    interval: Annotated[str, typer.Option("--interval", help="Time between polls, e.g. 30s.", metavar="DURATION")] = "30s",
-    duration: Annotated[Optional[str], typer.Option("--duration", help="Stop after this long, e.g. 1h.",
-                                                    show_default=False, metavar="DURATION")] = None,
-    count: Annotated[Optional[int], typer.Option("--count", help="Stop after N polls written.", min=1,
-                                                 show_default=False, metavar="N")] = None,
-    max_outage: Annotated[str, typer.Option(
-        "--max-outage", help="Keep retrying a lost cluster this long before giving up (exit 4).", metavar="DURATION")] = "15m",
+    interval: Annotated[
+        str, typer.Option("--interval", help="Time between polls, e.g. 30s.", metavar="DURATION")
+    ] = "30s",
+    duration: Annotated[
+        Optional[str],
+        typer.Option("--duration", help="Stop after this long, e.g. 1h.", show_default=False, metavar="DURATION"),
+    ] = None,
+    count: Annotated[
+        Optional[int],
+        typer.Option("--count", help="Stop after N polls written.", min=1, show_default=False, metavar="N"),
+    ] = None,
+    max_outage: Annotated[
+        str,
+        typer.Option(
+            "--max-outage", help="Keep retrying a lost cluster this long before giving up (exit 4).", metavar="DURATION"
+        ),
+    ] = "15m",
     live: LiveOptions = NOT_LIVE,
 ) -> None:
     """Poll the cluster and append offset-history samples (Parquet, by date) until --duration or --count.
@@ -241,20 +357,23 @@ def record(
         nonlocal tally
         tally = event.tally
         if event.kind == "poll" and terminal:
-            warn(f"poll {event.tally.polls}: {event.groups} groups, {event.partitions} partitions, "
-                 f"{event.tally.rows} rows so far")
+            warn(
+                f"poll {event.tally.polls}: {event.groups} groups, {event.partitions} partitions, "
+                f"{event.tally.rows} rows so far"
+            )
         elif event.kind == "retry":
             warn(f"kgroup: warning: poll failed ({event.error}); retrying in {event.wait_s:.1f} s")
         elif event.kind == "resumed":
             gap = event.tally.gaps[-1]
-            warn(f"kgroup: cluster answered again; gap of {(gap['end_ts'] - gap['start_ts']) / 1000:.0f} s "
-                 f"saved ({gap['attempts']} failed attempts)")
+            warn(
+                f"kgroup: cluster answered again; gap of {(gap['end_ts'] - gap['start_ts']) / 1000:.0f} s "
+                f"saved ({gap['attempts']} failed attempts)"
+            )
 
     interrupted = False
     with _first_ctrl_c_stops_after_the_poll() as stop:
         try:
-            tally = record_history(out, sampler, schedule, stop, show,
-                                   live.connect)
+            tally = record_history(out, sampler, schedule, stop, show, live.connect)
         except KeyboardInterrupt:  # the second Ctrl-C: the poll in flight is dropped, not half-written
             interrupted = True
         except NotReachableError:
@@ -276,5 +395,7 @@ def _summary(verb: str, tally: Any, out: str) -> str:
     span = f" from {at(tally.first_ts)} to {at(tally.last_ts)}" if tally.first_ts is not None else ""
     gaps = "; ".join(f"{at(g['start_ts'])}-{at(g['end_ts']) if g['end_ts'] else 'end'}" for g in tally.gaps)
     gap_text = f", {len(tally.gaps)} gap(s): {gaps}" if tally.gaps else ", no gaps"
-    return (f"kgroup: {verb}: {tally.polls} polls, {tally.rows} rows in {out}{span}{gap_text} "
-            "(every poll written is complete)")
+    return (
+        f"kgroup: {verb}: {tally.polls} polls, {tally.rows} rows in {out}{span}{gap_text} "
+        "(every poll written is complete)"
+    )

@@ -15,11 +15,18 @@ from kgroup.cli.errors import handle_errors
 from kgroup.cli.render.lag import duration
 from kgroup.cli.render.tables import dash, print_wide
 from kgroup.cli.options import NOT_LIVE, LiveOptions, live_options
-from kgroup.cli.options import (IsolationOpt, OutputOpt, isolation_level, load)
+from kgroup.cli.options import IsolationOpt, OutputOpt, isolation_level, load
 from kgroup.cli.output import OutputFormat, document, emit, warn
 from kgroup.inspectors.errors import InputError, NotFoundError
-from kgroup.inspectors.live.admin import (READ_UNCOMMITTED, GroupListing, LiveGroup, chosen_group_ids, group_pattern,
-                                         read_groups, read_listed_groups)
+from kgroup.inspectors.live.admin import (
+    READ_UNCOMMITTED,
+    GroupListing,
+    LiveGroup,
+    chosen_group_ids,
+    group_pattern,
+    read_groups,
+    read_listed_groups,
+)
 from kgroup.inspectors.files import write_atomically
 from kgroup.inspectors.live.record_timestamps import described_time_lags
 from kgroup.inspectors.live.snapshot import fixture_document, fixture_group
@@ -31,15 +38,15 @@ GROUP_TYPES = ("classic", "consumer", "share", "streams")
 
 
 @handle_errors
-def groups(regex: str | None, state: str | None, live: LiveOptions, output: OutputFormat,
-           group_type: str | None = None) -> None:
+def groups(
+    regex: str | None, state: str | None, live: LiveOptions, output: OutputFormat, group_type: str | None = None
+) -> None:
     """The listing behind `kgroup groups` (its options are declared on that command, cli/commands/groups.py).
 
     Share and streams groups are listed with their type, protocol and state only: kgroup describes
     consumer groups (classic and consumer protocol)."""
     if group_type is not None and group_type.lower() not in GROUP_TYPES:
-        raise InputError(f"unknown group type {group_type!r}; expected one of {', '.join(GROUP_TYPES)}",
-                         field="--type")
+        raise InputError(f"unknown group type {group_type!r}; expected one of {', '.join(GROUP_TYPES)}", field="--type")
     pattern = group_pattern(regex or None)
     admin = live.connect()
     listing = {g.group_id: g for g in admin.list_groups(every_type=True)}
@@ -51,19 +58,28 @@ def groups(regex: str | None, state: str | None, live: LiveOptions, output: Outp
     read = {one.group.group_id: one for one in found.groups} if found else {}
     share_ids = [g for g in ids if listing[g].type == "share"]
     shares = read_share_groups(admin, share_ids) if share_ids else {}
-    summaries = [_summary(read[g], lag_rows(read[g].group), listing[g].protocol) if g in read else
-                 share_summary(shares[g], listing[g].protocol) if g in shares else
-                 _listed_summary(listing[g], refused.get(g)) for g in ids]
+    summaries = [
+        _summary(read[g], lag_rows(read[g].group), listing[g].protocol)
+        if g in read
+        else share_summary(shares[g], listing[g].protocol)
+        if g in shares
+        else _listed_summary(listing[g], refused.get(g))
+        for g in ids
+    ]
     summaries = [s for s in summaries if state is None or (s["state"] or "").lower() == state.lower()]
     doc = document("groups", {"groups": summaries})
     emit(doc, output, lambda console: _groups_table(console, summaries))
     who = admin.settings.authenticated_as()
     if not summaries and who is not None:  # KafkaApis.handleListGroupsRequest drops what the principal may not DESCRIBE
-        warn(f"kgroup: note: no groups listed; Kafka lists only the groups the principal may DESCRIBE, so ACLs may "
-             f"hide groups from {who}")
+        warn(
+            f"kgroup: note: no groups listed; Kafka lists only the groups the principal may DESCRIBE, so ACLs may "
+            f"hide groups from {who}"
+        )
     elif who is not None:
-        warn(f"kgroup: note: the list is limited to the groups {who} may DESCRIBE (Kafka's ListGroups leaves "
-             "out the others)")
+        warn(
+            f"kgroup: note: the list is limited to the groups {who} may DESCRIBE (Kafka's ListGroups leaves "
+            "out the others)"
+        )
     for group_id, why in refused.items():
         warn(f"kgroup: note: {group_id}: listed, but not read in full: {why}")
 
@@ -73,19 +89,35 @@ def _summary(live: LiveGroup, rows: list[LagRow], protocol: str | None = None) -
     listed, e.g. describe from a fixture, where a consumer group's is `consumer` as Kafka's)."""
     if protocol is None and live.type in ("classic", "consumer"):
         protocol = "consumer"
-    return {"group": live.group.group_id, "type": live.type, "protocol": protocol, "state": live.group.state,
-            "members": len(live.group.members), "assignor": live.assignor,
-            "coordinator": None if live.coordinator is None else
-            {"id": live.coordinator.id, "host": live.coordinator.host, "port": live.coordinator.port},
-            "total_lag": total_lag(rows), "notes": list(live.notes)}
+    return {
+        "group": live.group.group_id,
+        "type": live.type,
+        "protocol": protocol,
+        "state": live.group.state,
+        "members": len(live.group.members),
+        "assignor": live.assignor,
+        "coordinator": None
+        if live.coordinator is None
+        else {"id": live.coordinator.id, "host": live.coordinator.host, "port": live.coordinator.port},
+        "total_lag": total_lag(rows),
+        "notes": list(live.notes),
+    }
 
 
 def _listed_summary(listed: GroupListing, refused: str | None = None) -> dict[str, Any]:
     """A group as ListGroups lists it: a streams group (kgroup does not describe them), or one the principal
     may list but not read in full (`refused`: why)."""
-    return {"group": listed.group_id, "type": listed.type, "protocol": listed.protocol, "state": listed.state,
-            "members": None, "assignor": None, "coordinator": None, "total_lag": None,
-            "notes": [refused if refused else f"a {listed.type} group: listed, not described"]}
+    return {
+        "group": listed.group_id,
+        "type": listed.type,
+        "protocol": listed.protocol,
+        "state": listed.state,
+        "members": None,
+        "assignor": None,
+        "coordinator": None,
+        "total_lag": None,
+        "notes": [refused if refused else f"a {listed.type} group: listed, not described"],
+    }
 
 
 def _groups_table(console: Console, summaries: list[dict[str, Any]]) -> None:
@@ -97,38 +129,79 @@ def _groups_table(console: Console, summaries: list[dict[str, Any]]) -> None:
         table.add_column(column, justify="right" if column in ("MEMBERS", "TOTAL-LAG") else "left")
     for s in summaries:
         coordinator = s["coordinator"]
-        table.add_row(s["group"], s["type"], s["protocol"] or "-", s["state"], dash(s["members"]),
-                      s["assignor"] or "-",
-                      f"{coordinator['host']}:{coordinator['port']} ({coordinator['id']})" if coordinator else "-",
-                      dash(s["total_lag"]))
+        table.add_row(
+            s["group"],
+            s["type"],
+            s["protocol"] or "-",
+            s["state"],
+            dash(s["members"]),
+            s["assignor"] or "-",
+            f"{coordinator['host']}:{coordinator['port']} ({coordinator['id']})" if coordinator else "-",
+            dash(s["total_lag"]),
+        )
     print_wide(console, table)
 
 
 @handle_errors
 @live_options
 def describe(
-    group_ids: Annotated[Optional[list[str]], typer.Argument(
-        help="Group ids (or choose them with --all-groups or -r).", show_default=False, metavar="GROUP")] = None,
+    group_ids: Annotated[
+        Optional[list[str]],
+        typer.Argument(help="Group ids (or choose them with --all-groups or -r).", show_default=False, metavar="GROUP"),
+    ] = None,
     all_groups: Annotated[bool, typer.Option("--all-groups", help="Every group the cluster lists.")] = False,
-    regex: Annotated[Optional[str], typer.Option("--regex", "-r", help="Also every group whose id matches.",
-                                                 metavar="PATTERN")] = None,
-    only_with_lag: Annotated[bool, typer.Option(
-        "--only-with-lag", "-l", help="Only partitions with a lag above 0, a never-committed partition counted "
-        "from the log start; groups with none are left out.")] = False,
+    regex: Annotated[
+        Optional[str], typer.Option("--regex", "-r", help="Also every group whose id matches.", metavar="PATTERN")
+    ] = None,
+    only_with_lag: Annotated[
+        bool,
+        typer.Option(
+            "--only-with-lag",
+            "-l",
+            help="Only partitions with a lag above 0, a never-committed partition counted "
+            "from the log start; groups with none are left out.",
+        ),
+    ] = False,
     members: Annotated[bool, typer.Option("--members", help="One row per member instead of per partition.")] = False,
     state: Annotated[bool, typer.Option("--state", help="One summary line per group.")] = False,
-    topics: Annotated[Optional[list[str]], typer.Option(
-        "--topic", "-t", help="Only this topic's partitions (repeatable); without GROUP, every group that "
-        "committed or owns one of them: who consumes this topic.", show_default=False, metavar="TOPIC")] = None,
-    verbose: Annotated[bool, typer.Option(
-        "--verbose", help="Kafka's verbose columns: LEADER-EPOCH of each commit; with --members each member's "
-        "current and target assignment; with --state the group epochs.")] = False,
-    fixture: Annotated[Optional[str], typer.Option(
-        "--fixture", "-f", help="Describe from a kgroup/v1 fixture (one `kgroup snapshot` saved, or a bundled "
-        "one) instead of a cluster; without GROUP, every group in it.", show_default=False, metavar="FIXTURE")] = None,
-    time_lag: Annotated[bool, typer.Option(
-        "--time-lag", help="Also TIME-LAG: now minus the timestamp of the first unread record, read from the "
-        "topic (one fetch per lagging partition, nothing joined or committed).")] = False,
+    topics: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--topic",
+            "-t",
+            help="Only this topic's partitions (repeatable); without GROUP, every group that "
+            "committed or owns one of them: who consumes this topic.",
+            show_default=False,
+            metavar="TOPIC",
+        ),
+    ] = None,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose",
+            help="Kafka's verbose columns: LEADER-EPOCH of each commit; with --members each member's "
+            "current and target assignment; with --state the group epochs.",
+        ),
+    ] = False,
+    fixture: Annotated[
+        Optional[str],
+        typer.Option(
+            "--fixture",
+            "-f",
+            help="Describe from a kgroup/v1 fixture (one `kgroup snapshot` saved, or a bundled "
+            "one) instead of a cluster; without GROUP, every group in it.",
+            show_default=False,
+            metavar="FIXTURE",
+        ),
+    ] = None,
+    time_lag: Annotated[
+        bool,
+        typer.Option(
+            "--time-lag",
+            help="Also TIME-LAG: now minus the timestamp of the first unread record, read from the "
+            "topic (one fetch per lagging partition, nothing joined or committed).",
+        ),
+    ] = False,
     isolation: IsolationOpt = READ_UNCOMMITTED,
     live: LiveOptions = NOT_LIVE,
     output: OutputOpt = OutputFormat.table,
@@ -177,8 +250,9 @@ def describe(
                 if topic not in known:
                     raise NotFoundError(f"topic {topic!r} does not exist (--topic)")
             all_groups = all_groups or not (group_ids or pattern)
-        chosen = chosen_group_ids(list(group_ids or []), all_groups, pattern,
-                                  lambda: [g.group_id for g in admin.list_groups()])
+        chosen = chosen_group_ids(
+            list(group_ids or []), all_groups, pattern, lambda: [g.group_id for g in admin.list_groups()]
+        )
         shared: dict[str, ShareGroup] = {}
         try:
             described = read_groups(admin, chosen, level).groups if chosen else []
@@ -190,9 +264,12 @@ def describe(
                 raise
             rest = [g for g in chosen if g not in shared]
             described = read_groups(admin, rest, level).groups if rest else []
-        bodies = [_describe_body(g, described_time_lags(admin.settings, lag_rows(g.group), level, admin.timeout_s)
-                                 if time_lag else None)
-                  for g in described]
+        bodies = [
+            _describe_body(
+                g, described_time_lags(admin.settings, lag_rows(g.group), level, admin.timeout_s) if time_lag else None
+            )
+            for g in described
+        ]
         if shared:
             order = {g: i for i, g in enumerate(chosen)}
             bodies = sorted(bodies + [share_body(s) for s in shared.values()], key=lambda b: order[b["group"]])
@@ -200,16 +277,24 @@ def describe(
                 for note in share.notes + (("--time-lag: a share group's time lag is not read",) if time_lag else ()):
                     warn(f"kgroup: note: group {share.group_id}: {note}")
     if topics:
-        bodies = [b for b in ({**body, "partitions": [p for p in body["partitions"] if p["topic"] in topics]}
-                              for body in bodies) if b["partitions"]]
+        bodies = [
+            b
+            for b in (
+                {**body, "partitions": [p for p in body["partitions"] if p["topic"] in topics]} for body in bodies
+            )
+            if b["partitions"]
+        ]
     if only_with_lag:
         bodies = [b for b in (_only_lagging(body) for body in bodies) if b["partitions"]]
     doc = document("describe", {"isolation": isolation, "groups": bodies})
     if not chosen:
         warn("kgroup: note: no group matched")
     elif not bodies:
-        warn("kgroup: note: no partition has lag" if only_with_lag else
-             f"kgroup: note: no group has a partition of {', '.join(topics or [])}")
+        warn(
+            "kgroup: note: no partition has lag"
+            if only_with_lag
+            else f"kgroup: note: no group has a partition of {', '.join(topics or [])}"
+        )
     for one in described:
         for note in one.notes:
             warn(f"kgroup: note: group {one.group.group_id}: {note}")
@@ -223,16 +308,31 @@ def _describe_body(live: LiveGroup, time_lags: dict[TopicPartition, int] | None)
     rows = lag_rows(group)
     targets = live.target_assignments
     partitions = [_row_body(group.group_id, r, live.leader_epochs.get(r.tp)) for r in rows]
-    members = [{"member_id": m.member.member_id, "instance_id": m.member.instance_id,
-                "client_id": m.member.client_id, "host": m.member.host, "partitions": m.partitions,
-                "lag": m.lag, "max_lag": m.max_lag, "lagging_partitions": m.lagging,
-                "assignment": _partition_list(group.assignment.partitions_of(m.member.member_id)),
-                "target_assignment": _partition_list(targets[m.member.member_id])
-                if m.member.member_id in targets else None,
-                **_member_epochs(live, m.member.member_id)}
-               for m in member_rollup(group, rows)]
-    body = {**_summary(live, rows), "group_epoch": live.group_epoch,
-            "target_assignment_epoch": live.assignment_epoch, "partitions": partitions, "member_lag": members}
+    members = [
+        {
+            "member_id": m.member.member_id,
+            "instance_id": m.member.instance_id,
+            "client_id": m.member.client_id,
+            "host": m.member.host,
+            "partitions": m.partitions,
+            "lag": m.lag,
+            "max_lag": m.max_lag,
+            "lagging_partitions": m.lagging,
+            "assignment": _partition_list(group.assignment.partitions_of(m.member.member_id)),
+            "target_assignment": _partition_list(targets[m.member.member_id])
+            if m.member.member_id in targets
+            else None,
+            **_member_epochs(live, m.member.member_id),
+        }
+        for m in member_rollup(group, rows)
+    ]
+    body = {
+        **_summary(live, rows),
+        "group_epoch": live.group_epoch,
+        "target_assignment_epoch": live.assignment_epoch,
+        "partitions": partitions,
+        "member_lag": members,
+    }
     if time_lags is not None:
         for p, r in zip(partitions, rows):
             p["time_lag_ms"] = time_lags.get(r.tp)
@@ -249,19 +349,24 @@ def _member_epochs(live: LiveGroup, member_id: str) -> dict[str, Any]:
     assignment epoch, ConsumerGroupCommand.collectGroupsMembers), and where its reconciliation stands."""
     member = live.group.member(member_id)
     state = live.reconciliation(member_id)
-    return {"current_epoch": live.member_epochs.get(member_id),
-            "target_epoch": live.assignment_epoch if member_id in live.member_epochs else None,
-            "member_type": live.member_types.get(member_id), "rack": member.rack if member else None,
-            "subscribed_topics": list(member.topics) if member and state is not None else None,
-            "subscribed_regex": live.subscribed_regexes.get(member_id),
-            "reconciling": None if state is None else state.reconciling,
-            "partitions_to_revoke": None if state is None else _partition_list(state.to_revoke),
-            "partitions_awaited": None if state is None else _partition_list(state.awaited)}
+    return {
+        "current_epoch": live.member_epochs.get(member_id),
+        "target_epoch": live.assignment_epoch if member_id in live.member_epochs else None,
+        "member_type": live.member_types.get(member_id),
+        "rack": member.rack if member else None,
+        "subscribed_topics": list(member.topics) if member and state is not None else None,
+        "subscribed_regex": live.subscribed_regexes.get(member_id),
+        "reconciling": None if state is None else state.reconciling,
+        "partitions_to_revoke": None if state is None else _partition_list(state.to_revoke),
+        "partitions_awaited": None if state is None else _partition_list(state.awaited),
+    }
 
 
 def _only_lagging(body: dict[str, Any]) -> dict[str, Any]:
     """kafkactl's --only-with-lag; a partition nobody committed lags from the log start (KAFKA-7141)."""
-    lagging = [p for p in body["partitions"] if (p["lag"] if p["lag"] is not None else p.get("lag_from_start") or 0) > 0]
+    lagging = [
+        p for p in body["partitions"] if (p["lag"] if p["lag"] is not None else p.get("lag_from_start") or 0) > 0
+    ]
     return {**body, "partitions": lagging}
 
 
@@ -281,12 +386,22 @@ def _assignment_text(parts: list[dict[str, Any]] | None) -> str:
 
 def _row_body(group_id: str, row: LagRow, leader_epoch: int | None) -> dict[str, Any]:
     member = row.member
-    return {"group": group_id, "topic": row.tp.topic, "partition": row.tp.partition, "leader_epoch": leader_epoch,
-            "current_offset": row.offsets.committed, "log_start_offset": row.offsets.log_start,
-            "log_end_offset": row.offsets.log_end, "lag": row.lag.lag, "lag_from_start": row.lag.lag_from_start,
-            "lead": row.lag.lead,
-            "flags": list(row.lag.flags), "consumer_id": member.member_id if member else None,
-            "host": member.host if member else None, "client_id": member.client_id if member else None}
+    return {
+        "group": group_id,
+        "topic": row.tp.topic,
+        "partition": row.tp.partition,
+        "leader_epoch": leader_epoch,
+        "current_offset": row.offsets.committed,
+        "log_start_offset": row.offsets.log_start,
+        "log_end_offset": row.offsets.log_end,
+        "lag": row.lag.lag,
+        "lag_from_start": row.lag.lag_from_start,
+        "lead": row.lag.lead,
+        "flags": list(row.lag.flags),
+        "consumer_id": member.member_id if member else None,
+        "host": member.host if member else None,
+        "client_id": member.client_id if member else None,
+    }
 
 
 def _describe_tables(console: Console, bodies: list[dict[str, Any]], view: str, verbose: bool) -> None:
@@ -310,19 +425,43 @@ def _offsets_table(console: Console, body: dict[str, Any], verbose: bool) -> Non
         return
     table = Table(box=None, pad_edge=False)
     timed = "max_time_lag_ms" in body
-    numeric = ("PARTITION", "LEADER-EPOCH", "CURRENT-OFFSET", "LOG-START-OFFSET", "LOG-END-OFFSET", "LAG", "TIME-LAG",
-               "LEAD")
-    for column in ("GROUP", "TOPIC", "PARTITION") + (("LEADER-EPOCH",) if verbose else ()) + (
-            "CURRENT-OFFSET", "LOG-START-OFFSET", "LOG-END-OFFSET", "LAG") + (("TIME-LAG",) if timed else ()) + (
-            "LEAD", "CONSUMER-ID", "HOST", "CLIENT-ID", "FLAGS"):
+    numeric = (
+        "PARTITION",
+        "LEADER-EPOCH",
+        "CURRENT-OFFSET",
+        "LOG-START-OFFSET",
+        "LOG-END-OFFSET",
+        "LAG",
+        "TIME-LAG",
+        "LEAD",
+    )
+    for column in (
+        ("GROUP", "TOPIC", "PARTITION")
+        + (("LEADER-EPOCH",) if verbose else ())
+        + ("CURRENT-OFFSET", "LOG-START-OFFSET", "LOG-END-OFFSET", "LAG")
+        + (("TIME-LAG",) if timed else ())
+        + ("LEAD", "CONSUMER-ID", "HOST", "CLIENT-ID", "FLAGS")
+    ):
         table.add_column(column, justify="right" if column in numeric else "left")
     for p in body["partitions"]:
         epoch = [dash(p["leader_epoch"])] if verbose else []
         time_lag = [duration(p["time_lag_ms"])] if timed else []
-        table.add_row(p["group"], p["topic"], str(p["partition"]), *epoch, dash(p["current_offset"]),
-                      dash(p["log_start_offset"]), dash(p["log_end_offset"]), dash(p["lag"]), *time_lag,
-                      dash(p["lead"]), dash(p["consumer_id"]), dash(p["host"]), dash(p["client_id"]),
-                      ",".join(p["flags"]) or "-")
+        table.add_row(
+            p["group"],
+            p["topic"],
+            str(p["partition"]),
+            *epoch,
+            dash(p["current_offset"]),
+            dash(p["log_start_offset"]),
+            dash(p["log_end_offset"]),
+            dash(p["lag"]),
+            *time_lag,
+            dash(p["lead"]),
+            dash(p["consumer_id"]),
+            dash(p["host"]),
+            dash(p["client_id"]),
+            ",".join(p["flags"]) or "-",
+        )
     print_wide(console, table)
 
 
@@ -339,23 +478,36 @@ def _members_table(console: Console, body: dict[str, Any], verbose: bool) -> Non
     kinds = {m.get("member_type") for m in body["member_lag"]}
     upgraded = verbose and {"classic", "consumer"} <= kinds
     reconciling = any(m.get("reconciling") is not None for m in body["member_lag"])
-    columns = ["GROUP", "CONSUMER-ID"] + (["GROUP-INSTANCE-ID"] if static else []) + \
-        ["HOST", "CLIENT-ID", "#PARTITIONS", "LAG", "MAX-LAG"] + (["MAX-TIME-LAG"] if timed else []) + \
-        (_VERBOSE_MEMBER_COLUMNS if verbose else []) + (["UPGRADED"] if upgraded else []) + \
-        (["RECONCILING"] if reconciling else [])
+    columns = (
+        ["GROUP", "CONSUMER-ID"]
+        + (["GROUP-INSTANCE-ID"] if static else [])
+        + ["HOST", "CLIENT-ID", "#PARTITIONS", "LAG", "MAX-LAG"]
+        + (["MAX-TIME-LAG"] if timed else [])
+        + (_VERBOSE_MEMBER_COLUMNS if verbose else [])
+        + (["UPGRADED"] if upgraded else [])
+        + (["RECONCILING"] if reconciling else [])
+    )
     for column in columns:
-        table.add_column(column, justify="right" if column in ("#PARTITIONS", "LAG", "MAX-LAG", "MAX-TIME-LAG")
-                         else "left")
+        table.add_column(
+            column, justify="right" if column in ("#PARTITIONS", "LAG", "MAX-LAG", "MAX-TIME-LAG") else "left"
+        )
     if not body["member_lag"]:
         console.print(f"{body['group']}: no active members")
         return
     for m in body["member_lag"]:
-        cells = [body["group"], m["member_id"]] + ([dash(m["instance_id"])] if static else []) + \
-            [dash(m["host"]), dash(m["client_id"]), str(m["partitions"]), str(m["lag"]), str(m["max_lag"])] + \
-            ([duration(m["max_time_lag_ms"])] if timed else [])
+        cells = (
+            [body["group"], m["member_id"]]
+            + ([dash(m["instance_id"])] if static else [])
+            + [dash(m["host"]), dash(m["client_id"]), str(m["partitions"]), str(m["lag"]), str(m["max_lag"])]
+            + ([duration(m["max_time_lag_ms"])] if timed else [])
+        )
         if verbose:
-            cells += [dash(m.get("current_epoch")), _assignment_text(m["assignment"]), dash(m.get("target_epoch")),
-                      _assignment_text(m["target_assignment"])]
+            cells += [
+                dash(m.get("current_epoch")),
+                _assignment_text(m["assignment"]),
+                dash(m.get("target_epoch")),
+                _assignment_text(m["target_assignment"]),
+            ]
         if upgraded:
             cells.append({"consumer": "true", "classic": "false"}.get(m.get("member_type") or "", "-"))
         if reconciling:
@@ -373,8 +525,11 @@ def _reconciling_text(member: dict[str, Any], verbose: bool) -> str:
         return "-"
     if not verbose:
         return "yes"
-    parts = [f"{word} {_assignment_text(member[key])}" for word, key in (
-        ("revoke", "partitions_to_revoke"), ("await", "partitions_awaited")) if member.get(key)]
+    parts = [
+        f"{word} {_assignment_text(member[key])}"
+        for word, key in (("revoke", "partitions_to_revoke"), ("await", "partitions_awaited"))
+        if member.get(key)
+    ]
     current, target = member.get("current_epoch"), member.get("target_epoch")
     if current is not None and target is not None and current < target:
         parts.append(f"epoch {current} < {target}")
@@ -390,9 +545,14 @@ def _state_table(console: Console, body: dict[str, Any], verbose: bool) -> None:
         table.add_column(column, justify="right" if column == "#MEMBERS" else "left")
     coordinator = body["coordinator"]
     epoch_cells = [dash(body.get("group_epoch")), dash(body.get("target_assignment_epoch"))] if verbose else []
-    table.add_row(body["group"], f"{coordinator['host']}:{coordinator['port']} ({coordinator['id']})"
-                  if coordinator else "-", dash(body["assignor"]), dash(body["state"]), *epoch_cells,
-                  str(body["members"]))
+    table.add_row(
+        body["group"],
+        f"{coordinator['host']}:{coordinator['port']} ({coordinator['id']})" if coordinator else "-",
+        dash(body["assignor"]),
+        dash(body["state"]),
+        *epoch_cells,
+        str(body["members"]),
+    )
     print_wide(console, table)
 
 
@@ -400,9 +560,15 @@ def _state_table(console: Console, body: dict[str, Any], verbose: bool) -> None:
 @live_options
 def snapshot(
     group_ids: Annotated[list[str], typer.Argument(help="One or more group ids.", show_default=False, metavar="GROUP")],
-    out: Annotated[Optional[str], typer.Option(
-        "--output-file", "-o", help="Write the fixture to FILE (whole or not at all); default: standard output.",
-        metavar="FILE")] = None,
+    out: Annotated[
+        Optional[str],
+        typer.Option(
+            "--output-file",
+            "-o",
+            help="Write the fixture to FILE (whole or not at all); default: standard output.",
+            metavar="FILE",
+        ),
+    ] = None,
     isolation: IsolationOpt = READ_UNCOMMITTED,
     live: LiveOptions = NOT_LIVE,
 ) -> None:

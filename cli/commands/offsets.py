@@ -18,8 +18,9 @@ from kgroup.inspectors.offsets.reset_csv import plan_csv
 from kgroup.inspectors.offsets.reset_request import ResetFlags, reset_request
 from kgroup.inspectors.offsets.results import delete_body, reset_body, reset_executed, reset_failures
 
-offsets = typer.Typer(name="offsets", help="Reset or delete a group's committed offsets (dry run unless --execute).",
-                      no_args_is_help=True)
+offsets = typer.Typer(
+    name="offsets", help="Reset or delete a group's committed offsets (dry run unless --execute).", no_args_is_help=True
+)
 
 
 @offsets.command("reset")
@@ -29,36 +30,81 @@ def reset(
     group_ids: Annotated[list[str], typer.Argument(help="One or more group ids.", show_default=False, metavar="GROUP")],
     to_earliest: Annotated[bool, typer.Option("--to-earliest", help="To the log start.")] = False,
     to_latest: Annotated[bool, typer.Option("--to-latest", help="To the log end (skip everything).")] = False,
-    to_current: Annotated[bool, typer.Option(
-        "--to-current", help="To the committed offset; never-committed partitions to the log end.")] = False,
-    to_offset: Annotated[Optional[int], typer.Option("--to-offset", help="To offset N (clamped into the log).",
-                                                     metavar="N", show_default=False)] = None,
-    shift_by: Annotated[Optional[int], typer.Option("--shift-by", help="Committed offset plus N (N may be "
-                                                    "negative; clamped into the log).", metavar="N",
-                                                    show_default=False)] = None,
-    to_datetime: Annotated[Optional[str], typer.Option(
-        "--to-datetime", help="To the first record at or after YYYY-MM-DDTHH:mm:SS.sss[zone] (UTC if no zone).",
-        metavar="T", show_default=False)] = None,
-    by_duration: Annotated[Optional[str], typer.Option(
-        "--by-duration", help="To the first record at or after now minus an ISO-8601 duration (PT30M).",
-        metavar="D", show_default=False)] = None,
-    from_file: Annotated[Optional[str], typer.Option(
-        "--from-file", help="To the offsets in a CSV plan (as --export writes it).", metavar="CSV",
-        show_default=False)] = None,
-    to_group: Annotated[Optional[str], typer.Option(
-        "--to-group", help="To the committed offsets of group OTHER (rpk group seek --to-group), on the "
-                           "partitions OTHER has committed (within --topic when given).", metavar="OTHER",
-        show_default=False)] = None,
-    topics: Annotated[Optional[list[str]], typer.Option(
-        "--topic", help="TOPIC or TOPIC:P[,P...]; repeatable.", show_default=False, metavar="TOPIC")] = None,
+    to_current: Annotated[
+        bool, typer.Option("--to-current", help="To the committed offset; never-committed partitions to the log end.")
+    ] = False,
+    to_offset: Annotated[
+        Optional[int],
+        typer.Option("--to-offset", help="To offset N (clamped into the log).", metavar="N", show_default=False),
+    ] = None,
+    shift_by: Annotated[
+        Optional[int],
+        typer.Option(
+            "--shift-by",
+            help="Committed offset plus N (N may be negative; clamped into the log).",
+            metavar="N",
+            show_default=False,
+        ),
+    ] = None,
+    to_datetime: Annotated[
+        Optional[str],
+        typer.Option(
+            "--to-datetime",
+            help="To the first record at or after YYYY-MM-DDTHH:mm:SS.sss[zone] (UTC if no zone).",
+            metavar="T",
+            show_default=False,
+        ),
+    ] = None,
+    by_duration: Annotated[
+        Optional[str],
+        typer.Option(
+            "--by-duration",
+            help="To the first record at or after now minus an ISO-8601 duration (PT30M).",
+            metavar="D",
+            show_default=False,
+        ),
+    ] = None,
+    from_file: Annotated[
+        Optional[str],
+        typer.Option(
+            "--from-file",
+            help="To the offsets in a CSV plan (as --export writes it).",
+            metavar="CSV",
+            show_default=False,
+        ),
+    ] = None,
+    to_group: Annotated[
+        Optional[str],
+        typer.Option(
+            "--to-group",
+            help="To the committed offsets of group OTHER (rpk group seek --to-group), on the "
+            "partitions OTHER has committed (within --topic when given).",
+            metavar="OTHER",
+            show_default=False,
+        ),
+    ] = None,
+    topics: Annotated[
+        Optional[list[str]],
+        typer.Option("--topic", help="TOPIC or TOPIC:P[,P...]; repeatable.", show_default=False, metavar="TOPIC"),
+    ] = None,
     all_topics: Annotated[bool, typer.Option("--all-topics", help="Every partition the group has committed.")] = False,
     execute: Annotated[bool, typer.Option("--execute", help="Apply the plan. Without it nothing changes.")] = False,
-    allow_partial: Annotated[bool, typer.Option(
-        "--allow-partial", help="With several groups: apply the groups that were not refused. By default a "
-                                "refused group means no group is changed.")] = False,
-    export: Annotated[bool, typer.Option(
-        "--export", help="Print the plan as CSV (topic,partition,offset; with the group first for several "
-                         "groups) for --from-file.")] = False,
+    allow_partial: Annotated[
+        bool,
+        typer.Option(
+            "--allow-partial",
+            help="With several groups: apply the groups that were not refused. By default a "
+            "refused group means no group is changed.",
+        ),
+    ] = False,
+    export: Annotated[
+        bool,
+        typer.Option(
+            "--export",
+            help="Print the plan as CSV (topic,partition,offset; with the group first for several "
+            "groups) for --from-file.",
+        ),
+    ] = False,
     live: LiveOptions = NOT_LIVE,
     output: OutputOpt = OutputFormat.table,
 ) -> None:
@@ -86,28 +132,50 @@ def reset(
       kgroup offsets reset orders-service-v2 --to-group orders-service --execute
     """
     ids = list(dict.fromkeys(group_ids))
-    request = reset_request(ids, ResetFlags(to_earliest, to_latest, to_current, to_offset, shift_by, to_datetime,
-                                            by_duration, from_file, to_group, tuple(topics or ()), all_topics))
-    plans, outcomes = reset_offsets(live.connect(), ids, request,
-                                    execute, allow_partial)
+    request = reset_request(
+        ids,
+        ResetFlags(
+            to_earliest,
+            to_latest,
+            to_current,
+            to_offset,
+            shift_by,
+            to_datetime,
+            by_duration,
+            from_file,
+            to_group,
+            tuple(topics or ()),
+            all_topics,
+        ),
+    )
+    plans, outcomes = reset_offsets(live.connect(), ids, request, execute, allow_partial)
     for plan in plans:
         if plan.refused:
             warn(f"kgroup: error: group {plan.group_id} refused: {plan.refused}")
     if export:
-        sys.stdout.write(plan_csv(((p.group_id, o.tp, o.new) for p in plans if not p.refused for o in p.offsets),
-                                  with_group=len(ids) > 1))
+        sys.stdout.write(
+            plan_csv(
+                ((p.group_id, o.tp, o.new) for p in plans if not p.refused for o in p.offsets), with_group=len(ids) > 1
+            )
+        )
     else:
-        doc = document("offset-reset", {"executed": reset_executed(plans, outcomes),
-                                        "groups": [reset_body(p, outcomes) for p in plans]})
+        doc = document(
+            "offset-reset",
+            {"executed": reset_executed(plans, outcomes), "groups": [reset_body(p, outcomes) for p in plans]},
+        )
         emit(doc, output, lambda console: reset_tables(console, plans, outcomes))
     plannable = [p.group_id for p in plans if not p.refused and p.offsets]
     if outcomes is not None and any(o.held_back for o in outcomes):
-        warn("kgroup: error: nothing was changed: a group was refused and the reset is all or nothing "
-             "(--allow-partial applies the groups that were not refused)")
+        warn(
+            "kgroup: error: nothing was changed: a group was refused and the reset is all or nothing "
+            "(--allow-partial applies the groups that were not refused)"
+        )
     elif not execute:
         if plannable and any(p.refused for p in plans):
-            warn(f"kgroup: dry run: nothing was changed; --execute would change nothing while a group is refused "
-                 f"(or add --allow-partial to apply {', '.join(plannable)})")
+            warn(
+                f"kgroup: dry run: nothing was changed; --execute would change nothing while a group is refused "
+                f"(or add --allow-partial to apply {', '.join(plannable)})"
+            )
         elif plannable:
             warn("kgroup: dry run: nothing was changed; add --execute to apply this plan")
         else:
@@ -120,22 +188,36 @@ def reset(
         raise typer.Exit(ExitCode.REFUSED)
 
 
-
 @offsets.command("delete")
 @handle_errors
 @live_options
 def delete(
-    group_id: Annotated[str, typer.Argument(help="The group whose offsets to delete.", show_default=False,
-                                            metavar="GROUP")],
-    topics: Annotated[list[str], typer.Option(
-        "--topic", help="TOPIC or TOPIC:P[,P...]; repeatable, at least one.", show_default=False, metavar="TOPIC")],
+    group_id: Annotated[
+        str, typer.Argument(help="The group whose offsets to delete.", show_default=False, metavar="GROUP")
+    ],
+    topics: Annotated[
+        list[str],
+        typer.Option(
+            "--topic", help="TOPIC or TOPIC:P[,P...]; repeatable, at least one.", show_default=False, metavar="TOPIC"
+        ),
+    ],
     execute: Annotated[bool, typer.Option("--execute", help="Delete them. Without it nothing changes.")] = False,
-    allow_partial: Annotated[bool, typer.Option(
-        "--allow-partial", help="Delete the partitions Kafka allows when others are refused. By default a "
-                                "refused partition means none is deleted.")] = False,
-    export: Annotated[bool, typer.Option(
-        "--export", help="Print the offsets that would be deleted as CSV (topic,partition,offset): `offsets "
-                         "reset GROUP --from-file` puts them back.")] = False,
+    allow_partial: Annotated[
+        bool,
+        typer.Option(
+            "--allow-partial",
+            help="Delete the partitions Kafka allows when others are refused. By default a "
+            "refused partition means none is deleted.",
+        ),
+    ] = False,
+    export: Annotated[
+        bool,
+        typer.Option(
+            "--export",
+            help="Print the offsets that would be deleted as CSV (topic,partition,offset): `offsets "
+            "reset GROUP --from-file` puts them back.",
+        ),
+    ] = False,
     live: LiveOptions = NOT_LIVE,
     output: OutputOpt = OutputFormat.table,
 ) -> None:
@@ -161,8 +243,7 @@ def delete(
     """
     from kgroup.inspectors.offsets.offset_delete import delete_offsets
 
-    plan, outcome = delete_offsets(live.connect(), group_id,
-                                   tuple(topics), execute, allow_partial)
+    plan, outcome = delete_offsets(live.connect(), group_id, tuple(topics), execute, allow_partial)
     if plan.refused:
         warn(f"kgroup: error: group {group_id} refused: {plan.refused}")
     for row in plan.refused_rows if not plan.refused else ():  # a whole group refused is one line, above
@@ -176,20 +257,26 @@ def delete(
         doc = document("offset-delete", {"executed": body["executed"], "groups": [body]})
         emit(doc, output, lambda console: delete_tables(console, plan, outcome))
     if outcome is not None and outcome.held_back:
-        warn("kgroup: error: nothing was changed: a partition was refused and the deletion is all or nothing "
-             "(--allow-partial deletes the partitions that were not refused)")
+        warn(
+            "kgroup: error: nothing was changed: a partition was refused and the deletion is all or nothing "
+            "(--allow-partial deletes the partitions that were not refused)"
+        )
     elif not execute:
         if plan.deletable and plan.refused_rows:
-            warn("kgroup: dry run: nothing was changed; --execute would change nothing while a partition is "
-                 f"refused (or add --allow-partial to delete {len(plan.deletable)} partition(s))")
+            warn(
+                "kgroup: dry run: nothing was changed; --execute would change nothing while a partition is "
+                f"refused (or add --allow-partial to delete {len(plan.deletable)} partition(s))"
+            )
         elif plan.deletable and not plan.unsupported:
             warn("kgroup: dry run: nothing was changed; add --execute to delete these offsets")
         else:
             warn("kgroup: dry run: nothing was changed")
     failed = outcome.failed if outcome is not None else {}
     if failed:
-        warn(f"kgroup: error: {len(failed)} partition(s) not deleted: "
-             + "; ".join(f"{tp}: {why}" for tp, why in failed.items()))
+        warn(
+            f"kgroup: error: {len(failed)} partition(s) not deleted: "
+            + "; ".join(f"{tp}: {why}" for tp, why in failed.items())
+        )
         raise typer.Exit(ExitCode.RUNTIME_ERROR)
     if plan.refused or plan.refused_rows or (outcome is not None and outcome.refused):
         raise typer.Exit(ExitCode.REFUSED)

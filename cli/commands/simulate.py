@@ -9,8 +9,18 @@ import typer
 from kgroup.cli.errors import handle_errors
 from kgroup.cli.options import NOT_LIVE, LiveOptions, live_options
 from kgroup.cli.options import (
-    AddMemberOpt, AddPartitionsOpt, AddTopicOpt, AssignorsOpt, ClientOpt, FixtureArg, GroupOpt,
-    InstanceOpt, OutputOpt, RemoveMemberOpt, SubscribeOpt, what_if_flags,
+    AddMemberOpt,
+    AddPartitionsOpt,
+    AddTopicOpt,
+    AssignorsOpt,
+    ClientOpt,
+    FixtureArg,
+    GroupOpt,
+    InstanceOpt,
+    OutputOpt,
+    RemoveMemberOpt,
+    SubscribeOpt,
+    what_if_flags,
 )
 from kgroup.cli.render.scenario import comparison_body, outcome_body, print_comparison, print_outcome
 from kgroup.inspectors.fixtures.bundled import locate
@@ -34,21 +44,45 @@ def simulate(
     add_partitions: AddPartitionsOpt = None,
     subscribe: SubscribeOpt = None,
     add_topic: AddTopicOpt = None,
-    save_plan: Annotated[Optional[str], typer.Option(
-        "--save-plan", help="Also write the group and these what-if flags to FILE (kind: plan), which `check`, "
-        "`diff` and `simulate` read back.", metavar="FILE", show_default=False)] = None,
-    timeline_out: Annotated[Optional[str], typer.Option(
-        "--timeline-out", help="Scenarios: write the partition-ownership timeline to FILE (.svg or .html); "
-        "with --protocol, one timeline per design in one .html page.",
-        metavar="FILE")] = None,
-    protocol: Annotated[Optional[str], typer.Option(
-        "--protocol", help="Scenarios: compare designs on the same events, e.g. classic-eager,classic-cooperative,"
-        "consumer,zk-watcher,external.", metavar="LIST", show_default=False)] = None,
+    save_plan: Annotated[
+        Optional[str],
+        typer.Option(
+            "--save-plan",
+            help="Also write the group and these what-if flags to FILE (kind: plan), which `check`, "
+            "`diff` and `simulate` read back.",
+            metavar="FILE",
+            show_default=False,
+        ),
+    ] = None,
+    timeline_out: Annotated[
+        Optional[str],
+        typer.Option(
+            "--timeline-out",
+            help="Scenarios: write the partition-ownership timeline to FILE (.svg or .html); "
+            "with --protocol, one timeline per design in one .html page.",
+            metavar="FILE",
+        ),
+    ] = None,
+    protocol: Annotated[
+        Optional[str],
+        typer.Option(
+            "--protocol",
+            help="Scenarios: compare designs on the same events, e.g. classic-eager,classic-cooperative,"
+            "consumer,zk-watcher,external.",
+            metavar="LIST",
+            show_default=False,
+        ),
+    ] = None,
     client: ClientOpt = None,
     instance: InstanceOpt = None,
-    explain: Annotated[bool, typer.Option(
-        "--explain", help="For each partition that moved, the rule that decided its owner and the inputs it read "
-        "(`kgroup explain` names partitions).")] = False,
+    explain: Annotated[
+        bool,
+        typer.Option(
+            "--explain",
+            help="For each partition that moved, the rule that decided its owner and the inputs it read "
+            "(`kgroup explain` names partitions).",
+        ),
+    ] = False,
     live: LiveOptions = NOT_LIVE,
     output: OutputOpt = OutputFormat.table,
 ) -> None:
@@ -77,11 +111,12 @@ def simulate(
     With --bootstrap-server (or --profile, --command-config) the group is read live, as `kgroup
     snapshot` would save it, instead of from a fixture.
     """
-    flags = what_if_flags(assignor, add_member, remove_member, add_partitions, subscribe, client, instance,
-                          add_topic)
+    flags = what_if_flags(assignor, add_member, remove_member, add_partitions, subscribe, client, instance, add_topic)
     if live.given:
         if fixture is not None:
-            raise InputError("give a fixture or a live cluster (--bootstrap-server), not both", field="--bootstrap-server")
+            raise InputError(
+                "give a fixture or a live cluster (--bootstrap-server), not both", field="--bootstrap-server"
+            )
         if group is None:
             raise InputError("a live what-if needs the group: --group G", field="--group")
         given = from_cluster(live.connect(), group, flags)
@@ -90,18 +125,25 @@ def simulate(
     doc = read_yaml(locate(fixture)) if fixture is not None else None
     if doc is not None and is_scenario(doc):
         if flags.changes_anything or flags.assignors or group or save_plan or explain:
-            raise InputError("what-if flags (--assignor, --add-member, --save-plan, ...) apply to fixtures; a "
-                             "scenario lists its own events", doc.source)
+            raise InputError(
+                "what-if flags (--assignor, --add-member, --save-plan, ...) apply to fixtures; a "
+                "scenario lists its own events",
+                doc.source,
+            )
         if protocol is not None:
             if timeline_out is not None and not timeline_out.endswith((".html", ".htm")):
-                raise InputError(f"{timeline_out!r}: with --protocol the timelines (one per design) are written "
-                                 "as one .html page", field="--timeline-out")
+                raise InputError(
+                    f"{timeline_out!r}: with --protocol the timelines (one per design) are written as one .html page",
+                    field="--timeline-out",
+                )
             _compare(doc, protocol, timeline_out, output)
             return
         _replay(doc, timeline_out, output)
         return
     if protocol is not None:
-        raise InputError("--protocol compares designs on a scenario (kind: scenario), not a fixture", field="--protocol")
+        raise InputError(
+            "--protocol compares designs on a scenario (kind: scenario), not a fixture", field="--protocol"
+        )
     if timeline_out is not None:
         raise InputError("--timeline-out needs a scenario (kind: scenario), not a fixture", field="--timeline-out")
     given = from_document(doc if doc is not None else read_yaml(locate(None)), group, flags)
@@ -111,8 +153,11 @@ def simulate(
 def show_what_if(answered: WhatIfAnswer, output: OutputFormat) -> None:
     for line in whatif_notes(answered):
         warn(line)
-    emit(document("simulation", whatif_body(answered)), output,
-         lambda console: print_whatif(console, answered, "simulation"))
+    emit(
+        document("simulation", whatif_body(answered)),
+        output,
+        lambda console: print_whatif(console, answered, "simulation"),
+    )
 
 
 def _replay(doc, timeline_out: str | None, output: OutputFormat) -> None:  # type: ignore[no-untyped-def]
@@ -130,8 +175,12 @@ def _replay(doc, timeline_out: str | None, output: OutputFormat) -> None:  # typ
     emit(document("scenario-run", outcome_body(outcome)), output, lambda console: print_outcome(console, outcome))
 
 
-def _compare(doc, protocols: str, timeline_out: str | None,  # type: ignore[no-untyped-def]
-             output: OutputFormat) -> None:
+def _compare(
+    doc,
+    protocols: str,
+    timeline_out: str | None,  # type: ignore[no-untyped-def]
+    output: OutputFormat,
+) -> None:
     from kgroup.inspectors.simulation.protocol_comparison import compare, parse_protocols
 
     names = parse_protocols(protocols)
@@ -144,5 +193,8 @@ def _compare(doc, protocols: str, timeline_out: str | None,  # type: ignore[no-u
         write_atomically(timeline_out, comparison_html(scenario, runs), field="--timeline-out")
     for line in scenario.warnings:
         warn(line)
-    emit(document("protocol-comparison", comparison_body(scenario, runs)), output,
-         lambda console: print_comparison(console, scenario, runs))
+    emit(
+        document("protocol-comparison", comparison_body(scenario, runs)),
+        output,
+        lambda console: print_comparison(console, scenario, runs),
+    )

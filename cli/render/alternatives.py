@@ -39,7 +39,8 @@ def alternatives_notes(sim: Any) -> list[str]:
                 "broker names the new member client.id-UUID (group.instance.id-UUID if static), and where that "
                 "random id lands in its member map and sorts among the members' ids decides; the others "
                 f"({', '.join(percent(s) for s in shares[1:])}) are under "
-                "`alternatives`, with `alternative_likelihoods`, in -o json")
+                "`alternatives`, with `alternative_likelihoods`, in -o json"
+            )
         else:
             notes.append(
                 f"note: {name}: the order the broker lists the members in decides between {count} assignments "
@@ -47,5 +48,6 @@ def alternatives_notes(sim: Any) -> list[str]:
                 "not a total order, and member ids are random), and none can be called more likely: the order "
                 "described is not Apache Kafka's member map, or its member ids are not Kafka's; shown: the members "
                 "in the order the broker describes them, a new one last; the others are under `alternatives` in "
-                "-o json")
+                "-o json"
+            )
     return notes

@@ -34,12 +34,25 @@ def assignment(value: Assignment) -> dict[str, list[str]]:
 def diff_body(value: AssignmentDiff) -> dict[str, Any]:
     return {
         "moved": value.moved,
-        "moves": [{"partition": p, "from": s, "to": t} for p, s, t in zip(
-            partitions(map(itemgetter(0), value.moves)), map(itemgetter(1), value.moves),
-            map(itemgetter(2), value.moves))],
-        "members": [{"member_id": c.member_id, "before": len(c.before), "after": len(c.after),
-                     "kept": partitions(c.kept), "revoked": partitions(c.revoked), "gained": partitions(c.gained)}
-                    for c in value.members],
+        "moves": [
+            {"partition": p, "from": s, "to": t}
+            for p, s, t in zip(
+                partitions(map(itemgetter(0), value.moves)),
+                map(itemgetter(1), value.moves),
+                map(itemgetter(2), value.moves),
+            )
+        ],
+        "members": [
+            {
+                "member_id": c.member_id,
+                "before": len(c.before),
+                "after": len(c.after),
+                "kept": partitions(c.kept),
+                "revoked": partitions(c.revoked),
+                "gained": partitions(c.gained),
+            }
+            for c in value.members
+        ],
     }
 
 
@@ -53,14 +66,15 @@ def run_body(run: AssignorRun) -> dict[str, Any]:
         "assignment": assignment(run.assignment),
         **diff_body(run.diff),
         "balance": {
-            "min": run.balance.overall.minimum, "max": run.balance.overall.maximum,
+            "min": run.balance.overall.minimum,
+            "max": run.balance.overall.maximum,
             "spread": run.balance.overall.spread,
-            "per_topic": {t: {"min": s.minimum, "max": s.maximum, "spread": s.spread}
-                          for t, s in run.balance.per_topic},
+            "per_topic": {
+                t: {"min": s.minimum, "max": s.maximum, "spread": s.spread} for t, s in run.balance.per_topic
+            },
             "kafka_balanced": run.balance.kafka_balanced,
         },
-        "stickiness": {"kept": run.stickiness.kept, "keepable": run.stickiness.keepable,
-                       "ratio": run.stickiness.ratio},
+        "stickiness": {"kept": run.stickiness.kept, "keepable": run.stickiness.keepable, "ratio": run.stickiness.ratio},
         "valid": not run.violations,
         "violations": [{"rule": v.rule, "detail": v.detail} for v in run.violations],
     }
@@ -68,17 +82,29 @@ def run_body(run: AssignorRun) -> dict[str, Any]:
         body["threads"] = {t: partitions(parts) for t, parts in run.threads.items()}
     if run.rounds:
         body["rebalances"] = [
-            {"rebalance": number, "assignment": assignment(value.assignment),
-             "withheld": [{"partition": str(h.tp), "revoked_by": h.source, "assigned_to": h.target}
-                          for h in run.withheld if h.rebalance == number]}
-            for number, value in enumerate(run.rounds, start=1)]
+            {
+                "rebalance": number,
+                "assignment": assignment(value.assignment),
+                "withheld": [
+                    {"partition": str(h.tp), "revoked_by": h.source, "assigned_to": h.target}
+                    for h in run.withheld
+                    if h.rebalance == number
+                ],
+            }
+            for number, value in enumerate(run.rounds, start=1)
+        ]
         body["settled"] = run.settled
     return body
 
 
 def change_body(change: WhatIf) -> dict[str, Any]:
-    kind = {AddMember: "add-member", RemoveMember: "remove-member", Subscribe: "subscribe",
-            AddTopic: "add-topic", AddPartitions: "add-partitions"}[type(change)]
+    kind = {
+        AddMember: "add-member",
+        RemoveMember: "remove-member",
+        Subscribe: "subscribe",
+        AddTopic: "add-topic",
+        AddPartitions: "add-partitions",
+    }[type(change)]
     body: dict[str, Any] = {"kind": kind}
     for key, value in asdict(change).items():
         body[key] = list(value) if isinstance(value, tuple) else value

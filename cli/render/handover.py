@@ -25,13 +25,27 @@ def handover_body(h: Handover) -> dict[str, Any]:
         "unconsumed_at_most_ms": h.unconsumed_at_most_ms,
         "settled_within_ms": h.settled_within_ms,
         "departed": list(h.departed),
-        "members": [{"member_id": s.member_id, "state_after_first_heartbeat": s.state,
-                     "keeps": [str(tp) for tp in s.keeps], "revokes": [str(tp) for tp in s.revokes],
-                     "receives_free": [str(tp) for tp in s.receives_free],
-                     "receives_after_revocation": [str(tp) for tp in s.receives_after_revocation],
-                     "waits_for": list(s.waits_for)} for s in h.steps],
-        "moves": [{"partition": str(m.partition), "from": m.source, "to": m.target,
-                   "waits_for_revocation": m.waits_for_revocation} for m in h.moves],
+        "members": [
+            {
+                "member_id": s.member_id,
+                "state_after_first_heartbeat": s.state,
+                "keeps": [str(tp) for tp in s.keeps],
+                "revokes": [str(tp) for tp in s.revokes],
+                "receives_free": [str(tp) for tp in s.receives_free],
+                "receives_after_revocation": [str(tp) for tp in s.receives_after_revocation],
+                "waits_for": list(s.waits_for),
+            }
+            for s in h.steps
+        ],
+        "moves": [
+            {
+                "partition": str(m.partition),
+                "from": m.source,
+                "to": m.target,
+                "waits_for_revocation": m.waits_for_revocation,
+            }
+            for m in h.moves
+        ],
     }
 
 
@@ -39,8 +53,13 @@ def print_handover(console: Console, h: Handover, assignor: str) -> None:
     """The reconciliation path under the heartbeat interval (worst case over the members' phases)."""
     epoch = f" (epoch {h.group_epoch})" if h.group_epoch is not None else ""
     default = ", the group's" if h.interval_known else ", Kafka's default, assumed: the group's own is not known"
-    console.print(f"Reconciliation to the new target{epoch} ({assignor}, heartbeat interval "
-                  f"{_seconds(h.heartbeat_interval_ms)}{default}):", style="bold", markup=False, highlight=False)
+    console.print(
+        f"Reconciliation to the new target{epoch} ({assignor}, heartbeat interval "
+        f"{_seconds(h.heartbeat_interval_ms)}{default}):",
+        style="bold",
+        markup=False,
+        highlight=False,
+    )
     if not h.moves:
         console.print("  no partition changes owner: every member is already on its target", markup=False)
         return
@@ -51,15 +70,25 @@ def print_handover(console: Console, h: Handover, assignor: str) -> None:
         if step.receives_free:
             parts.append(f"takes {_list(step.receives_free)} at its next heartbeat")
         if step.receives_after_revocation:
-            parts.append(f"gets {_list(step.receives_after_revocation)} once {', '.join(step.waits_for)} "
-                         "acknowledged revoking them")
+            parts.append(
+                f"gets {_list(step.receives_after_revocation)} once {', '.join(step.waits_for)} "
+                "acknowledged revoking them"
+            )
         if parts:
-            console.print(f"  {step.member_id}: " + "; ".join(parts) + f" [{step.state}]",
-                          markup=False, highlight=False, soft_wrap=True)
+            console.print(
+                f"  {step.member_id}: " + "; ".join(parts) + f" [{step.state}]",
+                markup=False,
+                highlight=False,
+                soft_wrap=True,
+            )
     for member in h.departed:
         console.print(f"  {member}: left; its partitions were released when it did", markup=False, highlight=False)
     handed = [m for m in h.moves if m.target is not None]
-    console.print(f"  {len(h.revoked_first)} of {len(handed)} partitions taking a new owner wait for a revocation; "
-                  f"each goes unconsumed at most {_seconds(h.unconsumed_at_most_ms)} (one heartbeat interval); "
-                  f"the group is on its new target within {_seconds(h.settled_within_ms)}",
-                  markup=False, highlight=False, soft_wrap=True)
+    console.print(
+        f"  {len(h.revoked_first)} of {len(handed)} partitions taking a new owner wait for a revocation; "
+        f"each goes unconsumed at most {_seconds(h.unconsumed_at_most_ms)} (one heartbeat interval); "
+        f"the group is on its new target within {_seconds(h.settled_within_ms)}",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )

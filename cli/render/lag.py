@@ -49,8 +49,15 @@ def eta(seconds: float | None, lag: int | None) -> str:
 
 
 def flags(r: PartitionReport) -> str:
-    found = [name for name, on in (("never-committed", r.never_committed), ("below-log-start", r.below_log_start),
-                                   ("idle", r.idle)) if on]
+    found = [
+        name
+        for name, on in (
+            ("never-committed", r.never_committed),
+            ("below-log-start", r.below_log_start),
+            ("idle", r.idle),
+        )
+        if on
+    ]
     return ",".join(found) or "-"
 
 
@@ -58,27 +65,74 @@ def rollup_table(console: Console, rows: list[Rollup], level: str, title: str) -
     table = Table(box=None, pad_edge=False, title=title, title_justify="left")
     heads = {"group": "GROUP", "topic": "TOPIC", "member": "CONSUMER-ID"}
     leading = ["GROUP"] if level == "group" else ["GROUP", heads[level]]
-    for column in (*leading, "STATUS", "PARTITIONS", "LAGGING", "LAG", "MAX-LAG", "MAX-TIME-LAG", "TREND", "ETA",
-                   *(["MEMBERS"] if level == "group" else [])):
-        table.add_column(column, justify="right" if column not in ("GROUP", "TOPIC", "CONSUMER-ID", "STATUS") else "left")
+    for column in (
+        *leading,
+        "STATUS",
+        "PARTITIONS",
+        "LAGGING",
+        "LAG",
+        "MAX-LAG",
+        "MAX-TIME-LAG",
+        "TREND",
+        "ETA",
+        *(["MEMBERS"] if level == "group" else []),
+    ):
+        table.add_column(
+            column, justify="right" if column not in ("GROUP", "TOPIC", "CONSUMER-ID", "STATUS") else "left"
+        )
     for r in rows:
         names = [r.group] if level == "group" else [r.group, r.name]
         members = [str(r.members) if r.members else "0 (no active members)"] if level == "group" else []
-        table.add_row(*names, r.status, str(r.partitions), str(r.lagging), str(r.lag), str(r.max_lag),
-                      time_lag(r.max_time_lag_ms, r.max_time_lag_method), trend(r.trend), eta(r.eta_s, r.lag), *members)
+        table.add_row(
+            *names,
+            r.status,
+            str(r.partitions),
+            str(r.lagging),
+            str(r.lag),
+            str(r.max_lag),
+            time_lag(r.max_time_lag_ms, r.max_time_lag_method),
+            trend(r.trend),
+            eta(r.eta_s, r.lag),
+            *members,
+        )
     print_wide(console, table)
 
 
 def partition_table(console: Console, rows: list[PartitionReport], title: str) -> None:
     table = Table(box=None, pad_edge=False, title=title, title_justify="left")
-    for column in ("GROUP", "TOPIC", "PARTITION", "STATUS", "LAG", "TIME-LAG", "CURRENT-OFFSET", "LOG-END-OFFSET",
-                   "CONSUMER-ID", "HOST", "FLAGS"):
-        table.add_column(column, justify="right" if column in ("PARTITION", "LAG", "TIME-LAG", "CURRENT-OFFSET",
-                                                                "LOG-END-OFFSET") else "left")
+    for column in (
+        "GROUP",
+        "TOPIC",
+        "PARTITION",
+        "STATUS",
+        "LAG",
+        "TIME-LAG",
+        "CURRENT-OFFSET",
+        "LOG-END-OFFSET",
+        "CONSUMER-ID",
+        "HOST",
+        "FLAGS",
+    ):
+        table.add_column(
+            column,
+            justify="right"
+            if column in ("PARTITION", "LAG", "TIME-LAG", "CURRENT-OFFSET", "LOG-END-OFFSET")
+            else "left",
+        )
     for r in rows:
-        table.add_row(r.group, r.topic, str(r.partition), r.status, dash(r.lag), time_lag(r.time_lag_ms,
-                      r.time_lag_method), dash(r.committed_offset), dash(r.log_end_offset), dash(r.member_id),
-                      dash(r.host), flags(r))
+        table.add_row(
+            r.group,
+            r.topic,
+            str(r.partition),
+            r.status,
+            dash(r.lag),
+            time_lag(r.time_lag_ms, r.time_lag_method),
+            dash(r.committed_offset),
+            dash(r.log_end_offset),
+            dash(r.member_id),
+            dash(r.host),
+            flags(r),
+        )
     print_wide(console, table)
 
 
@@ -99,17 +153,39 @@ def analysis_body(dataset: str, result: Analysis) -> dict[str, Any]:
     recorder's gaps and the history behind the chart."""
     q = result.query
     return {
-        "dataset": dataset, "as_of": q.as_of, "since": q.since, "window": q.window, "allowed_lag": q.allowed_lag,
-        "isolation": q.isolation, "bucket_ms": q.bucket_ms,
+        "dataset": dataset,
+        "as_of": q.as_of,
+        "since": q.since,
+        "window": q.window,
+        "allowed_lag": q.allowed_lag,
+        "isolation": q.isolation,
+        "bucket_ms": q.bucket_ms,
         "groups": [rollup_body(r) for r in result.rollups if r.level == "group"],
         "topics": [rollup_body(r) for r in result.rollups if r.level == "topic"],
         "members": [rollup_body(r) for r in result.rollups if r.level == "member"],
         "partitions": [report_body(r) for r in result.partitions],
-        "gaps": [{"cluster": g["cluster"], "start_ts": g["start_ts"], "end_ts": g["end_ts"],
-                  "attempts": g["attempts"], "reason": g["reason"]} for g in result.gaps],
-        "history": [{"cluster": h.cluster, "group": h.group, "bucket_ts": h.bucket_ts, "max_lag": h.max_lag,
-                     "max_time_lag_ms": h.max_time_lag_ms, "max_time_lag_lower_bound": h.max_time_lag_lower_bound}
-                    for h in result.history]}
+        "gaps": [
+            {
+                "cluster": g["cluster"],
+                "start_ts": g["start_ts"],
+                "end_ts": g["end_ts"],
+                "attempts": g["attempts"],
+                "reason": g["reason"],
+            }
+            for g in result.gaps
+        ],
+        "history": [
+            {
+                "cluster": h.cluster,
+                "group": h.group,
+                "bucket_ts": h.bucket_ts,
+                "max_lag": h.max_lag,
+                "max_time_lag_ms": h.max_time_lag_ms,
+                "max_time_lag_lower_bound": h.max_time_lag_lower_bound,
+            }
+            for h in result.history
+        ],
+    }
 
 
 def analysis_tables(console: Console, result: Analysis, top: int) -> None:

@@ -40,34 +40,53 @@ def print_outcome(console: Console, outcome: ScenarioOutcome) -> None:
     protocols = sorted({c.protocol for c in sim.clients.values()})
     for line in scenario.rejected_settings:
         console.print(line, markup=False, style="bold yellow", soft_wrap=True)
-    console.print(f"Scenario {scenario.source}" + (f": {scenario.description}" if scenario.description else ""),
-                  markup=False)
-    console.print(f"Group {group.group_id} · classic ({'/'.join(protocols)}) · {len(group.members)} members at start"
-                  f" · {seconds(scenario.duration_ms)} simulated", markup=False)
+    console.print(
+        f"Scenario {scenario.source}" + (f": {scenario.description}" if scenario.description else ""), markup=False
+    )
+    console.print(
+        f"Group {group.group_id} · classic ({'/'.join(protocols)}) · {len(group.members)} members at start"
+        f" · {seconds(scenario.duration_ms)} simulated",
+        markup=False,
+    )
     console.print()
     console.print(f"Rebalances: {len(sim.rebalances)}", style="bold")
     for r, why in zip(sim.rebalances, outcome.explanations):
-        took = (seconds(r.end - r.start) if r.end is not None
-                else f"still open at the end, {seconds(sim.now - r.start)} so far")
+        took = (
+            seconds(r.end - r.start)
+            if r.end is not None
+            else f"still open at the end, {seconds(sim.now - r.start)} so far"
+        )
         end = seconds(r.end) if r.end is not None else "(open)"
-        console.print(f"#{r.index}  {seconds(r.start)} -> {end} ({took})  generation {r.generation or '-'}  "
-                      f"trigger: {why.trigger}  leader: {r.leader or '-'}  assignor: {r.assignor or '-'}"
-                      + (f"  joined: {', '.join(r.joined)}" if r.joined else "")
-                      + (f"  left: {', '.join(r.left)}" if r.left else ""), markup=False)
+        console.print(
+            f"#{r.index}  {seconds(r.start)} -> {end} ({took})  generation {r.generation or '-'}  "
+            f"trigger: {why.trigger}  leader: {r.leader or '-'}  assignor: {r.assignor or '-'}"
+            + (f"  joined: {', '.join(r.joined)}" if r.joined else "")
+            + (f"  left: {', '.join(r.left)}" if r.left else ""),
+            markup=False,
+        )
         for wait in why.waited:
             console.print(f"    {_wait_text(wait, why, r.start, sim.now)}", markup=False)
         for line in _moves(r):
             console.print(f"    {line}", markup=False)
     if scenario.events:
         console.print()
-        console.print("Events (TIME-TO-STABLE: until every live member consumes its final share and no rebalance "
-                      "the event caused is still running)", style="bold")
+        console.print(
+            "Events (TIME-TO-STABLE: until every live member consumes its final share and no rebalance "
+            "the event caused is still running)",
+            style="bold",
+        )
         for event, settle in zip(scenario.events, outcome.settle):
-            console.print(f"{seconds(event.at_ms)}  {event_text(event)}  ->  {_event_outcome(outcome, event, settle)}",
-                          markup=False)
+            console.print(
+                f"{seconds(event.at_ms)}  {event_text(event)}  ->  {_event_outcome(outcome, event, settle)}",
+                markup=False,
+            )
     console.print()
-    final = Table(title="Final assignment (what each running consumer owns)", title_justify="left",
-                  show_edge=False, pad_edge=False)
+    final = Table(
+        title="Final assignment (what each running consumer owns)",
+        title_justify="left",
+        show_edge=False,
+        pad_edge=False,
+    )
     for column in ("MEMBER", "PARTITIONS", "COUNT"):
         final.add_column(column, overflow="fold", justify="right" if column == "COUNT" else "left")
     for handle, parts in sim.assignment().items():
@@ -77,15 +96,22 @@ def print_outcome(console: Console, outcome: ScenarioOutcome) -> None:
     ranked = sorted(((outcome.unconsumed_ms(tp), tp) for tp in sim.created), key=lambda x: (-x[0], x[1]))
     worst = [(ms, tp) for ms, tp in ranked if ms > 0][:TOP_PARTITIONS]
     # Folded at the console's width like every other line: never in a pipe, at N under `--width N`.
-    console.print(f"Unconsumed: {outcome.total_unconsumed_ms / 1000:.1f} partition-seconds in total"
-                  + (f" (worst {len(worst)} of {len(ranked)} partitions)" if len(ranked) > len(worst) else ""),
-                  style="italic", markup=False, highlight=False)
+    console.print(
+        f"Unconsumed: {outcome.total_unconsumed_ms / 1000:.1f} partition-seconds in total"
+        + (f" (worst {len(worst)} of {len(ranked)} partitions)" if len(ranked) > len(worst) else ""),
+        style="italic",
+        markup=False,
+        highlight=False,
+    )
     gaps = Table(show_edge=False, pad_edge=False)
     for column in ("PARTITION", "SECONDS", "WHEN NOBODY CONSUMED IT"):
         gaps.add_column(column, overflow="fold", justify="right" if column == "SECONDS" else "left")
     for ms, tp in worst:
-        spans = [f"{seconds(g.start)}-{seconds(g.end) if g.end is not None else 'end'}"
-                 for g in outcome.gaps[tp] if g.length(sim.now) > 0]
+        spans = [
+            f"{seconds(g.start)}-{seconds(g.end) if g.end is not None else 'end'}"
+            for g in outcome.gaps[tp]
+            if g.length(sim.now) > 0
+        ]
         more = f" (+{len(spans) - 6})" if len(spans) > 6 else ""
         gaps.add_row(str(tp), f"{ms / 1000:.1f}", ", ".join(spans[:6]) + more)
     console.print(gaps)
@@ -115,8 +141,9 @@ def event_text(event: Any) -> str:
     if event.kind == "gc-pause" or event.kind == "outage":
         text += f" for {fields['duration'] / 1000:g}s"
     elif event.kind == "slow-poll":
-        text += f" processing {fields['processing'] / 1000:g}s" + (f" batches {fields['batches']}"
-                                                                   if fields.get("batches", 1) != 1 else "")
+        text += f" processing {fields['processing'] / 1000:g}s" + (
+            f" batches {fields['batches']}" if fields.get("batches", 1) != 1 else ""
+        )
     elif event.kind == "add-partitions":
         text += f" to {fields['total']}"
     elif event.kind == "restart":
@@ -131,12 +158,15 @@ def _event_outcome(outcome: ScenarioOutcome, event: Any, settle: Any) -> str:
     following = [e.at_ms for e in outcome.scenario.events if e.at_ms > event.at_ms]
     until = following[0] if following else sim.now + 1
     caused = [r.index for r in sim.rebalances if event.at_ms <= r.start < until]
-    rebalances = (f"rebalance{'s' if len(caused) > 1 else ''} " + ", ".join(f"#{i}" for i in caused)
-                  if caused else "no rebalance")
+    rebalances = (
+        f"rebalance{'s' if len(caused) > 1 else ''} " + ", ".join(f"#{i}" for i in caused) if caused else "no rebalance"
+    )
     if event.kind == "restart" and event.fields.get("static") and not caused:
         back = event.at_ms + int(event.fields["down"])
-        rebalances = (f"no rebalance: a static member back at {seconds(back)} under its group.instance.id takes its "
-                      "old partitions again")
+        rebalances = (
+            f"no rebalance: a static member back at {seconds(back)} under its group.instance.id takes its "
+            "old partitions again"
+        )
     if not settle.applies:
         stable = "Kafka's group coordinator depends on neither ZooKeeper nor service discovery: no effect"
     elif settle.ms is None:
@@ -160,31 +190,62 @@ def outcome_body(outcome: ScenarioOutcome) -> dict[str, Any]:
         "description": scenario.description,
         "group_id": scenario.group.group_id,
         "duration_ms": scenario.duration_ms,
-        "clients": {h: {"protocol": c.protocol, "assignors": list(c.config.assignors),
-                        "instance_id": c.config.instance_id, "running": c.alive,
-                        "exceptions": [{"at_ms": t, "exception": e} for t, e in c.exceptions]}
-                    for h, c in sim.clients.items()},
-        "rebalances": [{
-            "index": r.index, "start_ms": r.start, "end_ms": r.end, "outcome": r.outcome, "generation": r.generation,
-            "trigger": r.trigger, "cause": why.trigger,
-            "waited_for": [{"member": w.member, "joined_at_ms": w.joined_at, "doing": w.doing} for w in why.waited],
-            "leader": r.leader, "assignor": r.assignor, "joined": list(r.joined),
-            "left": list(r.left), "revoked": {m: _tp_list(p) for m, p in r.revoked.items()},
-            "lost": {m: _tp_list(p) for m, p in r.lost.items()},
-            "assigned": {m: _tp_list(p) for m, p in r.assigned.items()}}
-            for r, why in zip(sim.rebalances, outcome.explanations)],
-        "time_to_stable": [{"event": e.index, "at_ms": e.at_ms, "kind": e.kind, "subject": e.subject,
-                            "ms": s.ms, "interrupted": s.interrupted}
-                           for e, s in zip(scenario.events, outcome.settle)],
+        "clients": {
+            h: {
+                "protocol": c.protocol,
+                "assignors": list(c.config.assignors),
+                "instance_id": c.config.instance_id,
+                "running": c.alive,
+                "exceptions": [{"at_ms": t, "exception": e} for t, e in c.exceptions],
+            }
+            for h, c in sim.clients.items()
+        },
+        "rebalances": [
+            {
+                "index": r.index,
+                "start_ms": r.start,
+                "end_ms": r.end,
+                "outcome": r.outcome,
+                "generation": r.generation,
+                "trigger": r.trigger,
+                "cause": why.trigger,
+                "waited_for": [{"member": w.member, "joined_at_ms": w.joined_at, "doing": w.doing} for w in why.waited],
+                "leader": r.leader,
+                "assignor": r.assignor,
+                "joined": list(r.joined),
+                "left": list(r.left),
+                "revoked": {m: _tp_list(p) for m, p in r.revoked.items()},
+                "lost": {m: _tp_list(p) for m, p in r.lost.items()},
+                "assigned": {m: _tp_list(p) for m, p in r.assigned.items()},
+            }
+            for r, why in zip(sim.rebalances, outcome.explanations)
+        ],
+        "time_to_stable": [
+            {
+                "event": e.index,
+                "at_ms": e.at_ms,
+                "kind": e.kind,
+                "subject": e.subject,
+                "ms": s.ms,
+                "interrupted": s.interrupted,
+            }
+            for e, s in zip(scenario.events, outcome.settle)
+        ],
         "final_assignment": {h: _tp_list(p) for h, p in sim.assignment().items()},
         "unconsumed": {
             "total_partition_seconds": outcome.total_unconsumed_ms / 1000,
-            "partitions": {str(tp): {"seconds": outcome.unconsumed_ms(tp) / 1000,
-                                     "gaps": [[g.start, g.end] for g in outcome.gaps[tp]]}
-                           for tp in sorted(sim.created)},
+            "partitions": {
+                str(tp): {
+                    "seconds": outcome.unconsumed_ms(tp) / 1000,
+                    "gaps": [[g.start, g.end] for g in outcome.gaps[tp]],
+                }
+                for tp in sorted(sim.created)
+            },
         },
-        "findings": [{"kind": f.kind, "at_ms": f.at_ms, "members": list(f.members), "message": f.message}
-                     for f in outcome.findings],
+        "findings": [
+            {"kind": f.kind, "at_ms": f.at_ms, "members": list(f.members), "message": f.message}
+            for f in outcome.findings
+        ],
         "events": [{"at_ms": e.at_ms, "kind": e.kind, "member": e.member, **dict(e.detail)} for e in sim.log],
     }
 
@@ -202,25 +263,37 @@ def settle_text(settle: Any, marked: bool = False) -> str:
 
 
 def comparison_body(scenario: Any, runs: list[Any]) -> dict[str, Any]:
-    return {"warnings": list(scenario.rejected_settings),
-            "scenario": scenario.source, "duration_ms": scenario.duration_ms,
-            "events": [{"at_ms": e.at_ms, "kind": e.kind, "subject": e.subject} for e in scenario.events],
-            "protocols": [{"protocol": r.protocol, "rebalances": r.rebalances, "unconsumed_ms": r.unconsumed_ms,
-                           "longest_outage_ms": r.longest_outage_ms, "partitions_owned_twice": r.owned_twice,
-                           "messages_at_risk": None if r.messages_at_risk is None else round(r.messages_at_risk),
-                           "time_to_stable_ms": list(r.time_to_stable_ms),
-                           "time_to_stable_interrupted": [s.interrupted for s in r.settle],
-                           "time_to_stable_applies": [s.applies for s in r.settle],
-                           "events_not_modelled": [scenario.events[i].index for i in r.not_modelled],
-                           "notes": list(r.notes)} for r in runs]}
+    return {
+        "warnings": list(scenario.rejected_settings),
+        "scenario": scenario.source,
+        "duration_ms": scenario.duration_ms,
+        "events": [{"at_ms": e.at_ms, "kind": e.kind, "subject": e.subject} for e in scenario.events],
+        "protocols": [
+            {
+                "protocol": r.protocol,
+                "rebalances": r.rebalances,
+                "unconsumed_ms": r.unconsumed_ms,
+                "longest_outage_ms": r.longest_outage_ms,
+                "partitions_owned_twice": r.owned_twice,
+                "messages_at_risk": None if r.messages_at_risk is None else round(r.messages_at_risk),
+                "time_to_stable_ms": list(r.time_to_stable_ms),
+                "time_to_stable_interrupted": [s.interrupted for s in r.settle],
+                "time_to_stable_applies": [s.applies for s in r.settle],
+                "events_not_modelled": [scenario.events[i].index for i in r.not_modelled],
+                "notes": list(r.notes),
+            }
+            for r in runs
+        ],
+    }
 
 
 def print_comparison(console: Console, scenario: Any, runs: list[Any]) -> None:
     """One row per design: the same events, what each design costs."""
     for line in scenario.rejected_settings:
         console.print(line, markup=False, style="bold yellow", soft_wrap=True)
-    console.print(f"{scenario.source}: {len(scenario.events)} event(s) over {_seconds(scenario.duration_ms)}",
-                  markup=False)
+    console.print(
+        f"{scenario.source}: {len(scenario.events)} event(s) over {_seconds(scenario.duration_ms)}", markup=False
+    )
     table = Table(box=None, pad_edge=False)
     table.add_column("PROTOCOL")
     for column in ("REBALANCES", "UNCONSUMED-PARTITION-S", "LONGEST-OUTAGE", "OWNED-TWICE", "MSGS-AT-RISK"):
@@ -231,18 +304,29 @@ def print_comparison(console: Console, scenario: Any, runs: list[Any]) -> None:
         star = "*" if r.not_modelled else ""
         marked_any = marked_any or bool(star)
         settle = " ".join(settle_text(t, i in r.not_modelled) for i, t in enumerate(r.settle))
-        table.add_row(r.protocol + star, str(r.rebalances) + star, f"{r.unconsumed_ms / 1000:,.1f}" + star,
-                      _seconds(r.longest_outage_ms) + star, str(r.owned_twice) + star,
-                      ("-" if r.messages_at_risk is None else f"{r.messages_at_risk:,.0f}") + star, settle or "-")
+        table.add_row(
+            r.protocol + star,
+            str(r.rebalances) + star,
+            f"{r.unconsumed_ms / 1000:,.1f}" + star,
+            _seconds(r.longest_outage_ms) + star,
+            str(r.owned_twice) + star,
+            ("-" if r.messages_at_risk is None else f"{r.messages_at_risk:,.0f}") + star,
+            settle or "-",
+        )
     print_wide(console, table)
-    console.print("events: " + "; ".join(f"{e.kind} {e.subject} at {_seconds(e.at_ms)}" for e in scenario.events),
-                  markup=False)
-    console.print("TIME-TO-STABLE: from the event until every live member consumes its final share and no "
-                  "rebalance it caused is still running; >N: not settled when the next event came N later; "
-                  "n/a: the design does not depend on what the event changes", markup=False)
+    console.print(
+        "events: " + "; ".join(f"{e.kind} {e.subject} at {_seconds(e.at_ms)}" for e in scenario.events), markup=False
+    )
+    console.print(
+        "TIME-TO-STABLE: from the event until every live member consumes its final share and no "
+        "rebalance it caused is still running; >N: not settled when the next event came N later; "
+        "n/a: the design does not depend on what the event changes",
+        markup=False,
+    )
     if marked_any:
-        console.print("*: the design cannot express an event of this scenario; its numbers leave that event out",
-                      markup=False)
+        console.print(
+            "*: the design cannot express an event of this scenario; its numbers leave that event out", markup=False
+        )
     if runs and runs[0].messages_at_risk is None:
         console.print("MSGS-AT-RISK needs produce_rates in the scenario (messages/s per topic)")
     for r in runs:

@@ -22,20 +22,43 @@ def share_body(group: ShareGroup) -> dict[str, Any]:
     --only-with-lag filter on (topic, lag)."""
     coordinator = group.coordinator
     return {
-        "group": group.group_id, "type": "share", "protocol": None, "state": group.state,
-        "members": len(group.members), "assignor": group.assignor,
-        "coordinator": None if coordinator is None else
-        {"id": coordinator.id, "host": coordinator.host, "port": coordinator.port},
-        "total_lag": total_lag(group), "notes": list(group.notes), "group_epoch": group.group_epoch,
+        "group": group.group_id,
+        "type": "share",
+        "protocol": None,
+        "state": group.state,
+        "members": len(group.members),
+        "assignor": group.assignor,
+        "coordinator": None
+        if coordinator is None
+        else {"id": coordinator.id, "host": coordinator.host, "port": coordinator.port},
+        "total_lag": total_lag(group),
+        "notes": list(group.notes),
+        "group_epoch": group.group_epoch,
         "target_assignment_epoch": group.assignment_epoch,
-        "partitions": [{"group": group.group_id, "topic": p.topic, "partition": p.partition,
-                        "leader_epoch": p.leader_epoch, "start_offset": p.start_offset, "lag": p.lag}
-                       for p in group.partitions],
-        "share_members": [{"member_id": m.member_id, "client_id": m.client_id, "host": m.client_host,
-                           "rack": m.rack_id, "member_epoch": m.member_epoch,
-                           "subscribed_topics": list(m.subscribed_topics), "partitions": len(m.assignment),
-                           "assignment": [{"topic": t, "partition": p} for t, p in m.assignment]}
-                          for m in group.members],
+        "partitions": [
+            {
+                "group": group.group_id,
+                "topic": p.topic,
+                "partition": p.partition,
+                "leader_epoch": p.leader_epoch,
+                "start_offset": p.start_offset,
+                "lag": p.lag,
+            }
+            for p in group.partitions
+        ],
+        "share_members": [
+            {
+                "member_id": m.member_id,
+                "client_id": m.client_id,
+                "host": m.client_host,
+                "rack": m.rack_id,
+                "member_epoch": m.member_epoch,
+                "subscribed_topics": list(m.subscribed_topics),
+                "partitions": len(m.assignment),
+                "assignment": [{"topic": t, "partition": p} for t, p in m.assignment],
+            }
+            for m in group.members
+        ],
     }
 
 
@@ -43,8 +66,10 @@ def share_summary(group: ShareGroup, protocol: str | None) -> dict[str, Any]:
     """A share group's `groups` entry: the fields of a describe entry up to `notes` (TOTAL-LAG: the sum of
     the share-partition lags the broker sent, KIP-1226)."""
     body = share_body(group)
-    return {key: body[key] for key in ("group", "type", "protocol", "state", "members", "assignor",
-                                       "coordinator", "total_lag", "notes")} | {"protocol": protocol}
+    return {
+        key: body[key]
+        for key in ("group", "type", "protocol", "state", "members", "assignor", "coordinator", "total_lag", "notes")
+    } | {"protocol": protocol}
 
 
 def share_tables(console: Console, body: dict[str, Any], view: str, verbose: bool) -> None:
@@ -57,8 +82,10 @@ def share_tables(console: Console, body: dict[str, Any], view: str, verbose: boo
 
 
 def _offsets(console: Console, body: dict[str, Any], verbose: bool) -> None:
-    console.print(f"{body['group']}: share group, state {body['state']}, {body['members']} member(s), "
-                  f"total lag {dash(body['total_lag'])}")
+    console.print(
+        f"{body['group']}: share group, state {body['state']}, {body['members']} member(s), "
+        f"total lag {dash(body['total_lag'])}"
+    )
     if not body["partitions"]:
         console.print(f"Share group '{body['group']}' has no offset information.")
         return
@@ -85,14 +112,24 @@ def _members(console: Console, body: dict[str, Any], verbose: bool) -> None:
         console.print(f"Share group '{body['group']}' has no active members.")
         return
     table = Table(box=None, pad_edge=False)
-    columns = ("GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS") + (("MEMBER-EPOCH",) if verbose else ()) \
+    columns = (
+        ("GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS")
+        + (("MEMBER-EPOCH",) if verbose else ())
         + ("ASSIGNMENT",)
+    )
     for column in columns:
         table.add_column(column, justify="right" if column in ("#PARTITIONS", "MEMBER-EPOCH") else "left")
     for m in body["share_members"]:
         epoch = [str(m["member_epoch"])] if verbose else []
-        table.add_row(body["group"], m["member_id"], dash(m["host"]), dash(m["client_id"]), str(m["partitions"]),
-                      *epoch, _assignment_text(m["assignment"]))
+        table.add_row(
+            body["group"],
+            m["member_id"],
+            dash(m["host"]),
+            dash(m["client_id"]),
+            str(m["partitions"]),
+            *epoch,
+            _assignment_text(m["assignment"]),
+        )
     print_wide(console, table)
 
 
@@ -103,6 +140,11 @@ def _states(console: Console, body: dict[str, Any], verbose: bool) -> None:
         table.add_column(column, justify="left" if column in ("GROUP", "COORDINATOR (ID)", "STATE") else "right")
     coordinator = body["coordinator"]
     cells = [str(body["group_epoch"]), str(body["target_assignment_epoch"])] if verbose else []
-    table.add_row(body["group"], f"{coordinator['host']}:{coordinator['port']} ({coordinator['id']})"
-                  if coordinator else "-", body["state"], *cells, str(body["members"]))
+    table.add_row(
+        body["group"],
+        f"{coordinator['host']}:{coordinator['port']} ({coordinator['id']})" if coordinator else "-",
+        body["state"],
+        *cells,
+        str(body["members"]),
+    )
     print_wide(console, table)

@@ -32,8 +32,10 @@ def _ranges(numbers: list[int]) -> str:
 
 def compact(parts: Iterable[TopicPartition]) -> str:
     """`orders[0-2,5] payments[1]`: partitions grouped by topic, consecutive numbers as ranges."""
-    chunks = [f"{topic}[{_ranges([tp.partition for tp in items])}]"
-              for topic, items in groupby(parts, key=lambda tp: tp.topic)]
+    chunks = [
+        f"{topic}[{_ranges([tp.partition for tp in items])}]"
+        for topic, items in groupby(parts, key=lambda tp: tp.topic)
+    ]
     return " ".join(chunks) or "-"
 
 
@@ -51,28 +53,30 @@ def _clipped(text: str) -> str:
     chunks = text.split(" ")
     if len(chunks) <= CELL_LINES:
         return text
-    return " ".join(chunks[:CELL_LINES - 1] + [f"... {len(chunks) - CELL_LINES + 1} more"])
+    return " ".join(chunks[: CELL_LINES - 1] + [f"... {len(chunks) - CELL_LINES + 1} more"])
 
 
 def assignment_table(title: str, value: Assignment, change: AssignmentDiff | None = None) -> Table:
     table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
     for column in ("MEMBER", "PARTITIONS", "COUNT") + (("GAINED", "REVOKED") if change else ()):
-        table.add_column(column, justify="right" if column == "COUNT" else "left",
-                         overflow="fold", no_wrap=column == "MEMBER")
+        table.add_column(
+            column, justify="right" if column == "COUNT" else "left", overflow="fold", no_wrap=column == "MEMBER"
+        )
     changes = {c.member_id: c for c in change.members} if change else {}
     shown = value.owners.items()
     if len(value.owners) > TABLE_MEMBERS:  # a table of 2,000 members is for nobody; the documents list all
         shown = list(shown)[:TABLE_MEMBERS]
-        table.caption = (f"{TABLE_MEMBERS} of {len(value.owners)} members shown; -o json or -o yaml lists "
-                         "every one")
+        table.caption = f"{TABLE_MEMBERS} of {len(value.owners)} members shown; -o json or -o yaml lists every one"
     large = len(value.owners) > TABLE_MEMBERS or sum(map(len, value.owners.values())) > TABLE_PARTITIONS
     cell = _clipped if large else (lambda text: text)
     for member, parts in shown:
         row = [member, cell(compact(parts)), str(len(parts))]
         if change:
             c = changes.get(member)
-            row += [cell(_signed(c.gained, "+")) if c and c.gained else "",
-                    cell(_signed(c.revoked, "-")) if c and c.revoked else ""]
+            row += [
+                cell(_signed(c.gained, "+")) if c and c.gained else "",
+                cell(_signed(c.revoked, "-")) if c and c.revoked else "",
+            ]
         table.add_row(*row)
     if change:  # members that left still lose their partitions
         for c in change.members:
@@ -87,11 +91,16 @@ def summary_line(run: AssignorRun) -> str:
     assert run.balance and run.stickiness and run.diff
     b = run.balance.overall
     topic_spread = max((s.spread for _, s in run.balance.per_topic), default=0)
-    sticky = "n/a (nothing owned)" if run.stickiness.ratio is None else \
-        f"{run.stickiness.ratio:.0%} ({run.stickiness.kept}/{run.stickiness.keepable} kept)"
+    sticky = (
+        "n/a (nothing owned)"
+        if run.stickiness.ratio is None
+        else f"{run.stickiness.ratio:.0%} ({run.stickiness.kept}/{run.stickiness.keepable} kept)"
+    )
     valid = "valid" if not run.violations else "INVALID: " + "; ".join(v.detail for v in run.violations[:3])
-    return (f"moved {run.diff.moved} · partitions per member {b.minimum}..{b.maximum} (spread {b.spread}) · "
-            f"max per-topic spread {topic_spread} · stickiness {sticky} · {valid}")
+    return (
+        f"moved {run.diff.moved} · partitions per member {b.minimum}..{b.maximum} (spread {b.spread}) · "
+        f"max per-topic spread {topic_spread} · stickiness {sticky} · {valid}"
+    )
 
 
 def comparison_table(runs: Iterable[AssignorRun]) -> Table:
@@ -106,11 +115,17 @@ def comparison_table(runs: Iterable[AssignorRun]) -> Table:
             table.add_row(run.assignor, *["-"] * 7, "error")
             continue
         ratio = run.stickiness.ratio
-        table.add_row(run.assignor, str(run.diff.moved), str(run.balance.overall.minimum),
-                      str(run.balance.overall.maximum), str(run.balance.overall.spread),
-                      str(max((s.spread for _, s in run.balance.per_topic), default=0)),
-                      "n/a" if ratio is None else f"{ratio:.0%}", "yes" if run.balance.kafka_balanced else "no",
-                      "yes" if not run.violations else "no")
+        table.add_row(
+            run.assignor,
+            str(run.diff.moved),
+            str(run.balance.overall.minimum),
+            str(run.balance.overall.maximum),
+            str(run.balance.overall.spread),
+            str(max((s.spread for _, s in run.balance.per_topic), default=0)),
+            "n/a" if ratio is None else f"{ratio:.0%}",
+            "yes" if run.balance.kafka_balanced else "no",
+            "yes" if not run.violations else "no",
+        )
     return table
 
 
@@ -144,8 +159,10 @@ def handover_lines(run: AssignorRun) -> list[str]:
         if held:
             moves = ", ".join(f"{h.tp} {h.source or '(unowned)'}->{h.target}" for h in held)
             noun = "partition" if len(held) == 1 else "partitions"
-            lines.append(f"cooperative: rebalance {number} withholds {len(held)} {noun} until revoked, "
-                         f"unconsumed until rebalance {number + 1}: {moves}")
+            lines.append(
+                f"cooperative: rebalance {number} withholds {len(held)} {noun} until revoked, "
+                f"unconsumed until rebalance {number + 1}: {moves}"
+            )
     if not run.settled:
         lines.append(f"cooperative: still withholding partitions after {len(run.rounds)} rebalances")
     return lines

@@ -20,8 +20,20 @@ from kgroup.inspectors.simulation.protocol_comparison import ProtocolRun
 from kgroup.inspectors.simulation.scenario_run import ScenarioOutcome
 
 MAX_ROWS = 200
-_PALETTE = ("#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2", "#edc948", "#9c755f", "#17becf",
-            "#8c564b", "#bcbd22", "#1f77b4", "#ff9da7")
+_PALETTE = (
+    "#4e79a7",
+    "#f28e2b",
+    "#59a14f",
+    "#b07aa1",
+    "#76b7b2",
+    "#edc948",
+    "#9c755f",
+    "#17becf",
+    "#8c564b",
+    "#bcbd22",
+    "#1f77b4",
+    "#ff9da7",
+)
 UNCONSUMED = "#e15759"
 REBALANCING = "#bdbdbd"  # the legend swatch: the bands' grey at their opacity over white
 _LEFT, _WIDTH, _ROW, _FONT = 150, 1300, 16, 13
@@ -87,18 +99,35 @@ def _event_markers(events: Sequence[object], skipped: Sequence[int] = ()) -> lis
 def timeline_svg(outcome: ScenarioOutcome) -> str:
     sim = outcome.simulation
     end = max(sim.now, 1)
-    title = (f"{outcome.scenario.group.group_id}: partition ownership over {end / 1000:g} s "
-             f"({plural(len(sim.rebalances), 'rebalance')}, {outcome.total_unconsumed_ms / 1000:.1f} "
-             "partition-seconds unconsumed)")
+    title = (
+        f"{outcome.scenario.group.group_id}: partition ownership over {end / 1000:g} s "
+        f"({plural(len(sim.rebalances), 'rebalance')}, {outcome.total_unconsumed_ms / 1000:.1f} "
+        "partition-seconds unconsumed)"
+    )
     bands = []
     for r, why in zip(sim.rebalances, outcome.explanations):
         still = "" if r.end is not None else " (still open)"
-        bands.append((r.start, r.end if r.end is not None else end, f"#{r.index}{still}",
-                      f"rebalance #{r.index}: {why.trigger}{still}"))
+        bands.append(
+            (
+                r.start,
+                r.end if r.end is not None else end,
+                f"#{r.index}{still}",
+                f"rebalance #{r.index}: {why.trigger}{still}",
+            )
+        )
     ranked = sorted(sim.created, key=lambda tp: (-outcome.unconsumed_ms(tp), tp))
     owners = list(sim.clients)
-    return _picture(title, end, ranked, owners, colours(owners), sim.ledger.timelines(ranked[:MAX_ROWS]),
-                    outcome.gaps, bands, _event_markers(outcome.scenario.events))
+    return _picture(
+        title,
+        end,
+        ranked,
+        owners,
+        colours(owners),
+        sim.ledger.timelines(ranked[:MAX_ROWS]),
+        outcome.gaps,
+        bands,
+        _event_markers(outcome.scenario.events),
+    )
 
 
 def timeline_html(outcome: ScenarioOutcome) -> str:
@@ -121,21 +150,31 @@ def comparison_html(scenario: object, runs: list[ProtocolRun]) -> str:
         unconsumed = {tp: sum(g.length(end) for g in gs) for tp, gs in picture.gaps.items()}
         ranked = sorted(set(picture.segments) | set(picture.gaps), key=lambda tp: (-unconsumed.get(tp, 0), tp))
         settle = " ".join(settle_text(s, i in run.not_modelled) for i, s in enumerate(run.settle))
-        title = (f"{run.protocol}: {plural(run.rebalances, 'rebalance')}, {run.unconsumed_ms / 1000:.1f} "
-                 f"partition-seconds unconsumed, longest outage {run.longest_outage_ms / 1000:g} s, "
-                 f"time to stable per event: {settle or '-'}")
+        title = (
+            f"{run.protocol}: {plural(run.rebalances, 'rebalance')}, {run.unconsumed_ms / 1000:.1f} "
+            f"partition-seconds unconsumed, longest outage {run.longest_outage_ms / 1000:g} s, "
+            f"time to stable per event: {settle or '-'}"
+        )
         bands = _numbered_bands(run.protocol, picture.bands)
         heading = f"<h2>{escape(run.protocol)}</h2>"
         if run.not_modelled:
             names = ", ".join(event_text(scenario.events[i]) for i in run.not_modelled)  # type: ignore[attr-defined]
-            heading += (f'<p class="not-modelled">Not modelled in this design: {escape(names)}. Its numbers '
-                        "leave these events out (marked * in the text output).</p>")
+            heading += (
+                f'<p class="not-modelled">Not modelled in this design: {escape(names)}. Its numbers '
+                "leave these events out (marked * in the text output).</p>"
+            )
         owners = [o for o in everyone if o in picture.owners]
         markers = _event_markers(scenario.events, run.not_modelled)  # type: ignore[attr-defined]
-        panels.append(heading + _picture(title, end, ranked, owners, palette, picture.segments, picture.gaps, bands,
-                                         markers))
-    return _page(page_title(scenario.source), scenario, panels,  # type: ignore[attr-defined]
-                 scenario.rejected_settings, _COMPARED_BANDS)  # type: ignore[attr-defined]
+        panels.append(
+            heading + _picture(title, end, ranked, owners, palette, picture.segments, picture.gaps, bands, markers)
+        )
+    return _page(
+        page_title(scenario.source),  # type: ignore[attr-defined]
+        scenario,
+        panels,
+        scenario.rejected_settings,  # type: ignore[attr-defined]
+        _COMPARED_BANDS,
+    )
 
 
 def _numbered_bands(protocol: str, merged: Sequence[tuple[int, int, int]]) -> list[tuple[int, int, str, str]]:
@@ -151,35 +190,49 @@ def _numbered_bands(protocol: str, merged: Sequence[tuple[int, int, int]]) -> li
 
 
 _SINGLE_BANDS = "Grey bands: rebalancing (#N as in the text output)."
-_COMPARED_BANDS = ("Grey bands: rebalancing, numbered in each design's order (#3-5: three rebalances that "
-                   "overlapped).")
+_COMPARED_BANDS = "Grey bands: rebalancing, numbered in each design's order (#3-5: three rebalances that overlapped)."
 
 
-def _page(title: str, scenario: object, panels: list[str], warnings: Sequence[str],
-          bands_note: str = _SINGLE_BANDS) -> str:
+def _page(
+    title: str, scenario: object, panels: list[str], warnings: Sequence[str], bands_note: str = _SINGLE_BANDS
+) -> str:
     events = "; ".join(f"{event_text(e)} at {e.at_ms / 1000:g}s" for e in scenario.events)  # type: ignore[attr-defined]
     description = getattr(scenario, "description", None)
-    parts = ["<!doctype html>", '<html><head><meta charset="utf-8">',
-             f"<title>kgroup timeline: {escape(title)}</title>",
-             "<style>body{font-family:sans-serif;margin:16px;max-width:1560px}h1{font-size:22px;margin:0 0 4px}"
-             "h2{font-size:18px;margin:18px 0 4px}p{font-size:14px;margin:4px 0}"
-             ".warning{color:#8a4b00;font-weight:bold}.not-modelled{color:#8a4b00}</style>",
-             "</head>", "<body>"]
+    parts = [
+        "<!doctype html>",
+        '<html><head><meta charset="utf-8">',
+        f"<title>kgroup timeline: {escape(title)}</title>",
+        "<style>body{font-family:sans-serif;margin:16px;max-width:1560px}h1{font-size:22px;margin:0 0 4px}"
+        "h2{font-size:18px;margin:18px 0 4px}p{font-size:14px;margin:4px 0}"
+        ".warning{color:#8a4b00;font-weight:bold}.not-modelled{color:#8a4b00}</style>",
+        "</head>",
+        "<body>",
+    ]
     for line in warnings:
         parts.append(f'<p class="warning">{escape(line)}</p>')
     parts.append(f"<h1>{escape(title)}" + (f": {escape(description)}" if description else "") + "</h1>")
     parts.append(f"<p>Events: {escape(events) if events else 'none'}</p>")
     parts.extend(panels)
-    parts.append("<p>Each colour is one consumer (the same in every panel). Red: nobody consumed the partition. "
-                 f"{bands_note} Triangles: the scenario's events. Hover a "
-                 "bar for details.</p>")
+    parts.append(
+        "<p>Each colour is one consumer (the same in every panel). Red: nobody consumed the partition. "
+        f"{bands_note} Triangles: the scenario's events. Hover a "
+        "bar for details.</p>"
+    )
     parts.append("</body></html>\n")
     return "\n".join(parts)
 
 
-def _picture(title: str, end: int, ranked: list[TopicPartition], owners: list[str], colour: Mapping[str, str],
-             timelines: Mapping[TopicPartition, list[Segment]], gaps: Mapping[TopicPartition, list[Gap]],
-             bands: list[tuple[int, int, str, str]], markers: list[Marker]) -> str:
+def _picture(
+    title: str,
+    end: int,
+    ranked: list[TopicPartition],
+    owners: list[str],
+    colour: Mapping[str, str],
+    timelines: Mapping[TopicPartition, list[Segment]],
+    gaps: Mapping[TopicPartition, list[Gap]],
+    bands: list[tuple[int, int, str, str]],
+    markers: list[Marker],
+) -> str:
     """`ranked`: partitions, most unconsumed first; the first MAX_ROWS are drawn, in partition order."""
     rows = sorted(ranked[:MAX_ROWS])
     left, width, row_h = _LEFT, _WIDTH, _ROW
@@ -190,13 +243,17 @@ def _picture(title: str, end: int, ranked: list[TopicPartition], owners: list[st
     # title, event labels, then one row per lane of band labels (close rebalances stack, not overlap)
     top = 34 + 18 * (max(lanes.values(), default=-1) + 1) + 14 * max(band_rows, 1) + 4
     plot_h = row_h * len(rows)
-    legend_items = [(h, colour.get(h, "#888")) for h in owners] + [("unconsumed", UNCONSUMED),
-                                                                   ("rebalancing", REBALANCING)]
+    legend_items = [(h, colour.get(h, "#888")) for h in owners] + [
+        ("unconsumed", UNCONSUMED),
+        ("rebalancing", REBALANCING),
+    ]
     per_line = 8
     height = top + plot_h + 40 + 20 * ((len(legend_items) - 1) // per_line + 1) + 24
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 30}" height="{height}" '
-           f'font-family="sans-serif" font-size="{_FONT}">',
-           f'<text x="{left}" y="20" font-size="15" font-weight="bold">{escape(title)}</text>']
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 30}" height="{height}" '
+        f'font-family="sans-serif" font-size="{_FONT}">',
+        f'<text x="{left}" y="20" font-size="15" font-weight="bold">{escape(title)}</text>',
+    ]
     for i, tp in enumerate(rows):
         y = top + i * row_h
         out.append(f'<text x="{left - 6}" y="{y + row_h - 4}" text-anchor="end">{escape(str(tp))}</text>')
@@ -204,30 +261,40 @@ def _picture(title: str, end: int, ranked: list[TopicPartition], owners: list[st
             stop = gap.end if gap.end is not None else end
             if stop == gap.start:
                 continue
-            out.append(f'<rect x="{x(gap.start):.1f}" y="{y + 2}" width="{max(x(stop) - x(gap.start), 1):.1f}" '
-                       f'height="{row_h - 4}" fill="{UNCONSUMED}"><title>{escape(str(tp))} unconsumed '
-                       f'{gap.start / 1000:g}-{stop / 1000:g} s</title></rect>')
+            out.append(
+                f'<rect x="{x(gap.start):.1f}" y="{y + 2}" width="{max(x(stop) - x(gap.start), 1):.1f}" '
+                f'height="{row_h - 4}" fill="{UNCONSUMED}"><title>{escape(str(tp))} unconsumed '
+                f"{gap.start / 1000:g}-{stop / 1000:g} s</title></rect>"
+            )
         for seg in timelines.get(tp, ()):
             stop = seg.end if seg.end is not None else end
-            out.append(f'<rect x="{x(seg.start):.1f}" y="{y + 2}" width="{max(x(stop) - x(seg.start), 0.5):.1f}" '
-                       f'height="{row_h - 4}" fill="{colour.get(seg.owner, "#888")}"><title>{escape(seg.owner)} '
-                       f'{seg.start / 1000:g}-{stop / 1000:g} s</title></rect>')
+            out.append(
+                f'<rect x="{x(seg.start):.1f}" y="{y + 2}" width="{max(x(stop) - x(seg.start), 0.5):.1f}" '
+                f'height="{row_h - 4}" fill="{colour.get(seg.owner, "#888")}"><title>{escape(seg.owner)} '
+                f"{seg.start / 1000:g}-{stop / 1000:g} s</title></rect>"
+            )
     # Over the bars, see-through: a rebalance shows even where every partition is being consumed.
     for (start, stop, label, tip), lane in zip(bands, band_lanes):
-        out.append(f'<rect x="{x(start):.1f}" y="{top - 4}" width="{max(x(stop) - x(start), 2):.1f}" '
-                   f'height="{plot_h + 8}" fill="#9a9a9a" fill-opacity="0.45" stroke="#666" stroke-width="0.5">'
-                   f'<title>{escape(tip)}</title></rect>')
+        out.append(
+            f'<rect x="{x(start):.1f}" y="{top - 4}" width="{max(x(stop) - x(start), 2):.1f}" '
+            f'height="{plot_h + 8}" fill="#9a9a9a" fill-opacity="0.45" stroke="#666" stroke-width="0.5">'
+            f"<title>{escape(tip)}</title></rect>"
+        )
         if label:
-            out.append(f'<text x="{x(start):.1f}" y="{top - 8 - 14 * lane}" font-size="12" fill="#333">'
-                       f'{escape(label)}<title>{escape(tip)}</title></text>')
+            out.append(
+                f'<text x="{x(start):.1f}" y="{top - 8 - 14 * lane}" font-size="12" fill="#333">'
+                f"{escape(label)}<title>{escape(tip)}</title></text>"
+            )
     for marker in markers:
         lane = lanes[id(marker)]
         mx = x(marker.at_ms)
         ly = 34 + 18 * lane + 12
         fill = "#8a4b00" if marker.kind == "not-modelled" else "#222"
         dash = ' stroke-dasharray="4 3"' if marker.kind == "not-modelled" else ""
-        out.append(f'<line x1="{mx:.1f}" y1="{ly + 2}" x2="{mx:.1f}" y2="{top + plot_h + 4}" stroke="{fill}" '
-                   f'stroke-width="1"{dash} opacity="0.7"/>')
+        out.append(
+            f'<line x1="{mx:.1f}" y1="{ly + 2}" x2="{mx:.1f}" y2="{top + plot_h + 4}" stroke="{fill}" '
+            f'stroke-width="1"{dash} opacity="0.7"/>'
+        )
         out.append(f'<path d="M{mx - 5:.1f},{ly - 9} L{mx + 5:.1f},{ly - 9} L{mx:.1f},{ly} Z" fill="{fill}"/>')
         if _flipped(marker, end, width):
             out.append(f'<text x="{mx - 7:.1f}" y="{ly}" fill="{fill}" text-anchor="end">{escape(marker.label)}</text>')
@@ -238,17 +305,23 @@ def _picture(title: str, end: int, ranked: list[TopicPartition], owners: list[st
     ticks = round_ticks(end)
     step_ms = ticks[1] - ticks[0] if len(ticks) > 1 else 1000
     for ms in ticks:
-        out.append(f'<line x1="{x(ms):.1f}" y1="{axis_y}" x2="{x(ms):.1f}" y2="{axis_y + 5}" stroke="#444"/>'
-                   f'<text x="{x(ms):.1f}" y="{axis_y + 19}" text-anchor="middle">{_tick_label(ms, step_ms)}</text>')
+        out.append(
+            f'<line x1="{x(ms):.1f}" y1="{axis_y}" x2="{x(ms):.1f}" y2="{axis_y + 5}" stroke="#444"/>'
+            f'<text x="{x(ms):.1f}" y="{axis_y + 19}" text-anchor="middle">{_tick_label(ms, step_ms)}</text>'
+        )
     legend_y = axis_y + 44
     for i, (name, fill) in enumerate(legend_items):
         lx = left + (i % per_line) * 160
         ly = legend_y + (i // per_line) * 20
-        out.append(f'<rect x="{lx}" y="{ly - 11}" width="13" height="13" fill="{fill}"/>'
-                   f'<text x="{lx + 18}" y="{ly}">{escape(name)}</text>')
+        out.append(
+            f'<rect x="{lx}" y="{ly - 11}" width="13" height="13" fill="{fill}"/>'
+            f'<text x="{lx + 18}" y="{ly}">{escape(name)}</text>'
+        )
     if len(ranked) > len(rows):
-        out.append(f'<text x="{left}" y="{height - 6}">showing the {len(rows)} partitions with the most unconsumed '
-                   f'time of {len(ranked)}</text>')
+        out.append(
+            f'<text x="{left}" y="{height - 6}">showing the {len(rows)} partitions with the most unconsumed '
+            f"time of {len(ranked)}</text>"
+        )
     out.append("</svg>")
     return "\n".join(out)
 

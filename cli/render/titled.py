@@ -20,8 +20,11 @@ class Table(_RichTable):
             return
         self.title = None  # rich would draw it again, folded to the table
         try:
-            yield Text(title, style=self.title_style or "table.title", justify=self.title_justify) \
-                if isinstance(title, str) else title
+            yield (
+                Text(title, style=self.title_style or "table.title", justify=self.title_justify)
+                if isinstance(title, str)
+                else title
+            )
             yield from super().__rich_console__(console, options)
         finally:
             self.title = title

@@ -30,14 +30,27 @@ def whatif_body(answer: WhatIfAnswer) -> dict[str, Any]:
         # Subscribed topics the cluster does not have after the changes: Kafka assigns nothing of them.
         "unknown_topics": {topic: list(members) for topic, members in sim.unknown_topics.items()},
         "current": documents.assignment(before.assignment),
-        "results": [{**documents.run_body(run),
-                     **({"explanations": None if explained[run.assignor] is None
-                         else [explanation_body(item) for item in explained[run.assignor] or ()]}
-                        if run.assignor in explained else {}),
-                     **alternatives_body(sim, run.assignor),
-                     **({"reconciliation": handover_body(sim.handovers[run.assignor])}
-                        if run.assignor in sim.handovers else {})}
-                    for run in sim.runs],
+        "results": [
+            {
+                **documents.run_body(run),
+                **(
+                    {
+                        "explanations": None
+                        if explained[run.assignor] is None
+                        else [explanation_body(item) for item in explained[run.assignor] or ()]
+                    }
+                    if run.assignor in explained
+                    else {}
+                ),
+                **alternatives_body(sim, run.assignor),
+                **(
+                    {"reconciliation": handover_body(sim.handovers[run.assignor])}
+                    if run.assignor in sim.handovers
+                    else {}
+                ),
+            }
+            for run in sim.runs
+        ],
     }
 
 
@@ -45,8 +58,10 @@ def print_whatif(console: Console, answer: WhatIfAnswer, kind: str) -> None:
     """kind simulation: each run's table, hand-overs and comparison; explanation: one line per run, then why."""
     sim, explained = answer.sim, answer.explained
     before, after = sim.before.group, sim.after.group
-    console.print(f"Group [bold]{before.group_id}[/] ({before.protocol}) · {len(before.members)} members"
-                  + (f" -> {len(after.members)}" if len(after.members) != len(before.members) else ""))
+    console.print(
+        f"Group [bold]{before.group_id}[/] ({before.protocol}) · {len(before.members)} members"
+        + (f" -> {len(after.members)}" if len(after.members) != len(before.members) else "")
+    )
     if sim.changes:
         console.print("What if: " + "; ".join(describe_change(c) for c in sim.changes), markup=False)
     console.print()
@@ -54,8 +69,9 @@ def print_whatif(console: Console, answer: WhatIfAnswer, kind: str) -> None:
         if kind == "simulation":
             print_run(console, run, f"{run.assignor}")
         else:
-            console.print(f"{run.assignor}: " + summary_line(run), markup=False, highlight=False, style="bold",
-                          soft_wrap=True)
+            console.print(
+                f"{run.assignor}: " + summary_line(run), markup=False, highlight=False, style="bold", soft_wrap=True
+            )
         if run.assignor in sim.handovers and kind == "simulation":
             print_handover(console, sim.handovers[run.assignor], run.assignor)
         if run.assignor in explained:
@@ -70,6 +86,8 @@ def whatif_notes(answer: WhatIfAnswer) -> list[str]:
     """The lines for stderr: warnings, the client chosen when kgroup chose it, the alternatives' notes."""
     notes = list(answer.warnings)
     if answer.input.flags.client is None and answer.client != "java":
-        notes.append(f"note: assignors run as {answer.client}'s leader runs them ({answer.client_from}); "
-                     "--client java to compare")
+        notes.append(
+            f"note: assignors run as {answer.client}'s leader runs them ({answer.client_from}); "
+            "--client java to compare"
+        )
     return notes + list(alternatives_notes(answer.sim))

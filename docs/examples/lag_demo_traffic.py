@@ -1,5 +1,6 @@
 """Demo traffic: 3 partitions of `orders`; a consumer of `billing` reads everything, then stops while the
 producer keeps writing to partition 0 for the given seconds."""
+
 import sys
 import time
 from confluent_kafka import Consumer, Producer
@@ -12,15 +13,23 @@ producer = Producer({"bootstrap.servers": broker, "batch.num.messages": 1, "ling
 for i in range(30):
     producer.produce("orders", value=b"order", partition=i % 3)
 producer.flush(10)
-consumer = Consumer({"bootstrap.servers": broker, "group.id": "billing", "auto.offset.reset": "earliest",
-                     "enable.auto.commit": False, "session.timeout.ms": 6000, "heartbeat.interval.ms": 500})
+consumer = Consumer(
+    {
+        "bootstrap.servers": broker,
+        "group.id": "billing",
+        "auto.offset.reset": "earliest",
+        "enable.auto.commit": False,
+        "session.timeout.ms": 6000,
+        "heartbeat.interval.ms": 500,
+    }
+)
 consumer.subscribe(["orders"])
 read, deadline = 0, time.monotonic() + 30
 while read < 30 and time.monotonic() < deadline:
     message = consumer.poll(0.5)
     read += message is not None and not message.error()
 consumer.commit(asynchronous=False)
-consumer.close()                                    # billing stops consuming here
+consumer.close()  # billing stops consuming here
 print(f"billing read {read} records and stopped; producing to orders-0 for {seconds:g} s", flush=True)
 end = time.monotonic() + seconds
 while time.monotonic() < end:

@@ -15,8 +15,7 @@ from kgroup.inspectors.lag import spark_job
 from kgroup.inspectors.errors import InputError, NotReachableError, RunError
 from kgroup.inspectors.files import output_folder
 from kgroup.inspectors.live.admin import group_pattern
-from kgroup.inspectors.lag.dataset import (COMMITS, check_marker, pyarrow, read_gaps, read_samples, survey,
-                                          table_files)
+from kgroup.inspectors.lag.dataset import COMMITS, check_marker, pyarrow, read_gaps, read_samples, survey, table_files
 from kgroup.inspectors.lag.spark_session import Progress, following, spark_failure, spark_session
 
 
@@ -41,9 +40,17 @@ class Selection:
 IN_PROCESS = "in-process"  # instead of a Spark URL: the reference functions, in this process
 
 
-def run(path: str, spark_url: str, query: Callable[[int], LagQuery], selection: Selection,
-        progress: Progress | None = None, timeout_s: float = 10.0, conf: dict[str, str] | None = None,
-        skip: frozenset[str] = frozenset(), data_bytes: int | None = None) -> Analysis:
+def run(
+    path: str,
+    spark_url: str,
+    query: Callable[[int], LagQuery],
+    selection: Selection,
+    progress: Progress | None = None,
+    timeout_s: float = 10.0,
+    conf: dict[str, str] | None = None,
+    skip: frozenset[str] = frozenset(),
+    data_bytes: int | None = None,
+) -> Analysis:
     """`query(newest)` builds the question once the newest sample time is known; `skip`: damaged files to
     leave out (checked_files)."""
     selection.check()
@@ -117,8 +124,9 @@ def choose_engine(engine: str, spark_url: str, spark_given: bool, rows: int | No
     return spark_url, f"{rows:,} samples > {AUTO_IN_PROCESS_MAX_ROWS:,}"
 
 
-def outside_gaps(path: str, query: LagQuery, skip: frozenset[str] = frozenset()
-                 ) -> tuple[LagQuery, list[dict[str, Any]]]:
+def outside_gaps(
+    path: str, query: LagQuery, skip: frozenset[str] = frozenset()
+) -> tuple[LagQuery, list[dict[str, Any]]]:
     """The recorded gaps, and the query moved out of one: evaluated as of a time inside a gap, the STOP rule
     would read the recorder's blindness as a consumer that stopped committing, so the evaluation time moves
     back to the gap's start (the last poll before it), the newest time the history actually saw."""
@@ -131,14 +139,18 @@ def outside_gaps(path: str, query: LagQuery, skip: frozenset[str] = frozenset()
     return query, gaps
 
 
-def _in_process(path: str, query: Callable[[int], LagQuery], selection: Selection,
-                skip: frozenset[str] = frozenset()) -> Analysis:
+def _in_process(
+    path: str, query: Callable[[int], LagQuery], selection: Selection, skip: frozenset[str] = frozenset()
+) -> Analysis:
     """The whole data set in memory through kgroup.assignors.lag.history, which the Spark pipeline is tested
     equal to: no JVM to start, so a small history is answered at once; a large one belongs on Spark."""
     commits, logs = read_samples(path, skip)
     pattern = group_pattern(selection.regex)
-    commits = [c for c in commits if (not selection.groups or c.group in selection.groups)
-               and (pattern is None or pattern.search(c.group))]
+    commits = [
+        c
+        for c in commits
+        if (not selection.groups or c.group in selection.groups) and (pattern is None or pattern.search(c.group))
+    ]
     newest = max([c.observed_ts for c in commits] + [s.ts for s in logs], default=None)
     if newest is None:
         raise InputError(f"{path!r}: no samples for the selected groups", field="DATASET")
@@ -162,8 +174,20 @@ def write_parquet(path: str, analysis: Analysis) -> None:
         raise InputError(f"{path!r}: cannot write it: {exc.strerror}", field="--out") from None
 
 
-_BUCKETS_MS = (1_000, 5_000, 10_000, 15_000, 30_000, 60_000, 300_000, 900_000, 1_800_000, 3_600_000,
-               21_600_000, 86_400_000)
+_BUCKETS_MS = (
+    1_000,
+    5_000,
+    10_000,
+    15_000,
+    30_000,
+    60_000,
+    300_000,
+    900_000,
+    1_800_000,
+    3_600_000,
+    21_600_000,
+    86_400_000,
+)
 
 
 def bucket_for(span_ms: int, points: int = 60) -> int:
@@ -172,8 +196,15 @@ def bucket_for(span_ms: int, points: int = 60) -> int:
     return next((b for b in _BUCKETS_MS if span_ms / b <= points), _BUCKETS_MS[-1])
 
 
-def with_bounds(newest: int, since: int | None, until: int | None, since_span: int | None,
-                oldest: int | None = None, bucket_ms: int | None = None, **knobs: Any) -> LagQuery:
+def with_bounds(
+    newest: int,
+    since: int | None,
+    until: int | None,
+    since_span: int | None,
+    oldest: int | None = None,
+    bucket_ms: int | None = None,
+    **knobs: Any,
+) -> LagQuery:
     """The question; without a bucket, one chosen from the span analyzed (--since, else the oldest sample)."""
     as_of = until if until is not None else newest
     start = since if since is not None else (as_of - since_span if since_span is not None else None)

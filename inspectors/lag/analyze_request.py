@@ -39,13 +39,24 @@ class AnalyzeRequest:
 
     def query(self, oldest: int | None) -> Callable[[int], LagQuery]:
         """The question, once the newest sample's time is known."""
-        return lambda newest: with_bounds(newest, self.since_at, self.until_at, self.since_span, oldest=oldest,
-                                          **self.knobs)
+        return lambda newest: with_bounds(
+            newest, self.since_at, self.until_at, self.since_span, oldest=oldest, **self.knobs
+        )
 
 
-def analyze_request(engine: str, spark: str | None, in_process: bool, since: str | None, until: str | None,
-                    window: int, allowed_lag: int, isolation: str, bucket: str | None,
-                    spark_conf: Iterable[str] = (), writes: Iterable[tuple[str | None, str]] = ()) -> AnalyzeRequest:
+def analyze_request(
+    engine: str,
+    spark: str | None,
+    in_process: bool,
+    since: str | None,
+    until: str | None,
+    window: int,
+    allowed_lag: int,
+    isolation: str,
+    bucket: str | None,
+    spark_conf: Iterable[str] = (),
+    writes: Iterable[tuple[str | None, str]] = (),
+) -> AnalyzeRequest:
     """`writes`: (path, option) of the files the command will write, each checked to be writable."""
     if engine not in (AUTO, IN_PROCESS, SPARK):
         raise InputError(f"{engine!r}: expected auto, in-process or spark", field="--engine")
@@ -59,13 +70,25 @@ def analyze_request(engine: str, spark: str | None, in_process: bool, since: str
     until_at, until_span = _time(until, "--until")
     if until_span is not None:
         raise InputError(f"{until!r}: expected an ISO date-time such as 2026-11-21T08:00:00", field="--until")
-    knobs = {"window": window, "allowed_lag": allowed_lag, "isolation": isolation,
-             "bucket_ms": span_ms(bucket, "--bucket") if bucket else None}
+    knobs = {
+        "window": window,
+        "allowed_lag": allowed_lag,
+        "isolation": isolation,
+        "bucket_ms": span_ms(bucket, "--bucket") if bucket else None,
+    }
     for path, option in writes:
         if path:
             output_folder(path, option)
-    return AnalyzeRequest(engine, spark or LOCAL_SPARK, spark is not None, since_at, since_span, until_at, knobs,
-                          spark_settings(spark_conf))
+    return AnalyzeRequest(
+        engine,
+        spark or LOCAL_SPARK,
+        spark is not None,
+        since_at,
+        since_span,
+        until_at,
+        knobs,
+        spark_settings(spark_conf),
+    )
 
 
 def spark_settings(entries: Iterable[str]) -> dict[str, str]:

@@ -38,15 +38,35 @@ EXTRA_HINT = "pip install 'kgroup[spark]'"
 
 # column -> (kind, nullable); kinds are checked the same way on pyarrow and on Spark schemas
 COLUMNS: dict[str, dict[str, tuple[str, bool]]] = {
-    COMMITS: {"cluster": ("string", False), "group": ("string", False), "topic": ("string", False),
-              "partition": ("int", False), "committed_offset": ("long", True), "commit_ts": ("timestamp", False),
-              "member_id": ("string", True), "client_id": ("string", True), "host": ("string", True),
-              "generation": ("int", True), "observed_ts": ("timestamp", False)},
-    LOG_OFFSETS: {"cluster": ("string", False), "topic": ("string", False), "partition": ("int", False),
-                  "log_start_offset": ("long", False), "high_watermark": ("long", False),
-                  "last_stable_offset": ("long", True), "ts": ("timestamp", False)},
-    GAPS: {"cluster": ("string", False), "start_ts": ("timestamp", False), "end_ts": ("timestamp", True),
-           "attempts": ("int", False), "reason": ("string", False)},
+    COMMITS: {
+        "cluster": ("string", False),
+        "group": ("string", False),
+        "topic": ("string", False),
+        "partition": ("int", False),
+        "committed_offset": ("long", True),
+        "commit_ts": ("timestamp", False),
+        "member_id": ("string", True),
+        "client_id": ("string", True),
+        "host": ("string", True),
+        "generation": ("int", True),
+        "observed_ts": ("timestamp", False),
+    },
+    LOG_OFFSETS: {
+        "cluster": ("string", False),
+        "topic": ("string", False),
+        "partition": ("int", False),
+        "log_start_offset": ("long", False),
+        "high_watermark": ("long", False),
+        "last_stable_offset": ("long", True),
+        "ts": ("timestamp", False),
+    },
+    GAPS: {
+        "cluster": ("string", False),
+        "start_ts": ("timestamp", False),
+        "end_ts": ("timestamp", True),
+        "attempts": ("int", False),
+        "reason": ("string", False),
+    },
 }
 _TIME_COLUMNS = {"commit_ts", "observed_ts", "ts", "start_ts", "end_ts"}
 
@@ -88,15 +108,17 @@ def check_marker(path: str) -> None:
         with open(marker, encoding="utf-8") as handle:
             found = json.load(handle)
     except FileNotFoundError:
-        raise InputError(f"{path!r}: not a kgroup offset history (no {MARKER}; `kgroup lag record` makes one)",
-                         field="DATASET") from None
+        raise InputError(
+            f"{path!r}: not a kgroup offset history (no {MARKER}; `kgroup lag record` makes one)", field="DATASET"
+        ) from None
     except (OSError, ValueError) as exc:
         raise InputError(f"cannot read it: {exc}", source=marker) from None
     if not isinstance(found, dict) or found.get("schema") != SCHEMA_NAME:
         raise InputError(f"schema: expected {SCHEMA_NAME!r}", source=marker)
     if found.get("version") != VERSION:
-        raise InputError(f"version: {found.get('version')!r} is not supported (this kgroup reads {VERSION})",
-                         source=marker)
+        raise InputError(
+            f"version: {found.get('version')!r} is not supported (this kgroup reads {VERSION})", source=marker
+        )
 
 
 def append(path: str, commits: list[CommitSample], logs: list[LogSample]) -> None:
@@ -120,8 +142,9 @@ def read_gaps(path: str, skip: frozenset[str] = frozenset()) -> list[dict[str, A
         try:
             data = pa.parquet.read_table(file)
         except (OSError, pa.ArrowException) as exc:
-            raise InputError(f"cannot read it as Parquet: {exc} (--skip-bad-files leaves it out)",
-                             source=file) from None
+            raise InputError(
+                f"cannot read it as Parquet: {exc} (--skip-bad-files leaves it out)", source=file
+            ) from None
         for row in data.select(list(COLUMNS[GAPS])).to_pylist():
             for column in ("start_ts", "end_ts"):
                 row[column] = None if row[column] is None else _millis(row[column])
@@ -155,13 +178,15 @@ def table_files(path: str, table: str) -> list[str]:
     found = []
     for root, dirs, files in os.walk(os.path.join(path, table)):
         dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
-        found.extend(os.path.join(root, f) for f in sorted(files) if f.endswith(".parquet")
-                     and not f.startswith((".", "_")))
+        found.extend(
+            os.path.join(root, f) for f in sorted(files) if f.endswith(".parquet") and not f.startswith((".", "_"))
+        )
     return found
 
 
-def newest_commits(path: str, skip_bad: bool = False
-                   ) -> tuple[dict[tuple[str, str, str, int], tuple[int, int]], list[str]]:
+def newest_commits(
+    path: str, skip_bad: bool = False
+) -> tuple[dict[tuple[str, str, str, int], tuple[int, int]], list[str]]:
     """(cluster, group, topic, partition) -> (offset, commit time) as the newest poll in the data set saw it:
     a recording that resumes keeps dating an unchanged offset from when it was first seen. Only the newest
     day is read (every poll writes every recorded partition), with Arrow's group-by, not row by row.
@@ -186,13 +211,18 @@ def newest_commits(path: str, skip_bad: bool = False
         return {}, skipped
     data = pa.concat_tables(tables)
     _require_values(COMMITS, data, newest_day)
-    newest = (data.sort_by("observed_ts").group_by(keys, use_threads=False)
-              .aggregate([("committed_offset", "last"), ("commit_ts", "last")]))
+    newest = (
+        data.sort_by("observed_ts")
+        .group_by(keys, use_threads=False)
+        .aggregate([("committed_offset", "last"), ("commit_ts", "last")])
+    )
     found = {}
     for row in newest.to_pylist():
         if row["committed_offset_last"] is not None:
             found[(row["cluster"], row["group"], row["topic"], row["partition"])] = (
-                row["committed_offset_last"], _millis(row["commit_ts_last"]))
+                row["committed_offset_last"],
+                _millis(row["commit_ts_last"]),
+            )
     return found, skipped
 
 
@@ -200,8 +230,10 @@ def check_columns(table: str, found: dict[str, str], where: str) -> None:
     """`found`: column -> kind as the engine reports it. One line naming the column on a mismatch."""
     for name, (kind, _) in COLUMNS[table].items():
         if name not in found:
-            raise InputError(f"{table}.{name}: missing column (expected {kind}; data set schema v{VERSION}, "
-                             "docs/lag.md)", source=where)
+            raise InputError(
+                f"{table}.{name}: missing column (expected {kind}; data set schema v{VERSION}, docs/lag.md)",
+                source=where,
+            )
         if found[name] != kind:
             raise InputError(f"{table}.{name}: is {found[name]}, expected {kind}", source=where)
 
@@ -286,8 +318,9 @@ def _require_values(table: str, data: Any, where: str) -> None:
             continue
         column = data.column(name)
         if not nullable and column.null_count:
-            raise InputError(f"{table}.{name}: {column.null_count} empty (null) values; the column is required",
-                             source=where)
+            raise InputError(
+                f"{table}.{name}: {column.null_count} empty (null) values; the column is required", source=where
+            )
         if kind == "timestamp" and len(column) - column.null_count:
             millis = column.cast(pa.timestamp("ms", "UTC"), safe=False).cast(pa.int64())
             low, high = pc.min(millis).as_py(), pc.max(millis).as_py()

@@ -64,8 +64,15 @@ class GaveUp(NotReachableError):
     """The cluster stayed away longer than the outage bound; the recording so far is saved."""
 
 
-def record(out: str, sampler: Sampler, schedule: Schedule, stop: StopFlag, on_event: Callable[[Event], None],
-           reconnect: Callable[[], LiveAdmin], clock: Callable[[], float] = time.monotonic) -> Tally:
+def record(
+    out: str,
+    sampler: Sampler,
+    schedule: Schedule,
+    stop: StopFlag,
+    on_event: Callable[[Event], None],
+    reconnect: Callable[[], LiveAdmin],
+    clock: Callable[[], float] = time.monotonic,
+) -> Tally:
     """`reconnect` makes a new admin client: after a failed poll the next attempt starts from a fresh
     connection, since librdkafka's client can stay stuck on a coordinator it knew before a restart."""
     tally = Tally()
@@ -90,8 +97,13 @@ def record(out: str, sampler: Sampler, schedule: Schedule, stop: StopFlag, on_ev
                 raise  # the first poll: a refused request or a missing group is the user's to fix, not to wait out
             now = clock()
             if outage is None:
-                outage = {"cluster": sampler.cluster or cluster, "start_ts": tally.last_ts or int(time.time() * 1000),
-                          "end_ts": None, "attempts": 0, "reason": str(exc)}
+                outage = {
+                    "cluster": sampler.cluster or cluster,
+                    "start_ts": tally.last_ts or int(time.time() * 1000),
+                    "end_ts": None,
+                    "attempts": 0,
+                    "reason": str(exc),
+                }
                 outage_since = now
             outage["attempts"] += 1
             tally.retries += 1
@@ -99,10 +111,10 @@ def record(out: str, sampler: Sampler, schedule: Schedule, stop: StopFlag, on_ev
                 _close(out, outage, None, tally)
                 if end_at is not None and now >= end_at:
                     return tally  # the duration ran out during the outage: a normal end, with its gap saved
-                raise GaveUp(f"{exc} (gave up after {(now - outage_since):.0f} s of retries; the recording so "
-                             f"far is saved)") from None
-            wait = min(BACKOFF_START_S * 2 ** (outage["attempts"] - 1), BACKOFF_MAX_S,
-                       schedule.interval_ms / 1000)
+                raise GaveUp(
+                    f"{exc} (gave up after {(now - outage_since):.0f} s of retries; the recording so far is saved)"
+                ) from None
+            wait = min(BACKOFF_START_S * 2 ** (outage["attempts"] - 1), BACKOFF_MAX_S, schedule.interval_ms / 1000)
             if end_at is not None:
                 wait = min(wait, max(0.0, end_at - now))
             # an attempt that would land between two slots only checks that the cluster answers; the poll after

@@ -13,8 +13,14 @@ from dataclasses import dataclass, field
 from kgroup.assignors.lag.samples import CommitSample, LogSample
 from kgroup.assignors.model import TopicPartition
 from kgroup.inspectors.errors import InputError, NotFoundError
-from kgroup.inspectors.live.admin import (READ_COMMITTED, READ_UNCOMMITTED, LiveAdmin, chosen_group_ids, group_pattern,
-                                   read_groups)
+from kgroup.inspectors.live.admin import (
+    READ_COMMITTED,
+    READ_UNCOMMITTED,
+    LiveAdmin,
+    chosen_group_ids,
+    group_pattern,
+    read_groups,
+)
 
 
 @dataclass
@@ -30,8 +36,9 @@ class GroupChooser:
         self._pattern = group_pattern(self.regex)
 
     def choose(self, admin: LiveAdmin) -> list[str]:
-        return chosen_group_ids(list(self.groups), False, self._pattern,
-                                lambda: [g.group_id for g in admin.list_groups()])
+        return chosen_group_ids(
+            list(self.groups), False, self._pattern, lambda: [g.group_id for g in admin.list_groups()]
+        )
 
 
 @dataclass
@@ -68,14 +75,26 @@ class Sampler:
                 tp, member = offsets.tp, owner.get(offsets.tp)
                 if offsets.log_start is not None and offsets.log_end is not None:
                     bounds[tp] = (offsets.log_start, offsets.log_end)  # read_groups read them (high watermark)
-                commits.append(CommitSample(
-                    self.cluster, group.group_id, tp.topic, tp.partition, offsets.committed,
-                    self._commit_time(group.group_id, tp, offsets.committed, now),
-                    member.member_id if member else None, member.client_id if member else None,
-                    member.host if member else None, group.generation, now))
+                commits.append(
+                    CommitSample(
+                        self.cluster,
+                        group.group_id,
+                        tp.topic,
+                        tp.partition,
+                        offsets.committed,
+                        self._commit_time(group.group_id, tp, offsets.committed, now),
+                        member.member_id if member else None,
+                        member.client_id if member else None,
+                        member.host if member else None,
+                        group.generation,
+                        now,
+                    )
+                )
         stable = self.admin.log_ends(sorted(bounds), READ_COMMITTED)
-        logs = [LogSample(self.cluster, tp.topic, tp.partition, start, end, stable.get(tp), now)
-                for tp, (start, end) in sorted(bounds.items())]
+        logs = [
+            LogSample(self.cluster, tp.topic, tp.partition, start, end, stable.get(tp), now)
+            for tp, (start, end) in sorted(bounds.items())
+        ]
         return commits, logs
 
     def _commit_time(self, group: str, tp: TopicPartition, offset: int | None, now: int) -> int:

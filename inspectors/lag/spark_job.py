@@ -54,8 +54,9 @@ def keyed(frame: Any) -> Any:
     hash (odds 2^-96 a pair)."""
     from pyspark.sql import functions as F
 
-    return (frame.withColumn(KEY[0], F.xxhash64("cluster", "topic", "partition"))
-            .withColumn(KEY[1], F.hash("partition", "topic", "cluster")))
+    return frame.withColumn(KEY[0], F.xxhash64("cluster", "topic", "partition")).withColumn(
+        KEY[1], F.hash("partition", "topic", "cluster")
+    )
 
 
 def newest_time(commits: Any, logs: Any) -> int | None:
@@ -93,94 +94,167 @@ def _log_timeline(logs: Any, query: LagQuery) -> Any:
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    end = F.coalesce("last_stable_offset", "high_watermark") if query.isolation == READ_COMMITTED \
+    end = (
+        F.coalesce("last_stable_offset", "high_watermark")
+        if query.isolation == READ_COMMITTED
         else F.col("high_watermark")
+    )
     ties = Window.partitionBy(*KEY).orderBy("ts", F.desc("high_watermark"))
-    logs = (logs.withColumn("end", end).withColumn("_p", F.lag("ts").over(ties))
-            .where(F.col("_p").isNull() | (F.col("_p") != F.col("ts"))))
+    logs = (
+        logs.withColumn("end", end)
+        .withColumn("_p", F.lag("ts").over(ties))
+        .where(F.col("_p").isNull() | (F.col("_p") != F.col("ts")))
+    )
     by_time = Window.partitionBy(*KEY).orderBy("ts")
     prior = F.max("end").over(by_time.rowsBetween(Window.unboundedPreceding, -1))
-    newest_rank = F.count("*").over(by_time.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing)) \
-        - F.row_number().over(by_time) + 1
+    newest_rank = (
+        F.count("*").over(by_time.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing))
+        - F.row_number().over(by_time)
+        + 1
+    )
     # peak: the highest end up to this sample, which is the end of the last monotonic sample at or before it
     # (a later sample that is not monotonic ended lower): the monotonic end an ask at this time reads
-    return logs.select(*KEY, "cluster", "topic", "partition", "ts", "end", "log_start_offset",
-                       (prior.isNull() | (F.col("end") >= prior)).alias("mono"), newest_rank.alias("_r"),
-                       F.greatest(F.col("end"), prior).alias("peak"))
+    return logs.select(
+        *KEY,
+        "cluster",
+        "topic",
+        "partition",
+        "ts",
+        "end",
+        "log_start_offset",
+        (prior.isNull() | (F.col("end") >= prior)).alias("mono"),
+        newest_rank.alias("_r"),
+        F.greatest(F.col("end"), prior).alias("peak"),
+    )
 
 
-def _analyze(commits: Any, logs: Any, query: LagQuery, tp: list[str], gtp: list[str]
-             ) -> tuple[list[PartitionReport], list[Rollup], list[HistoryPoint]]:
+def _analyze(
+    commits: Any, logs: Any, query: LagQuery, tp: list[str], gtp: list[str]
+) -> tuple[list[PartitionReport], list[Rollup], list[HistoryPoint]]:
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     by_time = Window.partitionBy(*KEY).orderBy("ts")
     mono = logs.where("mono").select(*KEY, "ts", "end")
     mono = mono.withColumn("t1", F.lead("ts").over(by_time)).withColumn("o1", F.lead("end").over(by_time))
-    latest_log = logs.where("_r = 1").select(*tp, F.col("log_start_offset").alias("start"),
-                                             F.col("end").alias("log_end"))
-    broker = (logs.where(F.col("_r") <= query.window).groupBy(*tp)
-              .agg(F.min("end").alias("b_min"), F.max("end").alias("b_max"), F.count("*").alias("b_count")))
+    latest_log = logs.where("_r = 1").select(
+        *tp, F.col("log_start_offset").alias("start"), F.col("end").alias("log_end")
+    )
+    broker = (
+        logs.where(F.col("_r") <= query.window)
+        .groupBy(*tp)
+        .agg(F.min("end").alias("b_min"), F.max("end").alias("b_max"), F.count("*").alias("b_count"))
+    )
 
     # the newest sample of each group partition (by observation, then commit time): the newest observation
     # time is a plain aggregation, and joining it back keeps only the newest poll's rows; a window (or
     # max_by over the string columns, a sort-based aggregation) would sort every commit
     seen = commits.groupBy(*KEY, *gtp).agg(F.max("observed_ts").alias("observed_ts"))
-    newest = F.max_by(F.struct("member_id", "client_id", "host", F.col("committed_offset").alias("committed")),
-                      "commit_ts")
+    newest = F.max_by(
+        F.struct("member_id", "client_id", "host", F.col("committed_offset").alias("committed")), "commit_ts"
+    )
     # cached: the parts and the current asks both read it, and each would otherwise scan every commit twice
-    latest = (commits.join(F.broadcast(seen), [*KEY, *gtp, "observed_ts"]).groupBy(*KEY, *gtp)
-              .agg(newest.alias("_l")).select(*KEY, *gtp, "_l.member_id", "_l.client_id", "_l.host", "_l.committed")
-              .cache())
+    latest = (
+        commits.join(F.broadcast(seen), [*KEY, *gtp, "observed_ts"])
+        .groupBy(*KEY, *gtp)
+        .agg(newest.alias("_l"))
+        .select(*KEY, *gtp, "_l.member_id", "_l.client_id", "_l.host", "_l.committed")
+        .cache()
+    )
     # Burrow's window: the newest `window` distinct commits; a commit seen twice keeps its latest observation
     committed = commits.where(F.col("committed_offset").isNotNull())
     top = F.dense_rank().over(Window.partitionBy(*KEY, "group").orderBy(F.desc("commit_ts")))
-    events = (_recent(committed, query.window).withColumn("_d", top).where(F.col("_d") <= query.window)
-              .groupBy(*KEY, *gtp, "commit_ts")
-              .agg(F.max_by("committed_offset", F.struct("observed_ts", "committed_offset")).alias("committed_offset")))
-    history_asks = committed.select(*KEY, *gtp, F.col("committed_offset").alias("c"),
-                                    F.col("observed_ts").alias("at"), F.lit(HISTORY).alias("role"))
-    asks = (events.select(*KEY, *gtp, F.col("committed_offset").alias("c"), F.col("commit_ts").alias("at"),
-                          F.lit(EVENT).alias("role"))
-            .unionByName(latest.where(F.col("committed").isNotNull())
-                         .select(*KEY, *gtp, F.col("committed").alias("c"), F.lit(query.as_of).alias("at"),
-                                 F.lit(CURRENT).alias("role"))))
+    events = (
+        _recent(committed, query.window)
+        .withColumn("_d", top)
+        .where(F.col("_d") <= query.window)
+        .groupBy(*KEY, *gtp, "commit_ts")
+        .agg(F.max_by("committed_offset", F.struct("observed_ts", "committed_offset")).alias("committed_offset"))
+    )
+    history_asks = committed.select(
+        *KEY, *gtp, F.col("committed_offset").alias("c"), F.col("observed_ts").alias("at"), F.lit(HISTORY).alias("role")
+    )
+    asks = events.select(
+        *KEY, *gtp, F.col("committed_offset").alias("c"), F.col("commit_ts").alias("at"), F.lit(EVENT).alias("role")
+    ).unionByName(
+        latest.where(F.col("committed").isNotNull()).select(
+            *KEY, *gtp, F.col("committed").alias("c"), F.lit(query.as_of).alias("at"), F.lit(CURRENT).alias("role")
+        )
+    )
     # the few window and current rows apart from the history's many: the history is aggregated straight
     # away, and only the small answer is kept for the three joins below
     answered = _time_lag(_ends_at(asks, logs), mono).cache()
 
     def history(ended: Any) -> Any:
-        return (_time_lag(ended, mono).join(latest_log.select(*tp), tp, "left_semi")
-                .withColumn("bucket_ts", F.col("at") - F.col("at") % F.lit(query.bucket_ms))
-                .groupBy("cluster", "group", "bucket_ts")
-                .agg(F.max("lag_at").alias("max_lag"), F.max("time_lag_ms").alias("max_time_lag_ms"),
-                     # on ties at the max, one lower bound makes the max a lower bound (history._point): the
-                     # max of 2*ms + (1 if a lower bound) says both, and, being a long, keeps the aggregation
-                     # hashed (the max of a struct made Spark sort every observation: a quarter of the history)
-                     F.max(F.col("time_lag_ms") * 2 + (F.col("time_lag_method") == "lower-bound").cast("long"))
-                     .alias("_ms_floor"))
-                .withColumn("max_time_lag_lower_bound", F.col("_ms_floor") % 2 == 1).drop("_ms_floor")
-                .orderBy("cluster", "group", "bucket_ts"))
-    window = (answered.where(F.col("role") == EVENT).groupBy(*gtp)
-              .agg(F.array_sort(F.collect_list(F.struct(F.col("at").alias("ts"), F.col("c").alias("offset"),
-                                                        F.col("lag_at").alias("lag"), F.col("end_at"))))
-                   .alias("w")))
+        return (
+            _time_lag(ended, mono)
+            .join(latest_log.select(*tp), tp, "left_semi")
+            .withColumn("bucket_ts", F.col("at") - F.col("at") % F.lit(query.bucket_ms))
+            .groupBy("cluster", "group", "bucket_ts")
+            .agg(
+                F.max("lag_at").alias("max_lag"),
+                F.max("time_lag_ms").alias("max_time_lag_ms"),
+                # on ties at the max, one lower bound makes the max a lower bound (history._point): the
+                # max of 2*ms + (1 if a lower bound) says both, and, being a long, keeps the aggregation
+                # hashed (the max of a struct made Spark sort every observation: a quarter of the history)
+                F.max(F.col("time_lag_ms") * 2 + (F.col("time_lag_method") == "lower-bound").cast("long")).alias(
+                    "_ms_floor"
+                ),
+            )
+            .withColumn("max_time_lag_lower_bound", F.col("_ms_floor") % 2 == 1)
+            .drop("_ms_floor")
+            .orderBy("cluster", "group", "bucket_ts")
+        )
+
+    window = (
+        answered.where(F.col("role") == EVENT)
+        .groupBy(*gtp)
+        .agg(
+            F.array_sort(
+                F.collect_list(
+                    F.struct(
+                        F.col("at").alias("ts"),
+                        F.col("c").alias("offset"),
+                        F.col("lag_at").alias("lag"),
+                        F.col("end_at"),
+                    )
+                )
+            ).alias("w")
+        )
+    )
     current = answered.where(F.col("role") == CURRENT).select(*gtp, "time_lag_ms", "time_lag_method")
-    parts = (latest.join(latest_log, tp, "left").join(broker, tp, "left").join(window, gtp, "left")
-             .join(current, gtp, "left"))
+    parts = (
+        latest.join(latest_log, tp, "left")
+        .join(broker, tp, "left")
+        .join(window, gtp, "left")
+        .join(current, gtp, "left")
+    )
     parts = _partition_columns(parts, query).cache()  # collected, then rolled up
     try:
         rows = parts.collect()
-        reports = sorted((PartitionReport(**{name: row[name] for name in PartitionReport.__dataclass_fields__})
-                          for row in rows), key=report_order)
+        reports = sorted(
+            (PartitionReport(**{name: row[name] for name in PartitionReport.__dataclass_fields__}) for row in rows),
+            key=report_order,
+        )
         rollup_rows = _rollups(parts).collect()
-        rollups = sorted((Rollup(**{name: row[name] for name in Rollup.__dataclass_fields__})
-                          for row in rollup_rows), key=rollup_order)
+        rollups = sorted(
+            (Rollup(**{name: row[name] for name in Rollup.__dataclass_fields__}) for row in rollup_rows),
+            key=rollup_order,
+        )
         # the as-of lookup even where `lag record` stamped commits and log ends with one poll time: the
         # equi-join (_ends_at_polls) measured no faster on the whole pipeline (docs/lag.md)
         rows = history(_ends_at(history_asks, logs)).collect()
-        points = [HistoryPoint(r["cluster"], r["group"], r["bucket_ts"], r["max_lag"], r["max_time_lag_ms"],
-                               bool(r["max_time_lag_lower_bound"])) for r in rows]
+        points = [
+            HistoryPoint(
+                r["cluster"],
+                r["group"],
+                r["bucket_ts"],
+                r["max_lag"],
+                r["max_time_lag_ms"],
+                bool(r["max_time_lag_lower_bound"]),
+            )
+            for r in rows
+        ]
     finally:
         parts.unpersist()
         answered.unpersist()
@@ -200,10 +274,14 @@ def _recent(committed: Any, window: int) -> Any:
     block = F.col("commit_ts") - F.col("commit_ts") % F.lit(WINDOW_BLOCK_MS)
     blocks = committed.select(*owner, block.alias("_b")).distinct()
     newest = F.dense_rank().over(Window.partitionBy(*owner).orderBy(F.desc("_b")))
-    cutoffs = (blocks.withColumn("_n", newest).where(F.col("_n") <= window).groupBy(*owner)
-               .agg(F.min("_b").alias("_cut")))
-    return (committed.join(F.broadcast(cutoffs), owner)
-            .where((F.col("commit_ts") >= F.col("_cut")) | F.col("commit_ts").isNull()).drop("_cut"))
+    cutoffs = (
+        blocks.withColumn("_n", newest).where(F.col("_n") <= window).groupBy(*owner).agg(F.min("_b").alias("_cut"))
+    )
+    return (
+        committed.join(F.broadcast(cutoffs), owner)
+        .where((F.col("commit_ts") >= F.col("_cut")) | F.col("commit_ts").isNull())
+        .drop("_cut")
+    )
 
 
 def _ends_at(asks: Any, logs: Any) -> Any:
@@ -211,13 +289,18 @@ def _ends_at(asks: Any, logs: Any) -> Any:
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    samples = logs.select(*KEY, F.col("ts").alias("at"), F.lit(-1).alias("role"), F.col("end").alias("s_end"),
-                          F.when(F.col("mono"), F.col("end")).alias("s_mono"))
+    samples = logs.select(
+        *KEY,
+        F.col("ts").alias("at"),
+        F.lit(-1).alias("role"),
+        F.col("end").alias("s_end"),
+        F.when(F.col("mono"), F.col("end")).alias("s_mono"),
+    )
     merged = asks.unionByName(samples, allowMissingColumns=True)
-    upto = (Window.partitionBy(*KEY).orderBy("at", "role")
-            .rowsBetween(Window.unboundedPreceding, Window.currentRow))
-    merged = (merged.withColumn("end_at", F.last("s_end", ignorenulls=True).over(upto))
-              .withColumn("mono_end_at", F.last("s_mono", ignorenulls=True).over(upto)))
+    upto = Window.partitionBy(*KEY).orderBy("at", "role").rowsBetween(Window.unboundedPreceding, Window.currentRow)
+    merged = merged.withColumn("end_at", F.last("s_end", ignorenulls=True).over(upto)).withColumn(
+        "mono_end_at", F.last("s_mono", ignorenulls=True).over(upto)
+    )
     return merged.where(F.col("role") >= 0).drop("s_end", "s_mono")
 
 
@@ -230,8 +313,9 @@ def _ends_at_polls(asks: Any, logs: Any) -> Any:
     there (docs/lag.md) and a history with open asks would need the as-of pass as well."""
     from pyspark.sql import functions as F
 
-    samples = logs.select(*KEY, F.col("ts").alias("at"), F.col("end").alias("end_at"),
-                          F.col("peak").alias("mono_end_at"))
+    samples = logs.select(
+        *KEY, F.col("ts").alias("at"), F.col("end").alias("end_at"), F.col("peak").alias("mono_end_at")
+    )
     return asks.join(samples.hint("shuffle_hash"), [*KEY, "at"], "left")
 
 
@@ -241,28 +325,53 @@ def _time_lag(asks: Any, mono: Any) -> Any:
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    samples = mono.select(*KEY, F.col("end").alias("key"), F.lit(0).alias("kind"), F.col("ts").alias("k_ts"),
-                          F.struct(F.col("ts").alias("t0"), F.col("end").alias("o0"), "t1", "o1").alias("s"))
-    merged = (asks.withColumn("key", F.col("c")).withColumn("kind", F.lit(1)).withColumn("k_ts", F.lit(None).cast("long"))
-              .unionByName(samples, allowMissingColumns=True))
+    samples = mono.select(
+        *KEY,
+        F.col("end").alias("key"),
+        F.lit(0).alias("kind"),
+        F.col("ts").alias("k_ts"),
+        F.struct(F.col("ts").alias("t0"), F.col("end").alias("o0"), "t1", "o1").alias("s"),
+    )
+    merged = (
+        asks.withColumn("key", F.col("c"))
+        .withColumn("kind", F.lit(1))
+        .withColumn("k_ts", F.lit(None).cast("long"))
+        .unionByName(samples, allowMissingColumns=True)
+    )
     by_offset = Window.partitionBy(*KEY).orderBy("key", "kind", "k_ts")
     upto = by_offset.rowsBetween(Window.unboundedPreceding, Window.currentRow)
     whole = by_offset.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing)  # same sort, one pass
-    merged = (merged.withColumn("below", F.last("s", ignorenulls=True).over(upto))
-              .withColumn("t_first", F.min("k_ts").over(whole)).where(F.col("kind") == 1))
+    merged = (
+        merged.withColumn("below", F.last("s", ignorenulls=True).over(upto))
+        .withColumn("t_first", F.min("k_ts").over(whole))
+        .where(F.col("kind") == 1)
+    )
     b = F.col("below")
     appended = b.t0 + F.expr("(c + 1 - below.o0) * (below.t1 - below.t0) div (below.o1 - below.o0)")
     appended = F.least(F.greatest(appended, b.t0), b.t1)
     unknown = F.col("mono_end_at").isNull()
     caught_up = F.col("c") >= F.col("mono_end_at")
-    return (merged
-            .withColumn("lag_at", F.when(F.col("end_at").isNotNull(), F.greatest(F.lit(0), F.col("end_at") - F.col("c"))))
-            .withColumn("time_lag_ms", F.when(unknown, None).when(caught_up, F.lit(0))
-                        .when(b.isNull(), F.greatest(F.lit(0), F.col("at") - F.col("t_first")))
-                        .otherwise(F.greatest(F.lit(0), F.col("at") - appended)).cast("long"))
-            .withColumn("time_lag_method", F.when(unknown, "none").when(caught_up, "caught-up")
-                        .when(b.isNull(), "lower-bound").otherwise("interpolated"))
-            .drop("key", "kind", "k_ts", "below", "t_first", "mono_end_at", *KEY))
+    return (
+        merged.withColumn(
+            "lag_at", F.when(F.col("end_at").isNotNull(), F.greatest(F.lit(0), F.col("end_at") - F.col("c")))
+        )
+        .withColumn(
+            "time_lag_ms",
+            F.when(unknown, None)
+            .when(caught_up, F.lit(0))
+            .when(b.isNull(), F.greatest(F.lit(0), F.col("at") - F.col("t_first")))
+            .otherwise(F.greatest(F.lit(0), F.col("at") - appended))
+            .cast("long"),
+        )
+        .withColumn(
+            "time_lag_method",
+            F.when(unknown, "none")
+            .when(caught_up, "caught-up")
+            .when(b.isNull(), "lower-bound")
+            .otherwise("interpolated"),
+        )
+        .drop("key", "kind", "k_ts", "below", "t_first", "mono_end_at", *KEY)
+    )
 
 
 def _partition_columns(parts: Any, query: LagQuery) -> Any:
@@ -271,45 +380,73 @@ def _partition_columns(parts: Any, query: LagQuery) -> Any:
 
     allowed, as_of = query.allowed_lag, query.as_of
     c, start, end = F.col("committed"), F.col("start"), F.col("log_end")
-    lag = (F.when(end.isNull(), None).when(c.isNull(), end - start)
-           .otherwise(end - F.least(F.greatest(c, start), end)))
+    lag = F.when(end.isNull(), None).when(c.isNull(), end - start).otherwise(end - F.least(F.greatest(c, start), end))
     parts = parts.withColumn("w", F.coalesce("w", F.array())).withColumn("lag", lag)
     # Spark 4 runs ANSI SQL: an index past the end raises, so every lookup is try_element_at (1-based)
     first, last = F.expr("try_element_at(w, 1)"), F.expr("try_element_at(w, -1)")
     idle = (F.col("b_count") >= 2) & (F.col("b_min") == F.col("b_max"))
     stopped = F.lit(as_of) - last.ts > last.ts - first.ts
     recently_caught_up = F.col("b_min") <= last.offset
-    drop = ("try_element_at(filter(sequence(1, size(w)), i -> i >= 2 AND "
-            "try_element_at(w, i).offset < try_element_at(w, i - 1).offset), 1)")  # 1-based, or null
-    rewound = F.expr(f"coalesce(NOT exists(sequence({drop}, size(w)), "
-                     f"j -> try_element_at(w, j).offset >= try_element_at(w, {drop} - 1).offset), false)")
+    drop = (
+        "try_element_at(filter(sequence(1, size(w)), i -> i >= 2 AND "
+        "try_element_at(w, i).offset < try_element_at(w, i - 1).offset), 1)"
+    )  # 1-based, or null
+    rewound = F.expr(
+        f"coalesce(NOT exists(sequence({drop}, size(w)), "
+        f"j -> try_element_at(w, j).offset >= try_element_at(w, {drop} - 1).offset), false)"
+    )
     ever_zero = F.expr(f"exists(w, x -> x.lag IS NOT NULL AND x.lag <= {allowed})")
     stalled = F.expr("forall(w, x -> x.offset = try_element_at(w, 1).offset)")
     lags = "filter(w, x -> x.lag IS NOT NULL)"
-    decreased = F.expr(f"exists(sequence(1, size({lags})), i -> i >= 2 AND "
-                       f"try_element_at({lags}, i).lag < try_element_at({lags}, i - 1).lag)")
-    status = (F.when(F.col("lag").isNull(), "UNKNOWN")
-              .when((F.size("w") == 0) | (F.col("lag") <= allowed), "OK")
-              .when(stopped & ~F.coalesce(recently_caught_up, F.lit(False)) & ~F.coalesce(idle, F.lit(False)), "STOP")
-              .when(rewound, "REWIND")
-              .when(~ever_zero & stalled, "STALL")
-              .when(~ever_zero & ~decreased, "WARN")
-              .otherwise("OK"))
+    decreased = F.expr(
+        f"exists(sequence(1, size({lags})), i -> i >= 2 AND "
+        f"try_element_at({lags}, i).lag < try_element_at({lags}, i - 1).lag)"
+    )
+    status = (
+        F.when(F.col("lag").isNull(), "UNKNOWN")
+        .when((F.size("w") == 0) | (F.col("lag") <= allowed), "OK")
+        .when(stopped & ~F.coalesce(recently_caught_up, F.lit(False)) & ~F.coalesce(idle, F.lit(False)), "STOP")
+        .when(rewound, "REWIND")
+        .when(~ever_zero & stalled, "STALL")
+        .when(~ever_zero & ~decreased, "WARN")
+        .otherwise("OK")
+    )
     span = F.lit(as_of) - first.ts
     has_rates = (F.size("w") > 0) & (span > 0)
     consume = F.when(has_rates, (last.offset - first.offset) * F.lit(1000.0) / span)
-    produce = F.when(has_rates & first.end_at.isNotNull() & end.isNotNull(),
-                     (end - first.end_at) * F.lit(1000.0) / span)
-    eta = (F.when(produce.isNull(), None).when(F.col("lag") == 0, F.lit(0.0))
-           .when(F.col("lag").isNotNull() & (consume > produce), F.col("lag") / (consume - produce)))
+    produce = F.when(
+        has_rates & first.end_at.isNotNull() & end.isNotNull(), (end - first.end_at) * F.lit(1000.0) / span
+    )
+    eta = (
+        F.when(produce.isNull(), None)
+        .when(F.col("lag") == 0, F.lit(0.0))
+        .when(F.col("lag").isNotNull() & (consume > produce), F.col("lag") / (consume - produce))
+    )
     return parts.select(
-        "cluster", "group", "topic", "partition", "member_id", "client_id", "host",
-        c.alias("committed_offset"), start.alias("log_start_offset"), end.alias("log_end_offset"), "lag",
-        c.isNull().alias("never_committed"), F.coalesce(c < start, F.lit(False)).alias("below_log_start"),
-        "time_lag_ms", F.coalesce("time_lag_method", F.lit("none")).alias("time_lag_method"),
-        status.alias("status"), F.coalesce(idle, F.lit(False)).alias("idle"), F.size("w").alias("window_commits"),
-        F.when(F.size("w") > 0, last.ts).alias("last_commit_ts"), consume.alias("consume_rate"),
-        produce.alias("produce_rate"), (produce - consume).alias("trend"), eta.alias("eta_s"))
+        "cluster",
+        "group",
+        "topic",
+        "partition",
+        "member_id",
+        "client_id",
+        "host",
+        c.alias("committed_offset"),
+        start.alias("log_start_offset"),
+        end.alias("log_end_offset"),
+        "lag",
+        c.isNull().alias("never_committed"),
+        F.coalesce(c < start, F.lit(False)).alias("below_log_start"),
+        "time_lag_ms",
+        F.coalesce("time_lag_method", F.lit("none")).alias("time_lag_method"),
+        status.alias("status"),
+        F.coalesce(idle, F.lit(False)).alias("idle"),
+        F.size("w").alias("window_commits"),
+        F.when(F.size("w") > 0, last.ts).alias("last_commit_ts"),
+        consume.alias("consume_rate"),
+        produce.alias("produce_rate"),
+        (produce - consume).alias("trend"),
+        eta.alias("eta_s"),
+    )
 
 
 def _rollups(parts: Any) -> Any:
@@ -322,23 +459,37 @@ def _rollups(parts: Any) -> Any:
     method_rank = F.create_map(*[x for m, r in METHOD_RANK.items() for x in (F.lit(m), F.lit(r))])
     rank_method = F.create_map(*[x for m, r in METHOD_RANK.items() for x in (F.lit(r), F.lit(m))])
     # the max time lag with, on ties, the least certain method (lag_rollup._rollup)
-    late = F.when(F.col("time_lag_ms").isNotNull(),
-                  F.struct(F.col("time_lag_ms").alias("ms"), method_rank[F.col("time_lag_method")].alias("r")))
+    late = F.when(
+        F.col("time_lag_ms").isNotNull(),
+        F.struct(F.col("time_lag_ms").alias("ms"), method_rank[F.col("time_lag_method")].alias("r")),
+    )
     frames = []
-    for level, name in ((GROUP, F.col("group")), (TOPIC, F.col("topic")),
-                        (MEMBER, F.coalesce(F.when(F.col("member_id") != "", F.col("member_id")), F.lit("-")))):
-        frames.append(parts.withColumn("name", name).groupBy("cluster", "group", "name").agg(
-            F.lit(level).alias("level"), F.count("*").alias("partitions"),
-            F.sum(F.coalesce("lag", F.lit(0))).alias("lag"), F.max(F.coalesce("lag", F.lit(0))).alias("max_lag"),
-            F.max("time_lag_ms").alias("max_time_lag_ms"),
-            F.coalesce(rank_method[F.max(late)["r"]], F.lit("none")).alias("max_time_lag_method"),
-            F.sum(lagging.cast("int")).alias("lagging"),
-            unrank[F.max(rank[F.col("status")])].alias("status"),
-            # ordered_sum: smallest first, so every engine and plan adds the same floats in the same order
-            F.when(F.count("trend") > 0, F.aggregate(F.array_sort(F.collect_list("trend")), F.lit(0.0),
-                                                     lambda acc, x: acc + x)).alias("trend"),
-            F.when(F.max(F.when(lagging & F.col("eta_s").isNull(), 1)).isNotNull(), None)
-             .otherwise(F.coalesce(F.max(F.when(lagging, F.col("eta_s"))), F.lit(0.0))).alias("eta_s"),
-            F.countDistinct(F.when(F.col("member_id") != "", F.col("member_id"))).alias("members")))
+    for level, name in (
+        (GROUP, F.col("group")),
+        (TOPIC, F.col("topic")),
+        (MEMBER, F.coalesce(F.when(F.col("member_id") != "", F.col("member_id")), F.lit("-"))),
+    ):
+        frames.append(
+            parts.withColumn("name", name)
+            .groupBy("cluster", "group", "name")
+            .agg(
+                F.lit(level).alias("level"),
+                F.count("*").alias("partitions"),
+                F.sum(F.coalesce("lag", F.lit(0))).alias("lag"),
+                F.max(F.coalesce("lag", F.lit(0))).alias("max_lag"),
+                F.max("time_lag_ms").alias("max_time_lag_ms"),
+                F.coalesce(rank_method[F.max(late)["r"]], F.lit("none")).alias("max_time_lag_method"),
+                F.sum(lagging.cast("int")).alias("lagging"),
+                unrank[F.max(rank[F.col("status")])].alias("status"),
+                # ordered_sum: smallest first, so every engine and plan adds the same floats in the same order
+                F.when(
+                    F.count("trend") > 0,
+                    F.aggregate(F.array_sort(F.collect_list("trend")), F.lit(0.0), lambda acc, x: acc + x),
+                ).alias("trend"),
+                F.when(F.max(F.when(lagging & F.col("eta_s").isNull(), 1)).isNotNull(), None)
+                .otherwise(F.coalesce(F.max(F.when(lagging, F.col("eta_s"))), F.lit(0.0)))
+                .alias("eta_s"),
+                F.countDistinct(F.when(F.col("member_id") != "", F.col("member_id"))).alias("members"),
+            )
+        )
     return frames[0].unionByName(frames[1]).unionByName(frames[2])
-

@@ -44,14 +44,17 @@ def sized_settings(data_bytes: int | None) -> dict[str, str]:
     hundreds of empty tasks), window buffers that hold a partition's samples on the heap, and UTC as the
     session time zone."""
     partitions = 8 if data_bytes is None else max(2, min(200, -(-data_bytes // BYTES_PER_SHUFFLE_PARTITION)))
-    return {"spark.sql.shuffle.partitions": str(partitions), "spark.sql.session.timeZone": "UTC",
-            "spark.sql.windowExec.buffer.in.memory.threshold": str(WINDOW_ROWS_IN_MEMORY)}
+    return {
+        "spark.sql.shuffle.partitions": str(partitions),
+        "spark.sql.session.timeZone": "UTC",
+        "spark.sql.windowExec.buffer.in.memory.threshold": str(WINDOW_ROWS_IN_MEMORY),
+    }
 
 
 def local_settings(physical_bytes: int) -> dict[str, str]:
     """A local session's JVM heap: 4 GiB, or a quarter of the machine's memory where that is less (at least
     1 GiB). The session's JVM is the only executor, so this is all the memory the job gets."""
-    quarter_gib = physical_bytes // 4 // 2 ** 30
+    quarter_gib = physical_bytes // 4 // 2**30
     return {"spark.driver.memory": f"{max(1, min(LOCAL_DRIVER_MEMORY_GIB, quarter_gib))}g"}
 
 
@@ -60,8 +63,9 @@ def _physical_memory() -> int:
 
 
 @contextmanager
-def spark_session(url: str, timeout_s: float = 10.0, conf: dict[str, str] | None = None,
-                  data_bytes: int | None = None) -> Iterator[Any]:
+def spark_session(
+    url: str, timeout_s: float = 10.0, conf: dict[str, str] | None = None, data_bytes: int | None = None
+) -> Iterator[Any]:
     """`local[*]`, `local[N]` or `sc://host:port`; stopped on the way out. `conf`: --spark-conf settings
     (a local session takes them all at start; a Connect session takes the runtime SQL ones), over
     sized_settings(data_bytes), which both kinds of session get alike."""
@@ -84,17 +88,25 @@ def spark_session(url: str, timeout_s: float = 10.0, conf: dict[str, str] | None
             spark.conf.set(key, value)
     elif url.startswith("local"):
         if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
-            raise InputError("Spark local needs Java 17 or later: `java` is not on PATH and JAVA_HOME is not set "
-                             "(or use --spark sc://HOST:PORT)", field="--spark")
+            raise InputError(
+                "Spark local needs Java 17 or later: `java` is not on PATH and JAVA_HOME is not set "
+                "(or use --spark sc://HOST:PORT)",
+                field="--spark",
+            )
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # else Spark warns that the hostname is loopback
         with _jvm_stderr_to_log():
             builder = SparkSession.Builder()
             for key, value in {**local_settings(_physical_memory()), **conf}.items():
                 builder = builder.config(key, value)
-            spark = (builder.master(url).appName("kgroup lag analyze")
-                     .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-                     .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
-                     .getOrCreate())
+            spark = (
+                builder.master(url)
+                .appName("kgroup lag analyze")
+                .config("spark.ui.enabled", "false")
+                .config("spark.ui.showConsoleProgress", "false")
+                .config("spark.driver.host", "127.0.0.1")
+                .config("spark.driver.bindAddress", "127.0.0.1")
+                .getOrCreate()
+            )
         spark.sparkContext.setLogLevel("ERROR")
     else:
         raise InputError(f"{url!r}: expected local[*], local[N] or sc://HOST:PORT", field="--spark")
@@ -135,8 +147,9 @@ def _check_listening(url: str, timeout_s: float) -> None:
         with socket.create_connection((host, port), timeout=timeout_s):
             pass
     except OSError as exc:
-        raise NotReachableError(f"Spark Connect at {host}:{port} did not answer within {timeout_s:g} s: "
-                                f"{exc.strerror or exc}") from None
+        raise NotReachableError(
+            f"Spark Connect at {host}:{port} did not answer within {timeout_s:g} s: {exc.strerror or exc}"
+        ) from None
 
 
 @contextmanager
@@ -146,6 +159,7 @@ def following(spark: Any, report: Progress | None) -> Iterator[None]:
         yield
         return
     if _is_connect(spark):
+
         def handler(stages: Any, inflight_tasks: int, operation_id: Any, done: bool) -> None:
             report(sum(s.num_completed_tasks for s in stages), sum(s.num_tasks for s in stages))
 

@@ -45,8 +45,16 @@ class Progress:
     waiting_for: str | None = None  # one undecided partition's reason
 
 
-def triage(sampler: Sampler, samples: int, interval_ms: int, isolation: str, allowed_lag: int, exact_top: int,
-           on_poll: Callable[[Progress], None] = lambda progress: None, max_wait_ms: int = 0) -> Triage:
+def triage(
+    sampler: Sampler,
+    samples: int,
+    interval_ms: int,
+    isolation: str,
+    allowed_lag: int,
+    exact_top: int,
+    on_poll: Callable[[Progress], None] = lambda progress: None,
+    max_wait_ms: int = 0,
+) -> Triage:
     commits: list[CommitSample] = []
     logs: list[LogSample] = []
     now, first, polls = 0, 0, 0
@@ -73,8 +81,15 @@ def triage(sampler: Sampler, samples: int, interval_ms: int, isolation: str, all
     return Triage(reports, rollups(reports), now, polls, now - first, undecided)
 
 
-def _judge(commits: list[CommitSample], logs: list[LogSample], polls: int, isolation: str, allowed_lag: int,
-           interval_ms: int, now: int) -> tuple[list[PartitionReport], list[Judgement]]:
+def _judge(
+    commits: list[CommitSample],
+    logs: list[LogSample],
+    polls: int,
+    isolation: str,
+    allowed_lag: int,
+    interval_ms: int,
+    now: int,
+) -> tuple[list[PartitionReport], list[Judgement]]:
     query = LagQuery(as_of=now, window=polls, allowed_lag=allowed_lag, isolation=isolation)
     reports, _ = analyze(commits, logs, query)
     windows_of = windows(commits, logs, query)
@@ -84,17 +99,27 @@ def _judge(commits: list[CommitSample], logs: list[LogSample], polls: int, isola
     # a group no poll saw an owner in has no active consumer; one seen with members at any poll counts as
     # having them (a rebalance at one poll must not turn a healthy consumer into a STOP)
     with_members = {(c.cluster, c.group) for c in commits if c.member_id}
-    judged = [judge(r, windows_of.get((r.cluster, r.group, r.topic, r.partition), []),
-                    (r.cluster, r.group) in with_members, quiet_ms(by_group[(r.cluster, r.group)], interval_ms),
-                    interval_ms, now) for r in reports]
+    judged = [
+        judge(
+            r,
+            windows_of.get((r.cluster, r.group, r.topic, r.partition), []),
+            (r.cluster, r.group) in with_members,
+            quiet_ms(by_group[(r.cluster, r.group)], interval_ms),
+            interval_ms,
+            now,
+        )
+        for r in reports
+    ]
     return sorted((j.report for j in judged), key=report_order), judged
 
 
-def _exact(sampler: Sampler, reports: list[PartitionReport], top: int, isolation: str,
-           now: int) -> list[PartitionReport]:
+def _exact(
+    sampler: Sampler, reports: list[PartitionReport], top: int, isolation: str, now: int
+) -> list[PartitionReport]:
     lagging = [r for r in reports if r.lag and r.committed_offset is not None][:top]
-    unread = {TopicPartition(r.topic, r.partition): max(r.committed_offset or 0, r.log_start_offset or 0)
-              for r in lagging}
+    unread = {
+        TopicPartition(r.topic, r.partition): max(r.committed_offset or 0, r.log_start_offset or 0) for r in lagging
+    }
     lags = exact_time_lags(sampler.admin.settings, unread, isolation, sampler.admin.timeout_s, now)
     exact = []
     for r in reports:

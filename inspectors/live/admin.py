@@ -16,14 +16,33 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from kgroup.assignors.model import (Assignment, Cluster, Group, Member, PartitionOffsets, Topic, TopicPartition,
-                                    sort_partitions)
+from kgroup.assignors.model import (
+    Assignment,
+    Cluster,
+    Group,
+    Member,
+    PartitionOffsets,
+    Topic,
+    TopicPartition,
+    sort_partitions,
+)
 from kgroup.inspectors.live.connection_settings import ConnectionSettings, bootstrap_addresses
-from kgroup.inspectors.errors import (AuthenticationError, AuthorizationError, InputError, NotFoundError,
-                                      NotReachableError, RunError)
+from kgroup.inspectors.errors import (
+    AuthenticationError,
+    AuthorizationError,
+    InputError,
+    NotFoundError,
+    NotReachableError,
+    RunError,
+)
 from kgroup.inspectors.live.leader_view import leader_views
-from kgroup.inspectors.live.transport_failures import (CERT_UNTRUSTED, authorization_failure, cluster_failures,
-                                                       is_authorization_error, untrusted_certificate)
+from kgroup.inspectors.live.transport_failures import (
+    CERT_UNTRUSTED,
+    authorization_failure,
+    cluster_failures,
+    is_authorization_error,
+    untrusted_certificate,
+)
 from kgroup.inspectors.live.wire.errors import AuthenticationFailed, KafkaClientError, ProtocolError, UnsupportedConfig
 
 READ_UNCOMMITTED, READ_COMMITTED = "read_uncommitted", "read_committed"
@@ -92,8 +111,9 @@ class LiveGroup:
         owned = set(self.group.assignment.partitions_of(member_id))
         target = set(self.target_assignments.get(member_id, ()))
         behind = self.assignment_epoch is not None and self.member_epochs[member_id] < self.assignment_epoch
-        return Reconciliation(behind or owned != target, tuple(sort_partitions(owned - target)),
-                              tuple(sort_partitions(target - owned)))
+        return Reconciliation(
+            behind or owned != target, tuple(sort_partitions(owned - target)), tuple(sort_partitions(target - owned))
+        )
 
 
 @dataclass(frozen=True)
@@ -130,8 +150,12 @@ class LiveAdmin:
         # librdkafka's admin client is a producer, whose Metadata for a named topic asks the broker to create
         # it (allow.auto.create.topics defaults to true for producers; auto.create.topics.enable to true on
         # Kafka): a read must never create the topic it was asked about, as Kafka's Admin client never does.
-        config: dict[str, Any] = {"reconnect.backoff.max.ms": 1000, **settings.client_config(),
-                                  "allow.auto.create.topics": False, "error_cb": self._errors.append}
+        config: dict[str, Any] = {
+            "reconnect.backoff.max.ms": 1000,
+            **settings.client_config(),
+            "allow.auto.create.topics": False,
+            "error_cb": self._errors.append,
+        }
         try:
             self._admin = AdminClient(config, logger=quiet)
         except Exception as exc:  # librdkafka rejects unknown or malformed properties here
@@ -148,8 +172,10 @@ class LiveAdmin:
         codes = {e.name() for e in recent}
         if "_AUTHENTICATION" in codes:
             detail = next(e.str() for e in recent if e.name() == "_AUTHENTICATION")
-            return AuthenticationError(f"authentication with {self.settings.bootstrap_servers} (from "
-                                       f"{self.settings.origin}) failed during {what}: {detail}")
+            return AuthenticationError(
+                f"authentication with {self.settings.bootstrap_servers} (from "
+                f"{self.settings.origin}) failed during {what}: {detail}"
+            )
         untrusted = next((e.str() for e in recent if CERT_UNTRUSTED in e.str()), None)
         if untrusted is not None:  # Kafka's clients: an SslAuthenticationException, an authentication failure
             return self._untrusted(what, untrusted)
@@ -177,8 +203,9 @@ class LiveAdmin:
         detail = next((e.str() for e in self._errors[since:] if e.name() != "_ALL_BROKERS_DOWN"), None)
         if detail is None:
             detail = _reason(exc) if exc is not None else "all brokers are down"
-        return NotReachableError(f"cannot reach {self.settings.bootstrap_servers} (from {self.settings.origin}) "
-                                 f"during {what}: {detail}")
+        return NotReachableError(
+            f"cannot reach {self.settings.bootstrap_servers} (from {self.settings.origin}) during {what}: {detail}"
+        )
 
     def _timed_out(self, what: str, since: int) -> NotReachableError:
         return NotReachableError(f"{self._unreachable(None, what, since)} (no answer within {self.timeout_s:g} s)")
@@ -251,8 +278,9 @@ class LiveAdmin:
         """A request librdkafka failed: the cluster lost when no broker answered or the broker went away while
         it ran (librdkafka then fails it with another code, e.g. "Failed to query partition leaders")."""
         if _code(exc) == "_AUTHENTICATION":
-            return AuthenticationError(f"authentication with {self.settings.bootstrap_servers} failed during "
-                                       f"{what}: {_reason(exc)}")
+            return AuthenticationError(
+                f"authentication with {self.settings.bootstrap_servers} failed during {what}: {_reason(exc)}"
+            )
         if is_authorization_error(_code(exc)):
             return authorization_failure(str(_code(exc)), what, settings=self.settings)
         self._admin.poll(0)  # serves error_cb
@@ -279,8 +307,11 @@ class LiveAdmin:
         listed = self._all_groups()
         if every_type:
             return listed
-        return [g for g in listed if g.protocol in ("consumer", "") or
-                (g.protocol is None and g.type not in ("share", "streams"))]
+        return [
+            g
+            for g in listed
+            if g.protocol in ("consumer", "") or (g.protocol is None and g.type not in ("share", "streams"))
+        ]
 
     def _all_groups(self) -> list[GroupListing]:
         from kgroup.inspectors.live.wire.list_groups import list_groups as wire_list_groups
@@ -290,13 +321,19 @@ class LiveAdmin:
         try:
             with cluster_failures(self.settings, "during ListGroups"):
                 listed = wire_list_groups(self.settings.client_config(), addresses, self.timeout_s)
-            return [GroupListing(g.group_id, g.type or "unknown", g.state or "Unknown", g.protocol_type)
-                    for g in listed]
+            return [
+                GroupListing(g.group_id, g.type or "unknown", g.state or "Unknown", g.protocol_type) for g in listed
+            ]
         except (UnsupportedConfig, ProtocolError):
             pass
         result = self._result(self._admin.list_consumer_groups(request_timeout=self.timeout_s), "ListGroups")
-        return sorted((GroupListing(g.group_id, enum_name(getattr(g, "type", None)), _state_label(enum_name(g.state)))
-                       for g in result.valid), key=lambda g: g.group_id)
+        return sorted(
+            (
+                GroupListing(g.group_id, enum_name(getattr(g, "type", None)), _state_label(enum_name(g.state)))
+                for g in result.valid
+            ),
+            key=lambda g: g.group_id,
+        )
 
     def topic_ids(self, names: list[str]) -> dict[str, str]:
         """Kafka's id of each named topic, in `Uuid.toString`'s form (URL-safe base64 of its 16 bytes,
@@ -306,8 +343,9 @@ class LiveAdmin:
 
         if not names:
             return {}
-        futures = self._admin.describe_topics(TopicCollection(list(dict.fromkeys(names))),
-                                              request_timeout=self.timeout_s)
+        futures = self._admin.describe_topics(
+            TopicCollection(list(dict.fromkeys(names))), request_timeout=self.timeout_s
+        )
         ids = {}
         for name, future in futures.items():
             try:
@@ -316,8 +354,10 @@ class LiveAdmin:
                 continue
             if uid is None:
                 continue
-            raw = b"".join(half.to_bytes(8, "big", signed=True)
-                           for half in (uid.get_most_significant_bits(), uid.get_least_significant_bits()))
+            raw = b"".join(
+                half.to_bytes(8, "big", signed=True)
+                for half in (uid.get_most_significant_bits(), uid.get_least_significant_bits())
+            )
             ids[name] = base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
         return ids
 
@@ -372,8 +412,10 @@ class LiveAdmin:
                 continue
             replica_racks: tuple[frozenset[str], ...] = ()
             if racks:
-                replica_racks = tuple(frozenset(racks[b] for b in getattr(t.partitions.get(p), "replicas", ()) if b in racks)
-                                      for p in range(len(t.partitions)))
+                replica_racks = tuple(
+                    frozenset(racks[b] for b in getattr(t.partitions.get(p), "replicas", ()) if b in racks)
+                    for p in range(len(t.partitions))
+                )
             topics.append(Topic(name, len(t.partitions), replica_racks))
         return Cluster(tuple(topics))
 
@@ -425,9 +467,12 @@ class LiveAdmin:
                 if time.monotonic() >= deadline:
                     raise self._timed_out(what, since)
             error = future.exception()
-            pause = min(0.1 * 2 ** attempt, 1.0)
-            if isinstance(error, Exception) and _code(error) in _COORDINATOR_MOVING \
-                    and deadline - time.monotonic() > pause:
+            pause = min(0.1 * 2**attempt, 1.0)
+            if (
+                isinstance(error, Exception)
+                and _code(error) in _COORDINATOR_MOVING
+                and deadline - time.monotonic() > pause
+            ):
                 self._coordinator_moved = True
                 attempt += 1
                 time.sleep(pause)
@@ -445,9 +490,10 @@ class LiveAdmin:
         for gid in dict.fromkeys(group_ids):
             started, attempt = time.monotonic(), 0
             while True:
-                answer = self._at_coordinator(self._admin.describe_consumer_groups, [gid], gid,
-                                              f"DescribeGroups of {gid!r}")
-                pause = min(0.1 * 2 ** attempt, 1.0)
+                answer = self._at_coordinator(
+                    self._admin.describe_consumer_groups, [gid], gid, f"DescribeGroups of {gid!r}"
+                )
+                pause = min(0.1 * 2**attempt, 1.0)
                 if enum_name(answer.state) != "dead":
                     break
                 limit = self.timeout_s if self._saw_a_broker_go(gid) else min(DEAD_RECHECK_S, self.timeout_s)
@@ -468,8 +514,9 @@ class LiveAdmin:
         from kgroup.assignors.java.semantics import coordinator_partition
 
         try:
-            offsets = self._admin.list_topics("__consumer_offsets", timeout=min(self.timeout_s, 5.0)) \
-                .topics.get("__consumer_offsets")
+            offsets = self._admin.list_topics("__consumer_offsets", timeout=min(self.timeout_s, 5.0)).topics.get(
+                "__consumer_offsets"
+            )
         except Exception:  # not visible to this principal, or no answer: no sign either way
             return False
         if offsets is None or offsets.error is not None or not offsets.partitions:
@@ -491,18 +538,22 @@ class LiveAdmin:
         what, since = f"OffsetFetch of {group_id!r}", len(self._errors)
         deadline, attempt = time.monotonic() + self.timeout_s, 0
         while True:
-            result = self._at_coordinator(self._admin.list_consumer_group_offsets,
-                                          [ConsumerGroupTopicPartitions(group_id)], group_id, what)
+            result = self._at_coordinator(
+                self._admin.list_consumer_group_offsets, [ConsumerGroupTopicPartitions(group_id)], group_id, what
+            )
             moving = [tp for tp in result.topic_partitions if _error_name(tp.error) in _COORDINATOR_MOVING]
             if not moving:
                 break
-            pause = min(0.1 * 2 ** attempt, 1.0)
+            pause = min(0.1 * 2**attempt, 1.0)
             if deadline - time.monotonic() <= pause:
                 raise self._timed_out(what, since)
             attempt += 1
             time.sleep(pause)
-        return {TopicPartition(tp.topic, tp.partition): (tp.offset, _epoch(getattr(tp, "leader_epoch", None)))
-                for tp in result.topic_partitions if tp.offset >= 0 and tp.error is None}
+        return {
+            TopicPartition(tp.topic, tp.partition): (tp.offset, _epoch(getattr(tp, "leader_epoch", None)))
+            for tp in result.topic_partitions
+            if tp.offset >= 0 and tp.error is None
+        }
 
     def log_bounds(self, partitions: list[TopicPartition], isolation: str) -> dict[TopicPartition, tuple[int, int]]:
         """(log start, log end) per partition; the end is the last stable offset under read_committed."""
@@ -536,24 +587,27 @@ class LiveAdmin:
         from confluent_kafka.admin import OffsetSpec
         from confluent_kafka import TopicPartition as KafkaTopicPartition
 
-        return self._offsets(partitions, OffsetSpec.for_timestamp(timestamp_ms), IsolationLevel.READ_UNCOMMITTED,
-                             KafkaTopicPartition)
+        return self._offsets(
+            partitions, OffsetSpec.for_timestamp(timestamp_ms), IsolationLevel.READ_UNCOMMITTED, KafkaTopicPartition
+        )
 
     def alter_offsets(self, group_id: str, offsets: dict[TopicPartition, int]) -> dict[TopicPartition, str | None]:
         """Commit `offsets` for the group (AlterConsumerGroupOffsets); per partition, None or why it failed."""
         from confluent_kafka import ConsumerGroupTopicPartitions
         from confluent_kafka import TopicPartition as KafkaTopicPartition
 
-        request = ConsumerGroupTopicPartitions(group_id, [KafkaTopicPartition(tp.topic, tp.partition, offset)
-                                                          for tp, offset in offsets.items()])
+        request = ConsumerGroupTopicPartitions(
+            group_id, [KafkaTopicPartition(tp.topic, tp.partition, offset) for tp, offset in offsets.items()]
+        )
         future = self._admin.alter_consumer_group_offsets([request], request_timeout=self.timeout_s)[group_id]
         try:
             result = self._wait(future, f"OffsetCommit of {group_id!r}")
         except RunError as exc:  # the whole request failed: every partition did
             return {tp: str(exc) for tp in offsets}  # the whole request failed: every partition did
         errors = {TopicPartition(tp.topic, tp.partition): tp.error for tp in result.topic_partitions}
-        denied = sorted((tp, _error_name(error)) for tp, error in errors.items()
-                        if is_authorization_error(_error_name(error)))
+        denied = sorted(
+            (tp, _error_name(error)) for tp, error in errors.items() if is_authorization_error(_error_name(error))
+        )
         if denied:  # Kafka's tool fails the whole reset on an AuthorizationException; so does kgroup
             (tp, name), rest = denied[0], len(offsets) - len(denied)
             failure = authorization_failure(str(name), f"OffsetCommit of {group_id!r}", tp.topic, self.settings)
@@ -584,8 +638,9 @@ class LiveAdmin:
         from confluent_kafka.admin import ConfigResource, ResourceType
 
         try:
-            futures = self._admin.describe_configs([ConfigResource(ResourceType.GROUP, group_id)],
-                                                    request_timeout=min(self.timeout_s, 5.0))
+            futures = self._admin.describe_configs(
+                [ConfigResource(ResourceType.GROUP, group_id)], request_timeout=min(self.timeout_s, 5.0)
+            )
             entries = next(iter(futures.values())).result(min(self.timeout_s, 5.0))
             value = int(entries["consumer.heartbeat.interval.ms"].value)
         except Exception:  # an unreadable interval is reported as unknown, never fatal
@@ -597,8 +652,9 @@ class LiveAdmin:
         failed: dict[str, str | None] = {}
         for group_id in dict.fromkeys(group_ids):
             try:
-                self._at_coordinator(self._admin.delete_consumer_groups, [group_id], group_id,
-                                     f"DeleteGroups of {group_id!r}")
+                self._at_coordinator(
+                    self._admin.delete_consumer_groups, [group_id], group_id, f"DeleteGroups of {group_id!r}"
+                )
                 failed[group_id] = None
             except RunError as exc:
                 failed[group_id] = str(exc)
@@ -615,8 +671,11 @@ class LiveAdmin:
         deadline = time.monotonic() + self.timeout_s
         since = len(self._errors)
         while True:
-            futures = self._admin.list_offsets({make(tp.topic, tp.partition): spec for tp in partitions},
-                                               isolation_level=level, request_timeout=self.timeout_s)
+            futures = self._admin.list_offsets(
+                {make(tp.topic, tp.partition): spec for tp in partitions},
+                isolation_level=level,
+                request_timeout=self.timeout_s,
+            )
             if deadline - time.monotonic() > 2 * _LEADER_WAIT_S:
                 waited = time.monotonic() + _LEADER_WAIT_S
                 while time.monotonic() < waited:  # in slices: the whole cluster gone ends the command at once
@@ -635,8 +694,10 @@ class LiveAdmin:
                     except Exception:
                         time.sleep(_SLICE_S)
                     continue
-            return {TopicPartition(k.topic, k.partition):
-                    self._result(f, f"ListOffsets of {k.topic}-{k.partition}").offset for k, f in futures.items()}
+            return {
+                TopicPartition(k.topic, k.partition): self._result(f, f"ListOffsets of {k.topic}-{k.partition}").offset
+                for k, f in futures.items()
+            }
 
 
 def group_pattern(regex: str | None) -> re.Pattern[str] | None:
@@ -649,8 +710,9 @@ def group_pattern(regex: str | None) -> re.Pattern[str] | None:
         raise InputError(f"{regex!r}: not a regular expression ({exc})", field="--regex") from None
 
 
-def chosen_group_ids(named: list[str], every: bool, pattern: re.Pattern[str] | None,
-                     listing: Callable[[], list[str]]) -> list[str]:
+def chosen_group_ids(
+    named: list[str], every: bool, pattern: re.Pattern[str] | None, listing: Callable[[], list[str]]
+) -> list[str]:
     """The named groups, then those `listing` gives that --all-groups or -r picks; each once, in order.
     `listing` (the cluster's or a fixture's group ids) is called only when something is to be picked."""
     listed = listing() if every or pattern is not None else []
@@ -678,8 +740,9 @@ def read_listed_groups(admin: LiveAdmin, group_ids: list[str]) -> tuple[LiveRead
     return read, refused
 
 
-def read_groups(admin: LiveAdmin, group_ids: list[str], isolation: str = READ_UNCOMMITTED,
-                subscriptions: bool = False) -> LiveRead:
+def read_groups(
+    admin: LiveAdmin, group_ids: list[str], isolation: str = READ_UNCOMMITTED, subscriptions: bool = False
+) -> LiveRead:
     """Describe each group, read its commits and the log bounds of every partition it touches.
 
     With `subscriptions`, each classic member is read as its group's leader will read it at the next
@@ -693,10 +756,12 @@ def read_groups(admin: LiveAdmin, group_ids: list[str], isolation: str = READ_UN
     known = {t.name for t in cluster.topics}
     descriptions = admin.describe(group_ids)
     modern, modern_unread = admin.describe_consumer_protocol(
-        [g for g in group_ids if enum_name(getattr(descriptions[g], "type", None)) == "consumer"])
+        [g for g in group_ids if enum_name(getattr(descriptions[g], "type", None)) == "consumer"]
+    )
     classic_ids = [g for g in group_ids if g not in modern]
-    views, unread = leader_views(admin.settings, classic_ids, admin.timeout_s) if subscriptions and classic_ids \
-        else ({}, None)
+    views, unread = (
+        leader_views(admin.settings, classic_ids, admin.timeout_s) if subscriptions and classic_ids else ({}, None)
+    )
     read = LiveRead(cluster)
     for group_id in group_ids:
         description = descriptions[group_id]
@@ -726,13 +791,27 @@ def read_groups(admin: LiveAdmin, group_ids: list[str], isolation: str = READ_UN
                 problems.append(sent.problem)
             if subscription is None:
                 inferred.add(m.member_id)
-                members.append(Member(m.member_id, tuple(sorted({tp.topic for tp in parts})), m.group_instance_id,
-                                      client_id=m.client_id, host=m.host))
+                members.append(
+                    Member(
+                        m.member_id,
+                        tuple(sorted({tp.topic for tp in parts})),
+                        m.group_instance_id,
+                        client_id=m.client_id,
+                        host=m.host,
+                    )
+                )
                 continue
             # `ConsumerCoordinator.metadata`: the topics in the member's own order, duplicates dropped.
-            members.append(Member(m.member_id, tuple(dict.fromkeys(subscription.topics)),
-                                  m.group_instance_id or sent.instance_id, subscription.rack_id or None,
-                                  client_id=m.client_id, host=m.host))
+            members.append(
+                Member(
+                    m.member_id,
+                    tuple(dict.fromkeys(subscription.topics)),
+                    m.group_instance_id or sent.instance_id,
+                    subscription.rack_id or None,
+                    client_id=m.client_id,
+                    host=m.host,
+                )
+            )
         touched = sorted(set(committed) | set(owners))
         # DescribeGroups names an assigned or subscribed topic the principal may not DESCRIBE, which Metadata
         # leaves out (KafkaApis.handleTopicMetadataRequest): asked by name it is TOPIC_AUTHORIZATION_FAILED, on
@@ -740,27 +819,48 @@ def read_groups(admin: LiveAdmin, group_ids: list[str], isolation: str = READ_UN
         admin.check_topics_visible(sorted({tp.topic for tp in touched} | {t for m in members for t in m.topics}))
         bounds = admin.log_bounds([tp for tp in touched if tp.topic in known], isolation)
         offsets = tuple(PartitionOffsets(tp, committed.get(tp), *bounds.get(tp, (None, None))) for tp in touched)
-        assignment = Assignment.of({m.member_id: [tp for tp, o in owners.items() if o == m.member_id]
-                                    for m in members})
+        assignment = Assignment.of({m.member_id: [tp for tp, o in owners.items() if o == m.member_id] for m in members})
         group_type = enum_name(getattr(description, "type", None))
         notes = _notes(state, members, description) + tuple(problems)
         if subscriptions and inferred and members:
-            why = unread or ("the broker returned no member metadata" if view is not None else
-                             "the broker did not describe the group's members")
-            notes += (f"{len(inferred)} of {len(members)} members' subscriptions inferred from their assignment: "
-                      f"{why}",)
+            why = unread or (
+                "the broker returned no member metadata"
+                if view is not None
+                else "the broker did not describe the group's members"
+            )
+            notes += (
+                f"{len(inferred)} of {len(members)} members' subscriptions inferred from their assignment: {why}",
+            )
         if group_type == "consumer" and modern_unread:
             notes += (modern_unread,)
         client, client_reason = view.client() if view else (None, None)
-        read.groups.append(LiveGroup(
-            Group(group_id, "consumer" if group_type == "consumer" else "classic", (), tuple(members), assignment,
-                  view.generation() if view else None, _state_label(state), offsets, client),
-            group_type, description.partition_assignor or None, _coordinator(description.coordinator), notes,
-            {tp: epoch for tp, (_, epoch) in commits.items() if epoch is not None}, targets,
-            frozenset(inferred) if subscriptions else frozenset(m.member_id for m in members), client_reason))
+        read.groups.append(
+            LiveGroup(
+                Group(
+                    group_id,
+                    "consumer" if group_type == "consumer" else "classic",
+                    (),
+                    tuple(members),
+                    assignment,
+                    view.generation() if view else None,
+                    _state_label(state),
+                    offsets,
+                    client,
+                ),
+                group_type,
+                description.partition_assignor or None,
+                _coordinator(description.coordinator),
+                notes,
+                {tp: epoch for tp, (_, epoch) in commits.items() if epoch is not None},
+                targets,
+                frozenset(inferred) if subscriptions else frozenset(m.member_id for m in members),
+                client_reason,
+            )
+        )
     if subscriptions and modern:
-        read.cluster = _with_topic_ids(admin, read.cluster, [g for g in read.groups if g.group.group_id in modern],
-                                       modern)
+        read.cluster = _with_topic_ids(
+            admin, read.cluster, [g for g in read.groups if g.group.group_id in modern], modern
+        )
     return read
 
 
@@ -779,8 +879,9 @@ def _with_topic_ids(admin: LiveAdmin, cluster: Cluster, groups: list[LiveGroup],
     return replace(cluster, topics=tuple(replace(t, topic_id=ids.get(t.name, t.topic_id)) for t in cluster.topics))
 
 
-def _consumer_protocol_group(admin: LiveAdmin, described: Any, description: Any, cluster: Cluster,
-                             isolation: str) -> LiveGroup:
+def _consumer_protocol_group(
+    admin: LiveAdmin, described: Any, description: Any, cluster: Cluster, isolation: str
+) -> LiveGroup:
     """A consumer-protocol group from its coordinator's ConsumerGroupDescribe answer (`described`), with its
     offsets and coordinator read as for any group. Each member's topics are its subscribed names and, for a
     regex subscription, the cluster's topics the regex matches whole (Kafka's coordinator resolves it with
@@ -804,9 +905,20 @@ def _consumer_protocol_group(admin: LiveAdmin, described: Any, description: Any,
                 bad_regex.append(m.member_id)
         if m.member_type:
             kinds[m.member_id] = m.member_type
-        members.append(Member(m.member_id, topics, m.instance_id, m.rack_id or None, client_id=m.client_id,
-                              host=m.client_host, owned=owned, generation=m.member_epoch,
-                              subscribed_regex=m.subscribed_regex or None, member_type=m.member_type))
+        members.append(
+            Member(
+                m.member_id,
+                topics,
+                m.instance_id,
+                m.rack_id or None,
+                client_id=m.client_id,
+                host=m.client_host,
+                owned=owned,
+                generation=m.member_epoch,
+                subscribed_regex=m.subscribed_regex or None,
+                member_type=m.member_type,
+            )
+        )
         current[m.member_id] = owned
         targets[m.member_id] = tuple(TopicPartition(t, p) for t, p in m.target_assignment)
         epochs[m.member_id] = m.member_epoch
@@ -821,21 +933,46 @@ def _consumer_protocol_group(admin: LiveAdmin, described: Any, description: Any,
         notes.append("no active members")
     classic = [m.member_id for m in members if kinds.get(m.member_id) == "classic"]
     if classic:
-        notes.append(f"{len(classic)} of {len(members)} members use the classic protocol in this consumer-protocol "
-                     "group (KIP-848's upgrade path): they take their assignment through JoinGroup/SyncGroup "
-                     "rebalances, whose timing kgroup cannot predict")
+        notes.append(
+            f"{len(classic)} of {len(members)} members use the classic protocol in this consumer-protocol "
+            "group (KIP-848's upgrade path): they take their assignment through JoinGroup/SyncGroup "
+            "rebalances, whose timing kgroup cannot predict"
+        )
     if bad_regex:
-        notes.append(f"the subscription regex of {', '.join(bad_regex)} is not one Python can read; its topics "
-                     "are the subscribed names only")
+        notes.append(
+            f"the subscription regex of {', '.join(bad_regex)} is not one Python can read; its topics "
+            "are the subscribed names only"
+        )
     if described.unnamed_topics:
         notes.append(f"the coordinator named no topic for id(s) {', '.join(described.unnamed_topics)}")
-    group = Group(group_id, "consumer", (), tuple(members), Assignment.of(current), described.group_epoch,
-                  state, offsets, assignment_epoch=described.assignment_epoch,
-                  heartbeat_interval_ms=admin.consumer_heartbeat_interval(group_id))
-    return LiveGroup(group, "consumer", described.assignor or description.partition_assignor or None,
-                     _coordinator(description.coordinator), tuple(notes),
-                     {tp: epoch for tp, (_, epoch) in commits.items() if epoch is not None}, targets, frozenset(),
-                     None, described.group_epoch, described.assignment_epoch, epochs, regexes, kinds)
+    group = Group(
+        group_id,
+        "consumer",
+        (),
+        tuple(members),
+        Assignment.of(current),
+        described.group_epoch,
+        state,
+        offsets,
+        assignment_epoch=described.assignment_epoch,
+        heartbeat_interval_ms=admin.consumer_heartbeat_interval(group_id),
+    )
+    return LiveGroup(
+        group,
+        "consumer",
+        described.assignor or description.partition_assignor or None,
+        _coordinator(description.coordinator),
+        tuple(notes),
+        {tp: epoch for tp, (_, epoch) in commits.items() if epoch is not None},
+        targets,
+        frozenset(),
+        None,
+        described.group_epoch,
+        described.assignment_epoch,
+        epochs,
+        regexes,
+        kinds,
+    )
 
 
 def _notes(state: str, members: list[Member], description: Any) -> tuple[str, ...]:
@@ -864,9 +1001,16 @@ def _coordinator(node: Any) -> Coordinator | None:
 
 
 def _state_label(state: str) -> str:
-    labels = {"preparing_rebalancing": "PreparingRebalance", "completing_rebalancing": "CompletingRebalance",
-              "stable": "Stable", "empty": "Empty", "dead": "Dead", "unknown": "Unknown",
-              "assigning": "Assigning", "reconciling": "Reconciling"}
+    labels = {
+        "preparing_rebalancing": "PreparingRebalance",
+        "completing_rebalancing": "CompletingRebalance",
+        "stable": "Stable",
+        "empty": "Empty",
+        "dead": "Dead",
+        "unknown": "Unknown",
+        "assigning": "Assigning",
+        "reconciling": "Reconciling",
+    }
     return labels.get(state, state)
 
 
@@ -890,8 +1034,16 @@ def _slice(deadline: float) -> float:
 # looks the leader up again or retries (ListOffsetsHandler.handleResponse; UNKNOWN_TOPIC_OR_PARTITION is left
 # out: kgroup reports a missing topic at once).
 _COORDINATOR_MOVING = {"COORDINATOR_LOAD_IN_PROGRESS", "COORDINATOR_NOT_AVAILABLE", "NOT_COORDINATOR"}
-_LEADER_MOVING = {"_TRANSPORT", "_TIMED_OUT", "NOT_LEADER_FOR_PARTITION", "LEADER_NOT_AVAILABLE",
-                  "REPLICA_NOT_AVAILABLE", "FENCED_LEADER_EPOCH", "UNKNOWN_LEADER_EPOCH", "OFFSET_NOT_AVAILABLE"}
+_LEADER_MOVING = {
+    "_TRANSPORT",
+    "_TIMED_OUT",
+    "NOT_LEADER_FOR_PARTITION",
+    "LEADER_NOT_AVAILABLE",
+    "REPLICA_NOT_AVAILABLE",
+    "FENCED_LEADER_EPOCH",
+    "UNKNOWN_LEADER_EPOCH",
+    "OFFSET_NOT_AVAILABLE",
+}
 
 
 def _retriable(exc: BaseException | None) -> bool:

@@ -22,8 +22,14 @@ from kgroup.inspectors.errors import InputError
 
 SECRET_KEY = re.compile(r"password|secret|jaas|token|credentials?|private|key\.pem|keystore\.key", re.IGNORECASE)
 # Java client keys with a different (or no) librdkafka spelling.
-_DROPPED = {"ssl.truststore.type", "ssl.keystore.type", "ssl.endpoint.identification.algorithm",
-            "sasl.login.callback.handler.class", "client.dns.lookup", "isolation.level"}
+_DROPPED = {
+    "ssl.truststore.type",
+    "ssl.keystore.type",
+    "ssl.endpoint.identification.algorithm",
+    "sasl.login.callback.handler.class",
+    "client.dns.lookup",
+    "isolation.level",
+}
 _JAAS_OPTION = re.compile(r'(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"')
 
 
@@ -44,9 +50,11 @@ class ConnectionSettings:
         if protocol.startswith("SASL_"):
             user = self.properties.get("sasl.username")
             return f"User:{user}" if user else f"SASL {self.properties.get('sasl.mechanism', 'GSSAPI')}"
-        if protocol == "SSL" and (self.properties.get("ssl.certificate.location")
-                                  or self.properties.get("ssl.certificate.pem")
-                                  or self.properties.get("ssl.keystore.location")):
+        if protocol == "SSL" and (
+            self.properties.get("ssl.certificate.location")
+            or self.properties.get("ssl.certificate.pem")
+            or self.properties.get("ssl.keystore.location")
+        ):
             return "a TLS client certificate"
         return None
 
@@ -62,8 +70,12 @@ def config_dir(env: Mapping[str, str] | None = None) -> Path:
     return Path(base) / "kgroup"
 
 
-def resolve(bootstrap: str | None = None, command_config: str | None = None, profile: str | None = None,
-            env: Mapping[str, str] | None = None) -> ConnectionSettings:
+def resolve(
+    bootstrap: str | None = None,
+    command_config: str | None = None,
+    profile: str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> ConnectionSettings:
     """Flags win over the environment, which wins over the profile; properties merge in the same order."""
     env = os.environ if env is None else env
     chosen = _profile(profile or env.get("KGROUP_PROFILE"), env, explicit=bool(profile or env.get("KGROUP_PROFILE")))
@@ -79,8 +91,10 @@ def resolve(bootstrap: str | None = None, command_config: str | None = None, pro
     if not servers and chosen.get("bootstrap_servers"):
         servers, origin = str(chosen["bootstrap_servers"]), f"profile {chosen['__name__']!r}"
     if not servers:
-        raise InputError("no broker given: use --bootstrap-server HOST:PORT, KGROUP_BOOTSTRAP_SERVERS or a profile",
-                         field="--bootstrap-server")
+        raise InputError(
+            "no broker given: use --bootstrap-server HOST:PORT, KGROUP_BOOTSTRAP_SERVERS or a profile",
+            field="--bootstrap-server",
+        )
     properties.pop("bootstrap.servers", None)
     bootstrap_addresses(servers, origin)
     return ConnectionSettings(servers, properties, origin)
@@ -121,13 +135,17 @@ def _profile(name: str | None, env: Mapping[str, str], explicit: bool) -> dict:
         raise InputError(f"no profile {name!r} (profiles: {known or 'none'})", str(path), field="profiles")
     body = profiles[name] or {}
     if not isinstance(body, dict):
-        raise InputError("expected a mapping with bootstrap_servers and properties", str(path),
-                         field=f"profiles.{name}")
+        raise InputError(
+            "expected a mapping with bootstrap_servers and properties", str(path), field=f"profiles.{name}"
+        )
     properties = body.get("properties") or {}
     if not isinstance(properties, dict):
         raise InputError("expected a mapping of client properties", str(path), field=f"profiles.{name}.properties")
-    return {"__name__": name, "bootstrap_servers": body.get("bootstrap_servers"),
-            "properties": {str(k): str(v) for k, v in properties.items()}}
+    return {
+        "__name__": name,
+        "bootstrap_servers": body.get("bootstrap_servers"),
+        "properties": {str(k): str(v) for k, v in properties.items()},
+    }
 
 
 def read_properties(path: str) -> dict[str, str]:
@@ -143,8 +161,11 @@ def read_properties(path: str) -> dict[str, str]:
     except UnicodeDecodeError:
         raise InputError("not a text file (expected key=value lines)", path, field="--command-config") from None
     if len(raw_bytes) > MAX_PROPERTIES_BYTES:
-        raise InputError(f"larger than {MAX_PROPERTIES_BYTES // 1024} KB (the limit for a properties file)", path,
-                         field="--command-config")
+        raise InputError(
+            f"larger than {MAX_PROPERTIES_BYTES // 1024} KB (the limit for a properties file)",
+            path,
+            field="--command-config",
+        )
     raw: dict[str, tuple[str, int]] = {}
     pending, start = "", 0
     for number, line in enumerate(text.splitlines(), start=1):
@@ -169,19 +190,30 @@ def _to_librdkafka(raw: dict[str, tuple[str, int]], path: str) -> dict[str, str]
     """Java client names to librdkafka's (rdkafka CONFIGURATION.md), as kcat users would write them."""
     out: dict[str, str] = {}
     kind = raw.get("ssl.keystore.type", ("", 0))[0].upper()
-    pem_keystore = kind == "PEM" or (not kind and raw.get("ssl.keystore.location", ("", 0))[0].endswith(".pem")) \
+    pem_keystore = (
+        kind == "PEM"
+        or (not kind and raw.get("ssl.keystore.location", ("", 0))[0].endswith(".pem"))
         or any(key in raw for key in ("ssl.keystore.certificate.chain", "ssl.keystore.key"))
+    )
     for key, (value, line) in raw.items():
         if key == "sasl.jaas.config":
             options = dict(_JAAS_OPTION.findall(value))
             if "username" not in options or "password" not in options:
-                raise InputError("sasl.jaas.config: expected username=\"...\" and password=\"...\" "
-                                 "(PlainLoginModule or ScramLoginModule)", path, line)
+                raise InputError(
+                    'sasl.jaas.config: expected username="..." and password="..." '
+                    "(PlainLoginModule or ScramLoginModule)",
+                    path,
+                    line,
+                )
             out["sasl.username"], out["sasl.password"] = options["username"], options["password"]
         elif key == "ssl.truststore.location":
             if not value.endswith((".pem", ".crt")):
-                raise InputError("ssl.truststore.location: only PEM files work with librdkafka "
-                                 "(convert the JKS store, or set ssl.ca.location)", path, line)
+                raise InputError(
+                    "ssl.truststore.location: only PEM files work with librdkafka "
+                    "(convert the JKS store, or set ssl.ca.location)",
+                    path,
+                    line,
+                )
             out["ssl.ca.location"] = value
         elif key == "ssl.truststore.certificates":
             out["ssl.ca.pem"] = pem_blocks(value, key, path, line)
@@ -204,10 +236,12 @@ def _to_librdkafka(raw: dict[str, tuple[str, int]], path: str) -> dict[str, str]
 # private key and the certificate chain is both ssl.certificate.location and ssl.key.location (OpenSSL reads
 # each kind of block from it); inline PEMs are ssl.certificate.pem / ssl.key.pem. ssl.key.password keeps its
 # name; a PEM keystore has no store password (Java rejects one), so it is not passed on.
-_PEM_KEYSTORE = {"ssl.keystore.location": ("ssl.certificate.location", ""),
-                 "ssl.keystore.certificate.chain": ("ssl.certificate.pem", "certificates"),
-                 "ssl.keystore.key": ("ssl.key.pem", "a private key"),
-                 "ssl.keystore.password": ("", "")}
+_PEM_KEYSTORE = {
+    "ssl.keystore.location": ("ssl.certificate.location", ""),
+    "ssl.keystore.certificate.chain": ("ssl.certificate.pem", "certificates"),
+    "ssl.keystore.key": ("ssl.key.pem", "a private key"),
+    "ssl.keystore.password": ("", ""),
+}
 _PEM_BLOCK = re.compile(r"-----BEGIN ([A-Z0-9 ]+)-----(.*?)-----END \1-----", re.DOTALL)
 
 
@@ -218,15 +252,25 @@ def pem_blocks(value: str, key: str, path: str, line: int, what: str = "certific
     whitespace (DefaultSslEngineFactory.PemParser)."""
     blocks = _PEM_BLOCK.findall(value)
     if not blocks:
-        raise InputError(f"{key}: expected {what} in PEM (-----BEGIN ...----- base64 -----END ...-----); the "
-                         "value is not shown: it may hold a secret", path, line)
+        raise InputError(
+            f"{key}: expected {what} in PEM (-----BEGIN ...----- base64 -----END ...-----); the "
+            "value is not shown: it may hold a secret",
+            path,
+            line,
+        )
     out = []
     for label, body in blocks:
         packed = re.sub(r"\s+", "", body)
         if not re.fullmatch(r"[A-Za-z0-9+/=]*", packed) or not packed:
-            raise InputError(f"{key}: the PEM block {label!r} is not base64 (headers such as Proc-Type are not "
-                             "supported; give PKCS#8)", path, line)
-        out.append(f"-----BEGIN {label}-----\n"
-                   + "".join(packed[i:i + 64] + "\n" for i in range(0, len(packed), 64))
-                   + f"-----END {label}-----\n")
+            raise InputError(
+                f"{key}: the PEM block {label!r} is not base64 (headers such as Proc-Type are not "
+                "supported; give PKCS#8)",
+                path,
+                line,
+            )
+        out.append(
+            f"-----BEGIN {label}-----\n"
+            + "".join(packed[i : i + 64] + "\n" for i in range(0, len(packed), 64))
+            + f"-----END {label}-----\n"
+        )
     return "".join(out)

@@ -65,8 +65,11 @@ class LeaderView:
         `ConsumerCoordinator.metadata`); the rebalance then moved the group one generation on. None when no
         member reported one (eager assignors and first joins send -1).
         """
-        sent = [m.subscription.generation_id for m in self.members
-                if m.subscription is not None and m.subscription.generation_id >= 0]
+        sent = [
+            m.subscription.generation_id
+            for m in self.members
+            if m.subscription is not None and m.subscription.generation_id >= 0
+        ]
         return max(sent) + 1 if sent else None
 
     def client(self) -> tuple[str | None, str]:
@@ -85,8 +88,9 @@ class LeaderView:
         return None, "the members' subscriptions do not say which client they run"
 
 
-def leader_views(settings: ConnectionSettings, group_ids: list[str],
-                 timeout_s: float) -> tuple[dict[str, LeaderView], str | None]:
+def leader_views(
+    settings: ConnectionSettings, group_ids: list[str], timeout_s: float
+) -> tuple[dict[str, LeaderView], str | None]:
     """Per group, its leader's view; and why none could be read (None when the read worked)."""
     try:
         with cluster_failures(settings, "for DescribeGroups"):
@@ -114,5 +118,6 @@ def _member(raw: ClassicMemberBytes) -> MemberView:
             assignment = tuple(TopicPartition(t, p) for t, p in assigned.partitions())
     except ConsumerProtocolError as exc:
         problem = f"member {raw.member_id!r}: metadata not decoded: {exc}"
-    return MemberView(raw.member_id, raw.group_instance_id, raw.client_id, raw.client_host, subscription,
-                      assignment, problem)
+    return MemberView(
+        raw.member_id, raw.group_instance_id, raw.client_id, raw.client_host, subscription, assignment, problem
+    )

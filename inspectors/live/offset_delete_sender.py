@@ -33,23 +33,34 @@ def offset_delete_unsupported(settings: ConnectionSettings, timeout_s: float) ->
     versions = _run(settings, "ApiVersions", lambda: probe_api_versions(settings.client_config(), timeout_s))
     if offers_offset_delete(versions):
         return None
-    return (f"the broker at {settings.bootstrap_servers} does not offer OffsetDelete (API 47, Kafka 2.4+), so it "
-            "cannot delete a group's offsets for a topic")
+    return (
+        f"the broker at {settings.bootstrap_servers} does not offer OffsetDelete (API 47, Kafka 2.4+), so it "
+        "cannot delete a group's offsets for a topic"
+    )
 
 
-def send_offset_delete(settings: ConnectionSettings, group_id: str, partitions: list[TopicPartition],
-                       timeout_s: float) -> OffsetDeleteAnswer:
+def send_offset_delete(
+    settings: ConnectionSettings, group_id: str, partitions: list[TopicPartition], timeout_s: float
+) -> OffsetDeleteAnswer:
     """The coordinator's answer; an authorization failure (KafkaApis.handleOffsetDeleteRequest: DELETE on the
     group, else GROUP_AUTHORIZATION_FAILED; READ on each topic, else TOPIC_AUTHORIZATION_FAILED per
     partition) is an AuthorizationError, as Kafka's tool fails on the AuthorizationException."""
     what = f"OffsetDelete of {group_id!r}"
-    answer = _run(settings, what, lambda: delete_offsets(
-        settings.client_config(), group_id, [(tp.topic, tp.partition) for tp in partitions], timeout_s))
+    answer = _run(
+        settings,
+        what,
+        lambda: delete_offsets(
+            settings.client_config(), group_id, [(tp.topic, tp.partition) for tp in partitions], timeout_s
+        ),
+    )
     if answer.error is not None and is_authorization_error(answer.error):
         found_by = "FindCoordinator" if "(FindCoordinator" in answer.error else "OffsetDelete"
         raise authorization_failure(answer.error, f"{found_by} of {group_id!r}", settings=settings)
-    denied = sorted((topic, p, error) for (topic, p), error in answer.partitions.items()
-                    if error is not None and is_authorization_error(error))
+    denied = sorted(
+        (topic, p, error)
+        for (topic, p), error in answer.partitions.items()
+        if error is not None and is_authorization_error(error)
+    )
     if denied:
         failure = authorization_failure(denied[0][2], what, denied[0][0], settings)
         rest = sum(1 for error in answer.partitions.values() if error is None)

@@ -37,9 +37,11 @@ def not_kafka(settings: ConnectionSettings, budget_s: float = PROBE_S) -> str | 
         if tls and handshake_failed:  # not TLS: is it a plaintext Kafka listener, or something else?
             plain, _ = _ask(host, port, deadline, False)
             if plain and looks_like_kafka(plain):
-                found = found or (f"{address} answered as a PLAINTEXT Kafka listener, but security.protocol is "
-                                  f"{protocol}: the TLS handshake failed (is it the right port, and does "
-                                  "security.protocol match?)")
+                found = found or (
+                    f"{address} answered as a PLAINTEXT Kafka listener, but security.protocol is "
+                    f"{protocol}: the TLS handshake failed (is it the right port, and does "
+                    "security.protocol match?)"
+                )
                 continue
             first = plain
         if first and looks_like_kafka(first):
@@ -47,8 +49,10 @@ def not_kafka(settings: ConnectionSettings, budget_s: float = PROBE_S) -> str | 
         if first:
             found = found or not_kafka_line(address, what_answered(first), protocol)
         elif not tls and _tls_handshake(host, port, deadline):  # plain bytes got nothing: a TLS listener?
-            found = found or (f"{address} answered as a TLS listener, but security.protocol is {protocol} (is it the "
-                              "right port, and does security.protocol match? SSL or SASL_SSL)")
+            found = found or (
+                f"{address} answered as a TLS listener, but security.protocol is {protocol} (is it the "
+                "right port, and does security.protocol match? SSL or SASL_SSL)"
+            )
     return found
 
 

@@ -65,15 +65,27 @@ def read_share_groups(admin: LiveAdmin, group_ids: list[str]) -> dict[str, Share
         if offsets.error is not None:
             _refuse(offsets.error, "DescribeShareGroupOffsets", group_id, admin)
             raise RunError(f"DescribeShareGroupOffsets of {group_id!r}: {offsets.error}")
-        notes = tuple(f"offsets of {skipped} not read (Kafka's admin client leaves such a partition out)"
-                      for skipped in offsets.skipped)
+        notes = tuple(
+            f"offsets of {skipped} not read (Kafka's admin client leaves such a partition out)"
+            for skipped in offsets.skipped
+        )
         if offsets.api_version == 0:
-            notes += ("the broker's DescribeShareGroupOffsets is v0, which has no lag (KIP-1226 adds it in v1): "
-                      "LAG is unknown",)
-        found[group_id] = ShareGroup(group_id, described.state or "Unknown", described.group_epoch or 0,
-                                     described.assignment_epoch or 0, described.assignor,
-                                     _coordinator(admin, described.coordinator), described.members,
-                                     offsets.partitions, offsets.api_version, notes)
+            notes += (
+                "the broker's DescribeShareGroupOffsets is v0, which has no lag (KIP-1226 adds it in v1): "
+                "LAG is unknown",
+            )
+        found[group_id] = ShareGroup(
+            group_id,
+            described.state or "Unknown",
+            described.group_epoch or 0,
+            described.assignment_epoch or 0,
+            described.assignor,
+            _coordinator(admin, described.coordinator),
+            described.members,
+            offsets.partitions,
+            offsets.api_version,
+            notes,
+        )
     return found
 
 

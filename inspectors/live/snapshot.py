@@ -63,7 +63,9 @@ def as_fixture(read: LiveRead, source: str, named: tuple[str, ...] = ()) -> Fixt
     groups = tuple(_for_what_ifs(g) for g in read.groups)
     wanted = {t for g in groups for t in group_topics(g)} | {t for g in groups for m in g.members for t in m.topics}
     wanted |= set(named)
-    cluster = Cluster(tuple(t for t in read.cluster.topics if t.name in wanted), kafka_version=read.cluster.kafka_version)
+    cluster = Cluster(
+        tuple(t for t in read.cluster.topics if t.name in wanted), kafka_version=read.cluster.kafka_version
+    )
     return Fixture(source, cluster, groups)
 
 
@@ -76,16 +78,21 @@ def untrusted(live: LiveGroup) -> str | None:
     """
     group = live.group
     if not group.members and group.state in ("Unknown", "Stable", "PreparingRebalance", "CompletingRebalance"):
-        return (f"the broker reported group {group.group_id!r} in state {group.state} with no members, so its "
-                "members, subscriptions and assignment are unknown")
+        return (
+            f"the broker reported group {group.group_id!r} in state {group.state} with no members, so its "
+            "members, subscriptions and assignment are unknown"
+        )
     if live.type == "consumer" and live.assignor and live.assignor not in ("uniform", "range"):
-        return (f"the broker labels group {group.group_id!r} a KIP-848 'consumer' group but names "
-                f"{live.assignor!r} as its assignor, which no KIP-848 coordinator uses")
+        return (
+            f"the broker labels group {group.group_id!r} a KIP-848 'consumer' group but names "
+            f"{live.assignor!r} as its assignor, which no KIP-848 coordinator uses"
+        )
     return None
 
 
-def read_for_what_if(admin: LiveAdmin, group_id: str, named: tuple[str, ...] = ()
-                     ) -> tuple[Fixture, dict[str, Any], str, str | None, tuple[str, ...]]:
+def read_for_what_if(
+    admin: LiveAdmin, group_id: str, named: tuple[str, ...] = ()
+) -> tuple[Fixture, dict[str, Any], str, str | None, tuple[str, ...]]:
     """A live group as `kgroup snapshot` would save it, with the topics a what-if names (`named`): the
     fixture, its document, its source, why its leader's client is what it is, and which of `named` the
     cluster does not have. Refused (InputError, exit 2) when the broker's answer cannot be trusted.
@@ -96,12 +103,19 @@ def read_for_what_if(admin: LiveAdmin, group_id: str, named: tuple[str, ...] = (
     read = read_groups(admin, [group_id], subscriptions=True)
     problem = untrusted(read.groups[0])
     if problem:
-        raise InputError(f"no live what-if: {problem}; save the group with `kgroup snapshot`, complete it and "
-                         "simulate the file", field="--group")
+        raise InputError(
+            f"no live what-if: {problem}; save the group with `kgroup snapshot`, complete it and simulate the file",
+            field="--group",
+        )
     source = f"live:{admin.settings.bootstrap_servers}"
     absent = tuple(t for t in named if read.cluster.topic(t) is None)
-    return (live_fixture(read, source, named), fixture_document(read, source, named=named), source,
-            read.groups[0].client_reason, absent)
+    return (
+        live_fixture(read, source, named),
+        fixture_document(read, source, named=named),
+        source,
+        read.groups[0].client_reason,
+        absent,
+    )
 
 
 def live_fixture(read: LiveRead, source: str, named: tuple[str, ...] = ()) -> Fixture:
@@ -114,25 +128,32 @@ def live_fixture(read: LiveRead, source: str, named: tuple[str, ...] = ()) -> Fi
     return fixture_from_mapping(FieldReader(YamlDoc(source, document)), document)
 
 
-def fixture_document(read: LiveRead, source: str, now: datetime | None = None,
-                     named: tuple[str, ...] = ()) -> dict[str, Any]:
+def fixture_document(
+    read: LiveRead, source: str, now: datetime | None = None, named: tuple[str, ...] = ()
+) -> dict[str, Any]:
     """A `kgroup/v1` document of the live state (see the module docstring), with the `named` topics."""
     fixture = as_fixture(read, source, named)
     taken = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%dT%H:%M:%SZ")
     inferred = {live.group.group_id: live.inferred for live in read.groups}
     # A consumer-protocol group's `assignment` is its target assignment; each member's `owned` its current one.
-    targets = {live.group.group_id: live.target_assignments for live in read.groups
-               if live.group.protocol == "consumer" and live.member_epochs}
+    targets = {
+        live.group.group_id: live.target_assignments
+        for live in read.groups
+        if live.group.protocol == "consumer" and live.member_epochs
+    }
     notes = [f"{live.group.group_id}: {note}" for live in read.groups for note in live.notes]
     return {
         "schema": SCHEMA,
         "description": f"snapshot of {', '.join(g.group_id for g in fixture.groups)} from {source} at {taken}; "
-                       "members marked inferred: true have a subscription inferred from their assignment"
-                       + "".join(f"; {note}" for note in notes),
-        "cluster": {"topics": [_topic_body(t) for t in fixture.cluster.topics],
-                    **({"kafka_version": fixture.cluster.kafka_version} if fixture.cluster.kafka_version else {})},
-        "groups": [_group_body(g, inferred.get(g.group_id, frozenset()), targets.get(g.group_id))
-                   for g in fixture.groups],
+        "members marked inferred: true have a subscription inferred from their assignment"
+        + "".join(f"; {note}" for note in notes),
+        "cluster": {
+            "topics": [_topic_body(t) for t in fixture.cluster.topics],
+            **({"kafka_version": fixture.cluster.kafka_version} if fixture.cluster.kafka_version else {}),
+        },
+        "groups": [
+            _group_body(g, inferred.get(g.group_id, frozenset()), targets.get(g.group_id)) for g in fixture.groups
+        ],
     }
 
 
@@ -145,8 +166,9 @@ def _topic_body(topic: Topic) -> dict[str, Any]:
     return body
 
 
-def _group_body(group: Group, inferred: frozenset[str],
-                targets: dict[str, tuple[TopicPartition, ...]] | None = None) -> dict[str, Any]:
+def _group_body(
+    group: Group, inferred: frozenset[str], targets: dict[str, tuple[TopicPartition, ...]] | None = None
+) -> dict[str, Any]:
     """`targets`: a consumer-protocol group's target assignment as its coordinator described it. The group's
     `assignment` is then the target, and each member's `owned` (with its member epoch as `generation`) what
     it owns now, so a member still reconciling keeps both."""
@@ -166,16 +188,25 @@ def _group_body(group: Group, inferred: frozenset[str],
     if owners:
         body["assignment"] = {member: by_topic(parts) for member, parts in owners.items()}
     if group.offsets:
-        body["offsets"] = {f"{o.tp.topic}-{o.tp.partition}": {k: v for k, v in (
-            ("committed", o.committed), ("log_start", o.log_start), ("log_end", o.log_end)) if v is not None}
-            for o in group.offsets}
+        body["offsets"] = {
+            f"{o.tp.topic}-{o.tp.partition}": {
+                k: v
+                for k, v in (("committed", o.committed), ("log_start", o.log_start), ("log_end", o.log_end))
+                if v is not None
+            }
+            for o in group.offsets
+        }
     return body
 
 
 def _member_body(member: Member, inferred: bool, consumer_protocol: bool = False) -> dict[str, Any]:
     body: dict[str, Any] = {"member_id": member.member_id}
-    for key, value in (("instance_id", member.instance_id), ("client_id", member.client_id),
-                       ("host", member.host), ("rack", member.rack)):
+    for key, value in (
+        ("instance_id", member.instance_id),
+        ("client_id", member.client_id),
+        ("host", member.host),
+        ("rack", member.rack),
+    ):
         if value:
             body[key] = value
     body["topics"] = list(member.topics)
@@ -204,16 +235,22 @@ def fixture_group(saved: Fixture, group_id: str) -> LiveGroup:
             assignor = resolve(assignor).name
         except InputError as exc:
             raise InputError(f"group {group.group_id!r}: assignors: {exc.message}", saved.source) from None
-    if group.protocol == "consumer":
-        assignor = {fixture_name: broker_name for broker_name, fixture_name in CONSUMER_PROTOCOL_NAMES.items()
-                    }.get(assignor, assignor)  # type: ignore[arg-type]
+    if group.protocol == "consumer" and assignor is not None:
+        broker_names = {fixture_name: broker_name for broker_name, fixture_name in CONSUMER_PROTOCOL_NAMES.items()}
+        assignor = broker_names.get(assignor, assignor)
         # The fixture's `assignment` is the target; what each member owns now is its `owned` (the loader
         # fills it from the target when a member does not say), as describe shows a live group.
         current = replace(group, assignment=Assignment.of({m.member_id: m.owned for m in group.members}))
-        return LiveGroup(current, group.protocol, assignor, None, target_assignments=dict(group.assignment.owners),
-                         group_epoch=group.generation, assignment_epoch=group.assignment_epoch,
-                         member_epochs={m.member_id: m.generation for m in group.members if m.generation is not None},
-                         subscribed_regexes={m.member_id: m.subscribed_regex for m in group.members
-                                             if m.subscribed_regex},
-                         member_types={m.member_id: m.member_type for m in group.members if m.member_type})
+        return LiveGroup(
+            current,
+            group.protocol,
+            assignor,
+            None,
+            target_assignments=dict(group.assignment.owners),
+            group_epoch=group.generation,
+            assignment_epoch=group.assignment_epoch,
+            member_epochs={m.member_id: m.generation for m in group.members if m.generation is not None},
+            subscribed_regexes={m.member_id: m.subscribed_regex for m in group.members if m.subscribed_regex},
+            member_types={m.member_id: m.member_type for m in group.members if m.member_type},
+        )
     return LiveGroup(group, group.protocol, assignor, None)

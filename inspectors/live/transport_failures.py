@@ -20,12 +20,18 @@ AUTHORIZATION_ERRORS = ("GROUP_AUTHORIZATION_FAILED", "TOPIC_AUTHORIZATION_FAILE
 # group), handleListOffsetRequest / handleTopicMetadataRequest (DESCRIBE topic), handleFindCoordinatorRequest
 # (DESCRIBE group), handleDescribeCluster (DESCRIBE cluster).
 NEEDED = {
-    ("DescribeGroups", "group"): "DESCRIBE", ("DescribeGroups", "topic"): "DESCRIBE",  # ConsumerGroupDescribe
-    ("OffsetFetch", "group"): "DESCRIBE", ("OffsetFetch", "topic"): "DESCRIBE",
-    ("OffsetCommit", "group"): "READ", ("OffsetCommit", "topic"): "READ",
-    ("OffsetDelete", "group"): "DELETE", ("OffsetDelete", "topic"): "READ",
-    ("DeleteGroups", "group"): "DELETE", ("FindCoordinator", "group"): "DESCRIBE",
-    ("ListOffsets", "topic"): "DESCRIBE", ("Metadata", "topic"): "DESCRIBE",
+    ("DescribeGroups", "group"): "DESCRIBE",
+    ("DescribeGroups", "topic"): "DESCRIBE",  # ConsumerGroupDescribe
+    ("OffsetFetch", "group"): "DESCRIBE",
+    ("OffsetFetch", "topic"): "DESCRIBE",
+    ("OffsetCommit", "group"): "READ",
+    ("OffsetCommit", "topic"): "READ",
+    ("OffsetDelete", "group"): "DELETE",
+    ("OffsetDelete", "topic"): "READ",
+    ("DeleteGroups", "group"): "DELETE",
+    ("FindCoordinator", "group"): "DESCRIBE",
+    ("ListOffsets", "topic"): "DESCRIBE",
+    ("Metadata", "topic"): "DESCRIBE",
     ("DescribeCluster", "cluster"): "DESCRIBE",
 }
 _NAMED = re.compile(r"^(\w+) of '((?:[^'\\]|\\.)*)'")  # "DescribeGroups of 'g'" (repr of the group id)
@@ -41,20 +47,25 @@ def untrusted_certificate(settings: ConnectionSettings, during: str, detail: str
     certificate signed by a trusted CA for other names than the address kgroup connected to (Python's ssl says
     "Hostname mismatch" or "IP address mismatch") is told as such: giving the CA again would not help."""
     if "mismatch" in detail:  # Kafka's clients: ssl.endpoint.identification.algorithm=https, their default
-        return (f"the TLS certificate of {settings.bootstrap_servers} (from {settings.origin}) does not name the "
-                f"address kgroup connected to ({during}): connect by a name the certificate lists, or give the broker "
-                f"a certificate for its advertised host; {detail}")
-    return (f"the TLS certificate of {settings.bootstrap_servers} (from {settings.origin}) is not trusted ({during}): "
-            "give the CA that signed it with ssl.truststore.location (a PEM file, ssl.truststore.type=PEM), "
-            f"ssl.truststore.certificates or ssl.ca.location; {detail}")
+        return (
+            f"the TLS certificate of {settings.bootstrap_servers} (from {settings.origin}) does not name the "
+            f"address kgroup connected to ({during}): connect by a name the certificate lists, or give the broker "
+            f"a certificate for its advertised host; {detail}"
+        )
+    return (
+        f"the TLS certificate of {settings.bootstrap_servers} (from {settings.origin}) is not trusted ({during}): "
+        "give the CA that signed it with ssl.truststore.location (a PEM file, ssl.truststore.type=PEM), "
+        f"ssl.truststore.certificates or ssl.ca.location; {detail}"
+    )
 
 
 def is_authorization_error(name: str | None) -> bool:
     return bool(name) and str(name).startswith(AUTHORIZATION_ERRORS)
 
 
-def authorization_failure(error: str, what: str, topic: str | None = None,
-                          settings: ConnectionSettings | None = None) -> AuthorizationError:
+def authorization_failure(
+    error: str, what: str, topic: str | None = None, settings: ConnectionSettings | None = None
+) -> AuthorizationError:
     """The AuthorizationError for Kafka's error `error` (GROUP_/TOPIC_/CLUSTER_AUTHORIZATION_FAILED) answered to
     `what` ("DescribeGroups of 'g'", "OffsetCommit of 'g'", "ListOffsets of t-0"); `topic` is the partition's
     topic when the error came per partition (it names the resource of a TOPIC_AUTHORIZATION_FAILED only)."""
@@ -74,8 +85,9 @@ def authorization_failure(error: str, what: str, topic: str | None = None,
         detail = f"that group {group_match.group(2)!r} consumes"
     shown = "ConsumerGroupDescribe" if request == "DescribeGroups" and kind == "topic" else request
     who = settings.authenticated_as() if settings is not None else None
-    return AuthorizationError(operation, kind, named, name, shown, detail,
-                              who if who and who.startswith("User:") else None)
+    return AuthorizationError(
+        operation, kind, named, name, shown, detail, who if who and who.startswith("User:") else None
+    )
 
 
 @contextmanager
@@ -86,10 +98,12 @@ def cluster_failures(settings: ConnectionSettings, request: str) -> Iterator[Non
     try:
         yield
     except BrokerUnreachable as exc:
-        raise NotReachableError(f"cannot reach {settings.bootstrap_servers} (from {settings.origin}) {request}: "
-                                f"{exc}") from None
+        raise NotReachableError(
+            f"cannot reach {settings.bootstrap_servers} (from {settings.origin}) {request}: {exc}"
+        ) from None
     except AuthenticationFailed as exc:
         if exc.untrusted:  # Kafka's clients: SslAuthenticationException
             raise AuthenticationError(untrusted_certificate(settings, request, str(exc))) from None
-        raise AuthenticationError(f"{settings.bootstrap_servers} (from {settings.origin}) refused the credentials "
-                                  f"{request}: {exc}") from None
+        raise AuthenticationError(
+            f"{settings.bootstrap_servers} (from {settings.origin}) refused the credentials {request}: {exc}"
+        ) from None

@@ -51,16 +51,18 @@ def plan_delete(admin: LiveAdmin, group_ids: list[str]) -> list[DeletePlan]:
     descriptions = admin.describe(group_ids)
     missing = [g for g in group_ids if enum_name(descriptions[g].state) == "dead"]
     if missing:
-        raise NotFoundError(f"group {', '.join(repr(g) for g in missing)} does not exist (the coordinator "
-                            "describes it as Dead)")
+        raise NotFoundError(
+            f"group {', '.join(repr(g) for g in missing)} does not exist (the coordinator describes it as Dead)"
+        )
     plans = []
     for group_id in group_ids:
         description = descriptions[group_id]
         state, members = enum_name(description.state), len(description.members)
         committed = admin.committed(group_id)
         offsets = tuple((tp, committed[tp]) for tp in sort_partitions(committed))
-        plans.append(DeletePlan(group_id, state_label(state), members, len(offsets),
-                                deletion_refusal(state, members), offsets))
+        plans.append(
+            DeletePlan(group_id, state_label(state), members, len(offsets), deletion_refusal(state, members), offsets)
+        )
     return plans
 
 
@@ -69,8 +71,10 @@ def apply_delete(admin: LiveAdmin, plans: list[DeletePlan], partial: bool = Fals
     has committed offsets afterwards (OffsetFetch reads back nothing)."""
     refused = [p.group_id for p in plans if p.refused]
     if refused and not partial:
-        return [DeleteOutcome(p.group_id, False, p.refused or f"not deleted: {', '.join(refused)} refused "
-                              "(all or nothing)") for p in plans]
+        return [
+            DeleteOutcome(p.group_id, False, p.refused or f"not deleted: {', '.join(refused)} refused (all or nothing)")
+            for p in plans
+        ]
     wanted = [p.group_id for p in plans if not p.refused]
     errors = admin.delete_groups(wanted) if wanted else {}
     outcomes = []
@@ -81,6 +85,7 @@ def apply_delete(admin: LiveAdmin, plans: list[DeletePlan], partial: bool = Fals
             outcomes.append(DeleteOutcome(plan.group_id, False, errors[plan.group_id]))
         else:
             left = admin.committed(plan.group_id)
-            outcomes.append(DeleteOutcome(plan.group_id, not left,
-                                          None if not left else f"{len(left)} committed offsets remain"))
+            outcomes.append(
+                DeleteOutcome(plan.group_id, not left, None if not left else f"{len(left)} committed offsets remain")
+            )
     return outcomes

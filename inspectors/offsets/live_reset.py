@@ -10,8 +10,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from kgroup.assignors.model import TopicPartition, sort_partitions
-from kgroup.assignors.offsets.reset_plan import (FROM_FILE, SHIFT_BY, TO_DATETIME, PlannedOffset, ResetInputs,
-                                           ResetRefused, plan_reset, refusal)
+from kgroup.assignors.offsets.reset_plan import (
+    FROM_FILE,
+    SHIFT_BY,
+    TO_DATETIME,
+    PlannedOffset,
+    ResetInputs,
+    ResetRefused,
+    plan_reset,
+    refusal,
+)
 from kgroup.inspectors.errors import InputError, NotFoundError
 from kgroup.inspectors.live.admin import LiveAdmin, enum_name, state_label
 
@@ -48,9 +56,9 @@ class GroupOutcome:
         return self.held_back is None and bool(self.applied) and not self.failed
 
 
-
-def reset_offsets(admin: LiveAdmin, group_ids: list[str], request: ResetRequest, execute: bool,
-                  partial: bool = False) -> tuple[list[GroupPlan], list[GroupOutcome] | None]:
+def reset_offsets(
+    admin: LiveAdmin, group_ids: list[str], request: ResetRequest, execute: bool, partial: bool = False
+) -> tuple[list[GroupPlan], list[GroupOutcome] | None]:
     """`offsets reset`: the plans, and what became of them when `execute` (None for a dry run)."""
     plans = prepare_reset(admin, group_ids, request)
     return plans, apply_reset(admin, plans, partial) if execute else None
@@ -151,8 +159,9 @@ def scope_partitions(topics: tuple[str, ...], sizes: dict[str, int]) -> list[Top
     return sort_partitions(chosen)
 
 
-def _check_exist(partitions: Mapping[TopicPartition, int] | set[TopicPartition], sizes: dict[str, int],
-                 option: str) -> None:
+def _check_exist(
+    partitions: Mapping[TopicPartition, int] | set[TopicPartition], sizes: dict[str, int], option: str
+) -> None:
     for tp in sort_partitions(partitions):
         if tp.topic not in sizes:
             raise NotFoundError(f"topic {tp.topic!r} does not exist ({option})")

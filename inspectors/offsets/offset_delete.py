@@ -64,9 +64,9 @@ class OffsetDeleteOutcome:
         return self.held_back is None and bool(self.deleted) and not self.failed and not self.refused
 
 
-
-def delete_offsets(admin: LiveAdmin, group_id: str, topics: tuple[str, ...], execute: bool,
-                   partial: bool = False) -> tuple[OffsetDeletePlan, OffsetDeleteOutcome | None]:
+def delete_offsets(
+    admin: LiveAdmin, group_id: str, topics: tuple[str, ...], execute: bool, partial: bool = False
+) -> tuple[OffsetDeletePlan, OffsetDeleteOutcome | None]:
     """`offsets delete`: the plan, and what became of it when `execute` (None for a dry run)."""
     plan = plan_offset_delete(admin, group_id, topics)
     return plan, apply_offset_delete(admin, plan, partial) if execute else None
@@ -93,10 +93,16 @@ def plan_offset_delete(admin: LiveAdmin, group_id: str, topics: tuple[str, ...])
     refused = group_refusal(group_type, state, members, protocol_type)
     committed = admin.committed(group_id)  # a refused group's too: the refusal shows what it refused
     subscribed = subscribed_topics(members, subscriptions)
-    rows = tuple(DeleteRow(tp, committed.get(tp),
-                           (NON_EMPTY_GROUP if refused is not None else topic_refusal(tp.topic, subscribed, members))
-                           if tp in committed else None)
-                 for tp in sort_partitions(partitions))
+    rows = tuple(
+        DeleteRow(
+            tp,
+            committed.get(tp),
+            (NON_EMPTY_GROUP if refused is not None else topic_refusal(tp.topic, subscribed, members))
+            if tp in committed
+            else None,
+        )
+        for tp in sort_partitions(partitions)
+    )
     return OffsetDeletePlan(group_id, state_label(state), members, refused, rows, unsupported)
 
 

@@ -42,8 +42,11 @@ def read_plan_csv(path: str, group_ids: list[str]) -> dict[str, dict[TopicPartit
     plan: dict[str, dict[TopicPartition, int]] = {}
     for number, line in enumerate(lines, start=1):
         if len(line) > 4 * MAX_CSV_FIELD:
-            raise InputError(f"a line longer than {4 * MAX_CSV_FIELD} characters; expected topic,partition,offset",
-                             source=path, line=number)
+            raise InputError(
+                f"a line longer than {4 * MAX_CSV_FIELD} characters; expected topic,partition,offset",
+                source=path,
+                line=number,
+            )
         try:
             cells = next(csv.reader([line]), [])
         except csv.Error as exc:
@@ -52,14 +55,21 @@ def read_plan_csv(path: str, group_ids: list[str]) -> dict[str, dict[TopicPartit
             continue
         if len(cells) == 3:
             if len(group_ids) != 1:
-                raise InputError("topic,partition,offset rows name no group; with several groups each row must be "
-                                 "group,topic,partition,offset", source=path, line=number)
+                raise InputError(
+                    "topic,partition,offset rows name no group; with several groups each row must be "
+                    "group,topic,partition,offset",
+                    source=path,
+                    line=number,
+                )
             group, topic, partition, offset = group_ids[0], *cells
         elif len(cells) == 4:
             group, topic, partition, offset = cells
         else:
-            raise InputError(f"{len(cells)} columns; expected topic,partition,offset or group,topic,partition,offset",
-                             source=path, line=number)
+            raise InputError(
+                f"{len(cells)} columns; expected topic,partition,offset or group,topic,partition,offset",
+                source=path,
+                line=number,
+            )
         tp = TopicPartition(topic.strip(), _number(partition, "partition", path, number, INT32_MAX))
         if not tp.topic:
             raise InputError("topic: empty", source=path, line=number)

@@ -5,8 +5,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kgroup.assignors.offsets.reset_plan import (FROM_FILE, SHIFT_BY, TO_CURRENT, TO_DATETIME, TO_EARLIEST, TO_LATEST,
-                                                 TO_OFFSET)
+from kgroup.assignors.offsets.reset_plan import (
+    FROM_FILE,
+    SHIFT_BY,
+    TO_CURRENT,
+    TO_DATETIME,
+    TO_EARLIEST,
+    TO_LATEST,
+    TO_OFFSET,
+)
 from kgroup.inspectors.errors import InputError
 from kgroup.inspectors.offsets.live_reset import ResetRequest
 from kgroup.inspectors.offsets.reset_csv import read_plan_csv
@@ -33,10 +40,17 @@ class ResetFlags:
     all_topics: bool = False
 
     def specs(self) -> list[str]:
-        chosen = {TO_EARLIEST: self.to_earliest, TO_LATEST: self.to_latest, TO_CURRENT: self.to_current,
-                  TO_OFFSET: self.to_offset is not None, SHIFT_BY: self.shift_by is not None,
-                  TO_DATETIME: self.to_datetime is not None, BY_DURATION: self.by_duration is not None,
-                  FROM_FILE: self.from_file is not None, TO_GROUP: self.to_group is not None}
+        chosen = {
+            TO_EARLIEST: self.to_earliest,
+            TO_LATEST: self.to_latest,
+            TO_CURRENT: self.to_current,
+            TO_OFFSET: self.to_offset is not None,
+            SHIFT_BY: self.shift_by is not None,
+            TO_DATETIME: self.to_datetime is not None,
+            BY_DURATION: self.by_duration is not None,
+            FROM_FILE: self.from_file is not None,
+            TO_GROUP: self.to_group is not None,
+        }
         return [name for name, on in chosen.items() if on]
 
 
@@ -45,8 +59,11 @@ def reset_request(group_ids: list[str], flags: ResetFlags) -> ResetRequest:
     specs = flags.specs()
     if len(specs) != 1:
         given = f" (got {', '.join('--' + s for s in specs)})" if specs else ""
-        raise InputError("give exactly one of --to-earliest, --to-latest, --to-current, --to-offset, --shift-by, "
-                         "--to-datetime, --by-duration, --from-file, --to-group" + given, field="reset spec")
+        raise InputError(
+            "give exactly one of --to-earliest, --to-latest, --to-current, --to-offset, --shift-by, "
+            "--to-datetime, --by-duration, --from-file, --to-group" + given,
+            field="reset spec",
+        )
     spec = specs[0]
     topics, all_topics = flags.topics, flags.all_topics
     if spec == TO_GROUP:
@@ -57,16 +74,18 @@ def reset_request(group_ids: list[str], flags: ResetFlags) -> ResetRequest:
         return ResetRequest(TO_GROUP, topics=topics, all_topics=all_topics, to_group=flags.to_group)
     if spec == FROM_FILE:
         if topics or all_topics:
-            raise InputError("--from-file takes its partitions from the file; drop --topic/--all-topics",
-                             field="--from-file")
+            raise InputError(
+                "--from-file takes its partitions from the file; drop --topic/--all-topics", field="--from-file"
+            )
         return ResetRequest(FROM_FILE, from_file=read_plan_csv(str(flags.from_file), group_ids))
     if bool(topics) == all_topics:
         raise InputError("give the scope: --all-topics or --topic TOPIC[:P,...] (not both)", field="--topic")
     if flags.to_offset is not None and flags.to_offset < 0:
         raise InputError(f"{flags.to_offset}: an offset is not negative", field="--to-offset")
     if spec == BY_DURATION:
-        return ResetRequest(TO_DATETIME, timestamp_ms=ago_ms(str(flags.by_duration)), topics=topics,
-                            all_topics=all_topics)
+        return ResetRequest(
+            TO_DATETIME, timestamp_ms=ago_ms(str(flags.by_duration)), topics=topics, all_topics=all_topics
+        )
     timestamp = datetime_ms(flags.to_datetime) if flags.to_datetime is not None else None
     value = flags.to_offset if spec == TO_OFFSET else flags.shift_by
     return ResetRequest(spec, value, timestamp, topics, all_topics)

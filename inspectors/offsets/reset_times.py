@@ -10,8 +10,9 @@ from typing import Any
 from kgroup.inspectors.errors import InputError
 
 # java.time.Duration.parse: PnDTnHnMn.nS, each part optional, at least one present, optional sign.
-_DURATION = re.compile(r"([-+]?)P(?:([-+]?\d+)D)?(?:T(?:([-+]?\d+)H)?(?:([-+]?\d+)M)?(?:([-+]?\d+)(?:[.,](\d{0,9}))?S)?)?",
-                       re.IGNORECASE)
+_DURATION = re.compile(
+    r"([-+]?)P(?:([-+]?\d+)D)?(?:T(?:([-+]?\d+)H)?(?:([-+]?\d+)M)?(?:([-+]?\d+)(?:[.,](\d{0,9}))?S)?)?", re.IGNORECASE
+)
 
 
 def datetime_ms(text: str, option: str = "--to-datetime") -> int:

@@ -7,8 +7,7 @@ from typing import Any
 
 from kgroup.assignors.model import TopicPartition
 from kgroup.inspectors.offsets.live_reset import GroupOutcome, GroupPlan
-from kgroup.inspectors.offsets.offset_delete import (NON_EMPTY_GROUP, DeleteRow, OffsetDeleteOutcome,
-                                                     OffsetDeletePlan)
+from kgroup.inspectors.offsets.offset_delete import NON_EMPTY_GROUP, DeleteRow, OffsetDeleteOutcome, OffsetDeletePlan
 
 
 def outcome_of(outcomes: list[GroupOutcome] | None, group_id: str) -> GroupOutcome | None:
@@ -42,18 +41,33 @@ def reset_result(plan: GroupPlan, outcome: GroupOutcome | None) -> str:
 
 def reset_executed(plans: list[GroupPlan], outcomes: list[GroupOutcome] | None) -> bool:
     """Every group's plan was applied (a group with nothing to reset counts as applied)."""
-    return outcomes is not None and not any(p.refused for p in plans) \
+    return (
+        outcomes is not None
+        and not any(p.refused for p in plans)
         and all(o.executed or not p.offsets for p, o in zip(plans, outcomes))
+    )
 
 
 def reset_body(plan: GroupPlan, outcomes: list[GroupOutcome] | None) -> dict[str, Any]:
     outcome = outcome_of(outcomes, plan.group_id)
-    return {"group": plan.group_id, "state": plan.state, "refused": plan.refused,
-            "executed": outcome is not None and outcome.executed, "result": reset_result(plan, outcome),
-            "partitions": [{"topic": o.tp.topic, "partition": o.tp.partition, "current_offset": o.current,
-                            "new_offset": o.new, "note": o.note,
-                            "status": reset_status(outcome, o.tp, bool(plan.refused))}
-                           for o in plan.offsets]}
+    return {
+        "group": plan.group_id,
+        "state": plan.state,
+        "refused": plan.refused,
+        "executed": outcome is not None and outcome.executed,
+        "result": reset_result(plan, outcome),
+        "partitions": [
+            {
+                "topic": o.tp.topic,
+                "partition": o.tp.partition,
+                "current_offset": o.current,
+                "new_offset": o.new,
+                "note": o.note,
+                "status": reset_status(outcome, o.tp, bool(plan.refused)),
+            }
+            for o in plan.offsets
+        ],
+    }
 
 
 def reset_failures(outcomes: list[GroupOutcome] | None) -> list[str]:
@@ -86,8 +100,11 @@ def delete_result(plan: OffsetDeletePlan, outcome: OffsetDeleteOutcome | None) -
         return f"{refused} of {refused + len(plan.deletable)} partitions refused" if refused else "planned (dry run)"
     if outcome.held_back:
         return outcome.held_back
-    trouble = [f"{kind}: {len(found)} of {len(plan.deletable)} partitions"
-               for kind, found in (("refused by the broker", outcome.refused), ("failed", outcome.failed)) if found]
+    trouble = [
+        f"{kind}: {len(found)} of {len(plan.deletable)} partitions"
+        for kind, found in (("refused by the broker", outcome.refused), ("failed", outcome.failed))
+        if found
+    ]
     if trouble:
         return "; ".join(trouble)
     return f"deleted; {refused} partition(s) refused" if refused else "deleted"
@@ -102,10 +119,23 @@ def delete_note(row: DeleteRow) -> str | None:
 
 
 def delete_body(plan: OffsetDeletePlan, outcome: OffsetDeleteOutcome | None) -> dict[str, Any]:
-    return {"group": plan.group_id, "state": plan.state, "members": plan.members, "refused": plan.refused,
-            # true only when every partition asked for was deleted; per-partition `status` says which were
-            "executed": outcome is not None and outcome.executed and not plan.refused_rows,
-            "result": delete_result(plan, outcome),
-            "partitions": [{"topic": r.tp.topic, "partition": r.tp.partition, "current_offset": r.current,
-                            "refused": r.refused, "note": delete_note(r), "status": delete_status(r, outcome)}
-                           for r in plan.rows]}
+    return {
+        "group": plan.group_id,
+        "state": plan.state,
+        "members": plan.members,
+        "refused": plan.refused,
+        # true only when every partition asked for was deleted; per-partition `status` says which were
+        "executed": outcome is not None and outcome.executed and not plan.refused_rows,
+        "result": delete_result(plan, outcome),
+        "partitions": [
+            {
+                "topic": r.tp.topic,
+                "partition": r.tp.partition,
+                "current_offset": r.current,
+                "refused": r.refused,
+                "note": delete_note(r),
+                "status": delete_status(r, outcome),
+            }
+            for r in plan.rows
+        ],
+    }

@@ -13,7 +13,10 @@ from kgroup.inspectors.fixtures.plan_file import Plan, is_plan, plan_from_doc
 from kgroup.inspectors.fixtures.yaml_doc import YamlDoc, read_yaml
 from kgroup.inspectors.simulation.scenario_gate import ScenarioLimits
 from kgroup.inspectors.simulation.whatif_run import (
-    WhatIfFlags, check_current, require_valid, simulate_flags,
+    WhatIfFlags,
+    check_current,
+    require_valid,
+    simulate_flags,
 )
 
 ASSIGNMENT_LIMITS = "--max-imbalance, --max-topic-imbalance, --min-stickiness, --max-moves, --kafka-balanced"
@@ -53,12 +56,22 @@ def is_scenario(doc: YamlDoc) -> bool:
 
 def plan_flags(plan: Plan) -> WhatIfFlags:
     f = plan.flags
-    return WhatIfFlags(f["assignor"], f["add_member"], f["remove_member"], f["add_partitions"], f["subscribe"],
-                       plan.client, f["instance"], f["add_topic"], f["absent_topic"])
+    return WhatIfFlags(
+        f["assignor"],
+        f["add_member"],
+        f["remove_member"],
+        f["add_partitions"],
+        f["subscribe"],
+        plan.client,
+        f["instance"],
+        f["add_topic"],
+        f["absent_topic"],
+    )
 
 
-def run_gate(arguments: list[str], groups: list[str], flags: WhatIfFlags, limits: Limits,
-             scenario_limits: ScenarioLimits) -> Gate:
+def run_gate(
+    arguments: list[str], groups: list[str], flags: WhatIfFlags, limits: Limits, scenario_limits: ScenarioLimits
+) -> Gate:
     """Judge every file; any bad input stops everything before anything is printed (exit 2)."""
     docs = [read_yaml(locate(argument)) for argument in arguments or [None]]  # type: ignore[list-item]
     scenarios = [doc for doc in docs if is_scenario(doc)]
@@ -71,11 +84,13 @@ def run_gate(arguments: list[str], groups: list[str], flags: WhatIfFlags, limits
         elif is_plan(doc):
             plan = plan_from_doc(doc)
             if groups and plan.group_id not in groups:
-                raise InputError(f"the plan is for group {plan.group_id!r}, not {', '.join(groups)}", doc.source,
-                                 field="--group")
+                raise InputError(
+                    f"the plan is for group {plan.group_id!r}, not {', '.join(groups)}", doc.source, field="--group"
+                )
             warnings += plan.fixture.warnings
-            cases += _fixture_cases(doc, plan.fixture, [plan.group_id], plan_flags(plan).then(flags), limits, True,
-                                    warnings)
+            cases += _fixture_cases(
+                doc, plan.fixture, [plan.group_id], plan_flags(plan).then(flags), limits, True, warnings
+            )
         else:
             _refuse_results(doc)
             fixture = fixture_from_doc(doc)
@@ -85,21 +100,34 @@ def run_gate(arguments: list[str], groups: list[str], flags: WhatIfFlags, limits
     return Gate(tuple(cases), tuple(warnings))
 
 
-def _require_fitting_limits(docs: list[YamlDoc], scenarios: list[YamlDoc], flags: WhatIfFlags, limits: Limits,
-                            scenario_limits: ScenarioLimits) -> None:
+def _require_fitting_limits(
+    docs: list[YamlDoc], scenarios: list[YamlDoc], flags: WhatIfFlags, limits: Limits, scenario_limits: ScenarioLimits
+) -> None:
     if scenarios and not scenario_limits.any:
-        raise InputError(f"a scenario is checked by its rebalances: give {SCENARIO_LIMITS} "
-                         f"(assignment limits such as --max-imbalance apply to fixtures and plans)", scenarios[0].source)
+        raise InputError(
+            f"a scenario is checked by its rebalances: give {SCENARIO_LIMITS} "
+            f"(assignment limits such as --max-imbalance apply to fixtures and plans)",
+            scenarios[0].source,
+        )
     if scenarios and (flags.changes_anything or flags.assignors):
-        raise InputError("what-if flags (--assignor, --add-member, ...) apply to fixtures and plans; a scenario "
-                         "lists its own events", scenarios[0].source)
+        raise InputError(
+            "what-if flags (--assignor, --add-member, ...) apply to fixtures and plans; a scenario "
+            "lists its own events",
+            scenarios[0].source,
+        )
     if scenario_limits.any and not scenarios:
         flag = "--max-unconsumed" if scenario_limits.max_unconsumed_ms is not None else "--max-rebalances"
-        raise InputError(f"applies to scenarios (kind: scenario), and no file given is one; for an assignment use "
-                         f"{ASSIGNMENT_LIMITS}", field=flag)
+        raise InputError(
+            f"applies to scenarios (kind: scenario), and no file given is one; for an assignment use "
+            f"{ASSIGNMENT_LIMITS}",
+            field=flag,
+        )
     if len(scenarios) == len(docs) and limits != Limits():
-        raise InputError(f"assignment limits ({ASSIGNMENT_LIMITS}) apply to fixtures and plans, and every file "
-                         f"given is a scenario; use {SCENARIO_LIMITS}", scenarios[0].source)
+        raise InputError(
+            f"assignment limits ({ASSIGNMENT_LIMITS}) apply to fixtures and plans, and every file "
+            f"given is a scenario; use {SCENARIO_LIMITS}",
+            scenarios[0].source,
+        )
 
 
 def _refuse_results(doc: YamlDoc) -> None:
@@ -108,10 +136,16 @@ def _refuse_results(doc: YamlDoc) -> None:
     if kind in (None, "fixture"):
         return
     if kind == "simulation":
-        raise InputError("a simulation result (kind: simulation) holds no cluster to check; save the planned state "
-                         "with `kgroup simulate ... --save-plan FILE` and check that", doc.source)
-    raise InputError(f"kind {kind!r} cannot be checked; `kgroup check` reads fixtures, plans "
-                     "(kgroup simulate --save-plan) and scenarios", doc.source)
+        raise InputError(
+            "a simulation result (kind: simulation) holds no cluster to check; save the planned state "
+            "with `kgroup simulate ... --save-plan FILE` and check that",
+            doc.source,
+        )
+    raise InputError(
+        f"kind {kind!r} cannot be checked; `kgroup check` reads fixtures, plans "
+        "(kgroup simulate --save-plan) and scenarios",
+        doc.source,
+    )
 
 
 def _line(doc: YamlDoc, group_id: str) -> int | None:
@@ -122,8 +156,15 @@ def _line(doc: YamlDoc, group_id: str) -> int | None:
     return None
 
 
-def _fixture_cases(doc: YamlDoc, fixture: Fixture, group_ids: list[str], flags: WhatIfFlags, limits: Limits,
-                   planned: bool, warnings: list[str]) -> list[Case]:
+def _fixture_cases(
+    doc: YamlDoc,
+    fixture: Fixture,
+    group_ids: list[str],
+    flags: WhatIfFlags,
+    limits: Limits,
+    planned: bool,
+    warnings: list[str],
+) -> list[Case]:
     cases = []
     for group_id in group_ids:
         group = fixture.group(group_id)
@@ -136,8 +177,17 @@ def _fixture_cases(doc: YamlDoc, fixture: Fixture, group_ids: list[str], flags: 
             runs = sim.runs
         else:
             runs = (check_current(fixture, group.group_id),)
-        cases += [Case(fixture.source, _line(doc, group.group_id), group.group_id, run.assignor,
-                       tuple(run_checks(run, limits)), planned) for run in runs]
+        cases += [
+            Case(
+                fixture.source,
+                _line(doc, group.group_id),
+                group.group_id,
+                run.assignor,
+                tuple(run_checks(run, limits)),
+                planned,
+            )
+            for run in runs
+        ]
     return cases
 
 

@@ -28,5 +28,10 @@ def read_live(admin: LiveAdmin, group_id: str, flags: WhatIfFlags) -> LiveWhatIf
     created = set(flags.created_topics())
     subscribed = set(flags.subscribed_topics())
     missing = tuple(t for t in absent if t in subscribed and t not in created)
-    return LiveWhatIf(fixture, document, source, reason,
-                      replace(flags, absent_topics=tuple(dict.fromkeys(flags.absent_topics + missing))))
+    return LiveWhatIf(
+        fixture,
+        document,
+        source,
+        reason,
+        replace(flags, absent_topics=tuple(dict.fromkeys(flags.absent_topics + missing))),
+    )

@@ -37,8 +37,9 @@ def unrelated(before: SavedAssignment, after: SavedAssignment) -> str | None:
     if before.group_id and after.group_id and before.group_id != after.group_id:
         return f"group {before.group_id!r} against group {after.group_id!r}"
     members = set(before.assignment.owners) & set(after.assignment.owners)
-    topics = ({tp.topic for parts in before.assignment.owners.values() for tp in parts}
-              & {tp.topic for parts in after.assignment.owners.values() for tp in parts})
+    topics = {tp.topic for parts in before.assignment.owners.values() for tp in parts} & {
+        tp.topic for parts in after.assignment.owners.values() for tp in parts
+    }
     if not members and not topics:
         return "no member and no topic in common"
     return None

@@ -76,14 +76,25 @@ def compare(scenario: Scenario, protocols: list[str]) -> list[ProtocolRun]:
 
 
 _JAVA_COMMIT_MS = 5_000  # auto.commit.interval.ms, Java consumer default (ConsumerConfig)
-_ZK_CONSUMER_COMMIT_MS = 60_000  # auto.commit.interval.ms, 0.8 high-level consumer default (ConsumerConfig.scala at 0.8.2.2)
+_ZK_CONSUMER_COMMIT_MS = (
+    60_000  # auto.commit.interval.ms, 0.8 high-level consumer default (ConsumerConfig.scala at 0.8.2.2)
+)
 _NO_OUTAGE = "outage: Kafka's group coordinator depends on neither ZooKeeper nor service discovery"
 
 
-def _summary(protocol: str, scenario: Scenario, rebalances: int, ledger_timelines: Mapping[TopicPartition, list[Segment]],
-             gaps: Mapping[TopicPartition, list[Gap]], now: int, intervals: list[tuple[int, int | None]],
-             created: Mapping[TopicPartition, int], commit_ms: int, notes: tuple[str, ...] = (),
-             not_modelled: tuple[int, ...] = ()) -> ProtocolRun:
+def _summary(
+    protocol: str,
+    scenario: Scenario,
+    rebalances: int,
+    ledger_timelines: Mapping[TopicPartition, list[Segment]],
+    gaps: Mapping[TopicPartition, list[Gap]],
+    now: int,
+    intervals: list[tuple[int, int | None]],
+    created: Mapping[TopicPartition, int],
+    commit_ms: int,
+    notes: tuple[str, ...] = (),
+    not_modelled: tuple[int, ...] = (),
+) -> ProtocolRun:
     unconsumed = sum(g.length(now) for gs in gaps.values() for g in gs)
     longest = max((g.length(now) for gs in gaps.values() for g in gs), default=0)
     owners = tuple(dict.fromkeys(s.owner for segs in ledger_timelines.values() for s in segs))
@@ -91,8 +102,18 @@ def _summary(protocol: str, scenario: Scenario, rebalances: int, ledger_timeline
     timeline = Timeline(now, ledger_timelines, gaps, _bands(intervals, now), owners, skipped)
     applies = [_applies(protocol, e) and i not in not_modelled for i, e in enumerate(scenario.events)]
     settle = time_to_stable([e.at_ms for e in scenario.events], ledger_timelines, created, intervals, now, applies)
-    return ProtocolRun(protocol, rebalances, unconsumed, longest, _owned_twice(ledger_timelines), tuple(settle),
-                       notes, _messages_at_risk(scenario, ledger_timelines, now, commit_ms), timeline, not_modelled)
+    return ProtocolRun(
+        protocol,
+        rebalances,
+        unconsumed,
+        longest,
+        _owned_twice(ledger_timelines),
+        tuple(settle),
+        notes,
+        _messages_at_risk(scenario, ledger_timelines, now, commit_ms),
+        timeline,
+        not_modelled,
+    )
 
 
 def _applies(protocol: str, event: ScenarioEvent) -> bool:
@@ -125,8 +146,9 @@ def _bands(intervals: list[tuple[int, int | None]], now: int) -> tuple[tuple[int
     return tuple(bands)
 
 
-def _messages_at_risk(scenario: Scenario, timelines: Mapping[TopicPartition, list[Segment]], now: int,
-                      commit_ms: int) -> float | None:
+def _messages_at_risk(
+    scenario: Scenario, timelines: Mapping[TopicPartition, list[Segment]], now: int, commit_ms: int
+) -> float | None:
     if not scenario.produce_rates:
         return None
     initial = {t.name: t.partitions for t in scenario.cluster.topics}
@@ -173,13 +195,27 @@ def _owned_twice(timelines: Mapping[TopicPartition, list[Segment]]) -> int:
 def _classic(scenario: Scenario, protocol: str) -> ProtocolRun:
     assignors = ("range",) if protocol == "classic-eager" else ("cooperative-sticky",)
     clients = {h: replace(c, assignors=assignors) for h, c in scenario.clients.items()}
-    forced = replace(scenario, clients=clients, default_client=replace(scenario.default_client, assignors=assignors),
-                     group=replace(scenario.group, assignors=assignors))
+    forced = replace(
+        scenario,
+        clients=clients,
+        default_client=replace(scenario.default_client, assignors=assignors),
+        group=replace(scenario.group, assignors=assignors),
+    )
     outcome = run_scenario(forced)
     sim = outcome.simulation
     notes = (_NO_OUTAGE,) if any(e.kind == "outage" for e in scenario.events) else ()
-    return _summary(protocol, scenario, len(sim.rebalances), sim.ledger.timelines(), outcome.gaps, sim.now,
-                    [(r.start, r.end) for r in sim.rebalances], sim.created, _JAVA_COMMIT_MS, notes)
+    return _summary(
+        protocol,
+        scenario,
+        len(sim.rebalances),
+        sim.ledger.timelines(),
+        outcome.gaps,
+        sim.now,
+        [(r.start, r.end) for r in sim.rebalances],
+        sim.created,
+        _JAVA_COMMIT_MS,
+        notes,
+    )
 
 
 def _consumer(scenario: Scenario, protocol: str) -> ProtocolRun:
@@ -200,8 +236,18 @@ def _consumer(scenario: Scenario, protocol: str) -> ProtocolRun:
         sim.at(event.at_ms, apply_event, sim, scenario, event)
     sim.run_until(scenario.duration_ms)
     notes = (_NO_OUTAGE,) if any(e.kind == "outage" for e in scenario.events) else ()
-    return _summary(protocol, scenario, len(sim.bumps), sim.ledger.timelines(), sim.gaps(), sim.now,
-                    _intervals([b.at_ms for b in sim.bumps], sim.stable_at), sim.created, _JAVA_COMMIT_MS, notes)
+    return _summary(
+        protocol,
+        scenario,
+        len(sim.bumps),
+        sim.ledger.timelines(),
+        sim.gaps(),
+        sim.now,
+        _intervals([b.at_ms for b in sim.bumps], sim.stable_at),
+        sim.created,
+        _JAVA_COMMIT_MS,
+        notes,
+    )
 
 
 def _older(scenario: Scenario, protocol: str) -> ProtocolRun:
@@ -235,24 +281,41 @@ def _older(scenario: Scenario, protocol: str) -> ProtocolRun:
         kinds = sorted({scenario.events[i].kind for i in skipped})
         notes += (f"cannot express: {', '.join(kinds)} (marked * in its cells): {_NOT_EXPRESSIBLE_WHY}",)
     if any(e.kind == "slow-poll" for e in scenario.events):
-        notes += ("slow-poll: a 0.8 consumer's slow batch stalls its own fetcher (the queue fills); nothing "
-                  "watches it, so no rebalance follows" if zk else
-                  "slow-poll: the consumer keeps its partitions while it works; nothing watches its batches, so "
-                  "no rebalance follows",)
+        notes += (
+            "slow-poll: a 0.8 consumer's slow batch stalls its own fetcher (the queue fills); nothing "
+            "watches it, so no rebalance follows"
+            if zk
+            else "slow-poll: the consumer keeps its partitions while it works; nothing watches its batches, so "
+            "no rebalance follows",
+        )
     if zk:
         failed = sum(m.failed_attempts for m in runs)
-        notes += (f"herd: {sum(m.notifications for m in runs)} watch notifications, {_rebalances(runs, zk)} "
-                  f"rebalance attempts, {failed} of them failed on a partition not yet released",)
+        notes += (
+            f"herd: {sum(m.notifications for m in runs)} watch notifications, {_rebalances(runs, zk)} "
+            f"rebalance attempts, {failed} of them failed on a partition not yet released",
+        )
     if zk and any(e.kind == "outage" and e.subject == "service-discovery" for e in scenario.events):
         notes += ("outage service-discovery: this design does not use service discovery",)
     gaps = {tp: g for model in runs for tp, g in model.gaps().items()}
     timelines = {tp: segs for model in runs for tp, segs in model.ledger.timelines().items()}
     created = {tp: at for model in runs for tp, at in model.created.items()}
     now = scenario.duration_ms
-    intervals = [iv for m in runs for iv in _intervals(m.attempt_times if zk else m.move_times,
-                                                         m.settled if zk else m.stable_at)]
-    return _summary(protocol, scenario, _rebalances(runs, zk), timelines, gaps, now, intervals, created,
-                    _ZK_CONSUMER_COMMIT_MS, notes, skipped)
+    intervals = [
+        iv for m in runs for iv in _intervals(m.attempt_times if zk else m.move_times, m.settled if zk else m.stable_at)
+    ]
+    return _summary(
+        protocol,
+        scenario,
+        _rebalances(runs, zk),
+        timelines,
+        gaps,
+        now,
+        intervals,
+        created,
+        _ZK_CONSUMER_COMMIT_MS,
+        notes,
+        skipped,
+    )
 
 
 # A 0.8 consumer's subscription is fixed when it creates its message streams, and the external design assigns
@@ -295,9 +358,17 @@ def _older_event(model: Any, zk: bool, event: ScenarioEvent) -> None:
             model.isolate(name)
         if kind == "restart":
             down = int(event.fields["down"])
-            model.timers.schedule(("restart", name, event.at_ms), event.at_ms + down,
-                                  lambda: model.start(name) if zk else model.register(name))
+            model.timers.schedule(
+                ("restart", name, event.at_ms),
+                event.at_ms + down,
+                lambda: model.start(name) if zk else model.register(name),
+            )
 
 
-_RUNNERS = {"classic-eager": _classic, "classic-cooperative": _classic, "consumer": _consumer,
-            "zk-watcher": _older, "external": _older}
+_RUNNERS = {
+    "classic-eager": _classic,
+    "classic-cooperative": _classic,
+    "consumer": _consumer,
+    "zk-watcher": _older,
+    "external": _older,
+}

@@ -13,8 +13,18 @@ from kgroup.assignors.model import TopicPartition
 from kgroup.inspectors.simulation.scenario_run import ScenarioOutcome
 
 # Log entries that explain why a member stopped consuming (Kafka client behaviour the simulation models).
-_STOPS = ("crash", "close", "gc-pause", "slow-poll", "poll-timeout", "fatal", "commit-failed", "member-removed",
-          "partitions-revoked", "partitions-lost")
+_STOPS = (
+    "crash",
+    "close",
+    "gc-pause",
+    "slow-poll",
+    "poll-timeout",
+    "fatal",
+    "commit-failed",
+    "member-removed",
+    "partitions-revoked",
+    "partitions-lost",
+)
 
 
 @dataclass(frozen=True)
@@ -61,9 +71,14 @@ class PartitionStory:
 def stories(outcome: ScenarioOutcome, partitions: list[TopicPartition] | None = None) -> list[PartitionStory]:
     """One story per partition asked for (default: every partition that changed owner or went unconsumed)."""
     sim = outcome.simulation
-    owner: dict[TopicPartition, str] = {tp: m for m, parts in
-                                        ((m.member_id, outcome.scenario.group.assignment.partitions_of(m.member_id))
-                                         for m in outcome.scenario.group.members) for tp in parts}
+    owner: dict[TopicPartition, str] = {
+        tp: m
+        for m, parts in (
+            (m.member_id, outcome.scenario.group.assignment.partitions_of(m.member_id))
+            for m in outcome.scenario.group.members
+        )
+        for tp in parts
+    }
     first = dict(owner)
     moves: dict[TopicPartition, list[Move]] = {}
     for record in sim.rebalances:
@@ -77,14 +92,25 @@ def stories(outcome: ScenarioOutcome, partitions: list[TopicPartition] | None = 
                 after[tp] = member
         for tp in set(owner) | set(after):
             if owner.get(tp) != after.get(tp):
-                moves.setdefault(tp, []).append(Move(record.index, record.start, record.end, record.trigger,
-                                                     record.assignor, record.generation, owner.get(tp),
-                                                     after.get(tp), tp in lost))
+                moves.setdefault(tp, []).append(
+                    Move(
+                        record.index,
+                        record.start,
+                        record.end,
+                        record.trigger,
+                        record.assignor,
+                        record.generation,
+                        owner.get(tp),
+                        after.get(tp),
+                        tp in lost,
+                    )
+                )
         owner = after
     gaps = outcome.gaps
     if partitions is None:
-        partitions = sorted(tp for tp in set(moves) | set(gaps)
-                            if tp in moves or any(g.length(sim.now) > 0 for g in gaps[tp]))
+        partitions = sorted(
+            tp for tp in set(moves) | set(gaps) if tp in moves or any(g.length(sim.now) > 0 for g in gaps[tp])
+        )
     by_time: dict[tuple[int, str | None], list[dict[str, Any]]] = {}
     for entry in sim.log:
         if entry.kind in _STOPS:
@@ -104,25 +130,50 @@ def stories(outcome: ScenarioOutcome, partitions: list[TopicPartition] | None = 
             if holder is None:
                 holder = first.get(tp) if gap.start == 0 else None
             resumed = next((s.owner for s in segments if s.start == gap.end), None) if gap.end is not None else None
-            began = [e for e in by_time.get((gap.start, holder), [])
-                     if e["event"] not in ("partitions-revoked", "partitions-lost") or str(tp) in e.get("partitions", [])]
-            during = next((r for r in sim.rebalances
-                           if r.start <= gap.start and (r.end is None or gap.start <= r.end)), None)
+            began = [
+                e
+                for e in by_time.get((gap.start, holder), [])
+                if e["event"] not in ("partitions-revoked", "partitions-lost") or str(tp) in e.get("partitions", [])
+            ]
+            during = next(
+                (r for r in sim.rebalances if r.start <= gap.start and (r.end is None or gap.start <= r.end)), None
+            )
             # An owner assigned it within the stretch but never consumed it (e.g. stuck in a slow poll).
-            inside = [m.target for m in moves.get(tp, ()) if m.end_ms is not None and gap.start <= m.end_ms
-                      and (gap.end is None or m.end_ms < gap.end) and m.target not in (None, resumed)]
+            inside = [
+                m.target
+                for m in moves.get(tp, ())
+                if m.end_ms is not None
+                and gap.start <= m.end_ms
+                and (gap.end is None or m.end_ms < gap.end)
+                and m.target not in (None, resumed)
+            ]
             meanwhile = inside[0] if inside else None
             meanwhile_why = None
             if meanwhile is not None:
-                earlier = [e for (at, member), entries in by_time.items() if member == meanwhile and at <= gap.start
-                           for e in entries if e["event"] not in ("partitions-revoked", "partitions-lost")]
+                earlier = [
+                    e
+                    for (at, member), entries in by_time.items()
+                    if member == meanwhile and at <= gap.start
+                    for e in entries
+                    if e["event"] not in ("partitions-revoked", "partitions-lost")
+                ]
                 # A stall (slow poll, GC pause) explains not consuming better than what followed from it.
                 stalls = [e for e in earlier if e["event"] in ("slow-poll", "gc-pause", "crash", "fatal")]
                 meanwhile_why = (stalls or earlier or [None])[-1]
-            stretches.append(Stretch(gap.start, gap.end, length, holder, began,
-                                     ended.get(gap.end) if gap.end is not None else None, resumed,
-                                     during.index if during else None, during.trigger if during else None,
-                                     meanwhile, meanwhile_why))
+            stretches.append(
+                Stretch(
+                    gap.start,
+                    gap.end,
+                    length,
+                    holder,
+                    began,
+                    ended.get(gap.end) if gap.end is not None else None,
+                    resumed,
+                    during.index if during else None,
+                    during.trigger if during else None,
+                    meanwhile,
+                    meanwhile_why,
+                )
+            )
         result.append(PartitionStory(tp, first.get(tp), owner.get(tp), tuple(moves.get(tp, ())), tuple(stretches)))
     return result
-

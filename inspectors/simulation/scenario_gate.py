@@ -33,15 +33,29 @@ def scenario_checks(outcome: ScenarioOutcome, limits: ScenarioLimits) -> list[Ch
         ranked = sorted(((outcome.unconsumed_ms(tp), tp) for tp in sim.created), key=lambda x: (-x[0], x[1]))
         worst_ms, worst_tp = ranked[0] if ranked else (0, None)
         gaps = [g for g in outcome.gaps.get(worst_tp, ()) if g.length(sim.now) > 0] if worst_tp else []
-        where = (f" on {worst_tp} ({len(gaps)} gap{'s' if len(gaps) != 1 else ''}, first at {seconds(gaps[0].start)})"
-                 if gaps else "")
-        results.append(CheckResult("max-unconsumed", worst_ms <= limits.max_unconsumed_ms,
-                                   f"<= {seconds(limits.max_unconsumed_ms)} per partition",
-                                   f"{seconds(worst_ms)}{where}"))
+        where = (
+            f" on {worst_tp} ({len(gaps)} gap{'s' if len(gaps) != 1 else ''}, first at {seconds(gaps[0].start)})"
+            if gaps
+            else ""
+        )
+        results.append(
+            CheckResult(
+                "max-unconsumed",
+                worst_ms <= limits.max_unconsumed_ms,
+                f"<= {seconds(limits.max_unconsumed_ms)} per partition",
+                f"{seconds(worst_ms)}{where}",
+            )
+        )
     if limits.max_rebalances is not None:
         count = len(sim.rebalances)
         triggers = "; ".join(f"#{r.index} at {seconds(r.start)}: {r.trigger}" for r in sim.rebalances[:3])
         more = f" (+{count - 3} more)" if count > 3 else ""
-        results.append(CheckResult("max-rebalances", count <= limits.max_rebalances, f"<= {limits.max_rebalances}",
-                                   f"{count}" + (f" ({triggers}{more})" if count else "")))
+        results.append(
+            CheckResult(
+                "max-rebalances",
+                count <= limits.max_rebalances,
+                f"<= {limits.max_rebalances}",
+                f"{count}" + (f" ({triggers}{more})" if count else ""),
+            )
+        )
     return results

@@ -37,21 +37,30 @@ class ScenarioOutcome:
 
 def run_scenario(scenario: Scenario) -> ScenarioOutcome:
     group = scenario.group
+
     def by_protocol_name(name: str) -> Assignor:
         return scenario.user_assignors.get(name) or resolve(name)
 
-    sim = ClassicSimulation(scenario.cluster, by_protocol_name, scenario.broker, autonomous=True,
-                            group_id=group.group_id)
+    sim = ClassicSimulation(
+        scenario.cluster, by_protocol_name, scenario.broker, autonomous=True, group_id=group.group_id
+    )
     owned = {m.member_id: group.assignment.partitions_of(m.member_id) for m in group.members}
     for member in group.members:
         sim.add_client(member.member_id, scenario.clients[member.member_id], member.topics)
     if any(owned.values()):
         count = len(group.members)
         # Real heartbeat threads are not in step; unless told otherwise, spread them over one interval.
-        phases = {h: scenario.phases.get(h, i * c.config.heartbeat_interval_ms // count)
-                  for i, (h, c) in enumerate(sim.clients.items())}
-        sim.load(group.generation or 1, _common_protocol(list(sim.clients.values())), group.members[0].member_id,
-                 owned, heartbeat_phase=phases)
+        phases = {
+            h: scenario.phases.get(h, i * c.config.heartbeat_interval_ms // count)
+            for i, (h, c) in enumerate(sim.clients.items())
+        }
+        sim.load(
+            group.generation or 1,
+            _common_protocol(list(sim.clients.values())),
+            group.members[0].member_id,
+            owned,
+            heartbeat_phase=phases,
+        )
     else:
         for client in list(sim.clients.values()):
             sim.start(client)
@@ -61,11 +70,17 @@ def run_scenario(scenario: Scenario) -> ScenarioOutcome:
         sim.run_until(scenario.duration_ms)
     except RunError as exc:  # a user assignor failed on the leader: say when, so the replay can be followed
         raise RunError(f"{scenario.source}: at {sim.now / 1000:.1f}s: {exc}") from None
-    settle = time_to_stable([e.at_ms for e in scenario.events], sim.ledger.timelines(), sim.created,
-                            [(r.start, r.end) for r in sim.rebalances], sim.now,
-                            [e.kind != "outage" for e in scenario.events])
-    return ScenarioOutcome(scenario, sim, sim.gaps(), tuple(findings(sim)), tuple(settle),
-                           tuple(explain(sim, r) for r in sim.rebalances))
+    settle = time_to_stable(
+        [e.at_ms for e in scenario.events],
+        sim.ledger.timelines(),
+        sim.created,
+        [(r.start, r.end) for r in sim.rebalances],
+        sim.now,
+        [e.kind != "outage" for e in scenario.events],
+    )
+    return ScenarioOutcome(
+        scenario, sim, sim.gaps(), tuple(findings(sim)), tuple(settle), tuple(explain(sim, r) for r in sim.rebalances)
+    )
 
 
 def _common_protocol(clients: list[ClassicClient]) -> str:

@@ -17,8 +17,14 @@ from kgroup.inspectors.fixtures.yaml_doc import YamlDoc
 from kgroup.inspectors.live.admin import LiveAdmin
 from kgroup.inspectors.simulation.gate import plan_flags
 from kgroup.inspectors.simulation.live_whatif import read_live
-from kgroup.inspectors.simulation.whatif_run import (Simulation, WhatIfFlags, leader_client, require_valid,
-                                                     simulate_flags)
+from kgroup.inspectors.simulation.whatif_run import (
+    Simulation,
+    WhatIfFlags,
+    leader_client,
+    require_valid,
+    simulate_flags,
+)
+
 
 @dataclass(frozen=True)
 class WhatIfInput:
@@ -52,8 +58,9 @@ def from_document(doc: YamlDoc, group: str | None, flags: WhatIfFlags) -> WhatIf
         if group is not None and group != plan.group_id:
             raise InputError(f"the plan is for group {plan.group_id!r}, not {group!r}", doc.source)
         loaded = plan.fixture
-        return WhatIfInput(loaded, loaded.group(plan.group_id).group_id, plan_flags(plan).then(flags), doc.data,
-                           loaded.source)
+        return WhatIfInput(
+            loaded, loaded.group(plan.group_id).group_id, plan_flags(plan).then(flags), doc.data, loaded.source
+        )
     loaded = fixture_from_doc(doc)
     return WhatIfInput(loaded, loaded.group(group).group_id, flags, doc.data, loaded.source)
 
@@ -63,8 +70,7 @@ def from_cluster(admin: LiveAdmin, group: str, flags: WhatIfFlags) -> WhatIfInpu
     return WhatIfInput(read.fixture, group, read.flags, read.document, read.source, read.client_reason)
 
 
-def answer(given: WhatIfInput, explain: bool | list[str] | None = None,
-           save_plan: str | None = None) -> WhatIfAnswer:
+def answer(given: WhatIfInput, explain: bool | list[str] | None = None, save_plan: str | None = None) -> WhatIfAnswer:
     """Run the what-if; write `save_plan` only once it ran (no plan file for a what-if that cannot run).
     `explain`: None for no explanations, True for every partition that moved, or the partitions named."""
     client, why = leader_client(given.fixture, given.group_id, given.flags.client)
@@ -75,8 +81,11 @@ def answer(given: WhatIfInput, explain: bool | list[str] | None = None,
     if save_plan is not None:
         write_plan(save_plan, given)
     chosen = chosen_partitions(explain, sim.after.cluster) if isinstance(explain, list) else None
-    explained = {run.assignor: explanations_of(run, sim.before.group.assignment, chosen) for run in sim.runs} \
-        if explain is not None else {}
+    explained = (
+        {run.assignor: explanations_of(run, sim.before.group.assignment, chosen) for run in sim.runs}
+        if explain is not None
+        else {}
+    )
     return WhatIfAnswer(given, sim, client, why, explained)
 
 
@@ -88,9 +97,16 @@ def write_plan(path: str, given: WhatIfInput) -> None:
     from kgroup.inspectors.fixtures.plan_file import plan_document
 
     flags = given.flags
-    values = {"assignor": flags.assignors, "add_member": flags.add_members, "remove_member": flags.remove_members,
-              "add_partitions": flags.add_partitions, "subscribe": flags.subscribe, "instance": flags.instances,
-              "add_topic": flags.add_topics, "absent_topic": flags.absent_topics}
+    values = {
+        "assignor": flags.assignors,
+        "add_member": flags.add_members,
+        "remove_member": flags.remove_members,
+        "add_partitions": flags.add_partitions,
+        "subscribe": flags.subscribe,
+        "instance": flags.instances,
+        "add_topic": flags.add_topics,
+        "absent_topic": flags.absent_topics,
+    }
     body = plan_document(given.source, given.document, given.group_id, values, flags.client)
     write_atomically(path, yaml.safe_dump(body, sort_keys=False, allow_unicode=True, width=120), field="--save-plan")
 
@@ -116,10 +132,10 @@ def traced(run: AssignorRun) -> bool:
     return run.trace is not None and bool(run.trace.context or run.trace.steps)
 
 
-def explanations_of(run: AssignorRun, current: Assignment,
-                    chosen: list[TopicPartition] | None) -> list[Explanation] | None:
+def explanations_of(
+    run: AssignorRun, current: Assignment, chosen: list[TopicPartition] | None
+) -> list[Explanation] | None:
     """None when the assignor recorded nothing (JSON: `explanations: null`), or failed."""
     if run.trace is None or run.assignment is None or not traced(run):
         return None
     return explain_run(run.trace, current, run.assignment, chosen)
-

@@ -13,7 +13,15 @@ from kgroup.assignors.base import Assignor, AssignorError
 from kgroup.assignors.registry import builtin
 from kgroup.assignors.model import Assignment, Cluster, GroupState, Topic
 from kgroup.assignors.analysis.whatif import (
-    AddMember, AddPartitions, AddTopic, RemoveMember, Subscribe, WhatIf, WhatIfError, apply_all, unknown_topics,
+    AddMember,
+    AddPartitions,
+    AddTopic,
+    RemoveMember,
+    Subscribe,
+    WhatIf,
+    WhatIfError,
+    apply_all,
+    unknown_topics,
 )
 from kgroup.inspectors.assignor_lookup import invalid_assignment, resolve
 from kgroup.inspectors.errors import InputError, RunError
@@ -54,15 +62,20 @@ def _partition_count(spec: str, digits: str, flag: str, form: str, base: int = 0
         raise InputError(f"{spec[:80]!r}: expected {form}", field=flag)
     count = base + int(digits) if len(digits) <= 9 else MAX_PARTITIONS_PER_TOPIC + 1
     if count > MAX_PARTITIONS_PER_TOPIC:
-        raise InputError(f"{spec[:80]!r}: a topic has at most {MAX_PARTITIONS_PER_TOPIC} partitions "
-                         "(kgroup's limit per topic)", field=flag)
+        raise InputError(
+            f"{spec[:80]!r}: a topic has at most {MAX_PARTITIONS_PER_TOPIC} partitions (kgroup's limit per topic)",
+            field=flag,
+        )
     return count
 
 
 def _within_budget(cluster: Cluster, spec: str, flag: str) -> None:
     if sum(t.partitions for t in cluster.topics) > partition_budget():
-        raise InputError(f"{spec[:80]!r}: the cluster would have more than {partition_budget()} partitions "
-                         "(kgroup's limit; KGROUP_MAX_PARTITIONS=N raises it)", field=flag)
+        raise InputError(
+            f"{spec[:80]!r}: the cluster would have more than {partition_budget()} partitions "
+            "(kgroup's limit; KGROUP_MAX_PARTITIONS=N raises it)",
+            field=flag,
+        )
 
 
 def _created(add_topics: list[str], cluster: Cluster) -> tuple[list[AddTopic], Cluster]:
@@ -81,9 +94,16 @@ def _created(add_topics: list[str], cluster: Cluster) -> tuple[list[AddTopic], C
         existing = cluster.topic(topic)
         if existing is not None:
             again = any(c.topic == topic for c in created)
-            raise InputError(f"{spec[:80]!r}: " + (f"topic {topic!r} is given twice" if again else
-                             f"topic {topic!r} already exists with {existing.partitions} partitions "
-                             "(to grow it: --add-partitions)"), field="--add-topic")
+            raise InputError(
+                f"{spec[:80]!r}: "
+                + (
+                    f"topic {topic!r} is given twice"
+                    if again
+                    else f"topic {topic!r} already exists with {existing.partitions} partitions "
+                    "(to grow it: --add-partitions)"
+                ),
+                field="--add-topic",
+            )
         created.append(AddTopic(topic, count))
         cluster = Cluster(cluster.topics + (Topic(topic, count),))
         _within_budget(cluster, spec, "--add-topic")
@@ -102,13 +122,23 @@ def _require_known(changes: list[WhatIf], cluster: Cluster, absent: set[str], sp
         for topic in change.topics:
             if cluster.topic(topic) is None and topic not in absent:
                 flag = "--add-member" if isinstance(change, AddMember) else "--subscribe"
-                raise InputError(f"{specs[i][:80]!r}: topic {topic!r} is not in the cluster, so its partitions are "
-                                 f"unknown; give its size with --add-topic {topic}=N (N partitions)", field=flag)
+                raise InputError(
+                    f"{specs[i][:80]!r}: topic {topic!r} is not in the cluster, so its partitions are "
+                    f"unknown; give its size with --add-topic {topic}=N (N partitions)",
+                    field=flag,
+                )
 
 
-def parse_changes(add_members: list[str], remove_members: list[str], add_partitions: list[str],
-                  subscribe: list[str], state: GroupState, instances: list[str] | None = None,
-                  add_topics: list[str] | None = None, absent_topics: list[str] | None = None) -> list[WhatIf]:
+def parse_changes(
+    add_members: list[str],
+    remove_members: list[str],
+    add_partitions: list[str],
+    subscribe: list[str],
+    state: GroupState,
+    instances: list[str] | None = None,
+    add_topics: list[str] | None = None,
+    absent_topics: list[str] | None = None,
+) -> list[WhatIf]:
     """Turn the what-if flags into changes, in the order: remove, add, subscribe, create topics, grow topics.
 
     `absent_topics`: topics known not to exist on the cluster (read live), which members may subscribe to.
@@ -143,16 +173,24 @@ def parse_changes(add_members: list[str], remove_members: list[str], add_partiti
             raise InputError(f"{spec[:80]!r}: expected {form}", field="--add-partitions")
         existing = cluster.topic(topic)
         if existing is None:
-            raise InputError(f"{spec[:80]!r}: topic {topic[:60]!r} is not in the cluster (a new topic: "
-                             f"--add-topic {topic[:60]}=N)", field="--add-partitions")
+            raise InputError(
+                f"{spec[:80]!r}: topic {topic[:60]!r} is not in the cluster (a new topic: --add-topic {topic[:60]}=N)",
+                field="--add-partitions",
+            )
         total = _partition_count(spec, digits, "--add-partitions", form, existing.partitions if relative else 0)
         # Kafka's CreatePartitions refuses a count not greater than the current one (INVALID_PARTITIONS).
         if total < existing.partitions:
-            raise InputError(f"{spec[:80]!r}: topic {topic!r} has {existing.partitions} partitions; Kafka cannot "
-                             f"shrink a topic to {total}", field="--add-partitions")
+            raise InputError(
+                f"{spec[:80]!r}: topic {topic!r} has {existing.partitions} partitions; Kafka cannot "
+                f"shrink a topic to {total}",
+                field="--add-partitions",
+            )
         if total == existing.partitions:
-            raise InputError(f"{spec[:80]!r}: topic {topic!r} already has {total} partitions, so nothing grows "
-                             "(Kafka's CreatePartitions refuses it: INVALID_PARTITIONS)", field="--add-partitions")
+            raise InputError(
+                f"{spec[:80]!r}: topic {topic!r} already has {total} partitions, so nothing grows "
+                "(Kafka's CreatePartitions refuses it: INVALID_PARTITIONS)",
+                field="--add-partitions",
+            )
         cluster = Cluster(tuple(replace(t, partitions=total) if t.name == topic else t for t in cluster.topics))
         _within_budget(cluster, spec, "--add-partitions")
         changes.append(AddPartitions(topic, total))
@@ -177,8 +215,7 @@ class WhatIfFlags:
 
     @property
     def changes_anything(self) -> bool:
-        return bool(self.add_members or self.remove_members or self.add_partitions or self.subscribe
-                    or self.add_topics)
+        return bool(self.add_members or self.remove_members or self.add_partitions or self.subscribe or self.add_topics)
 
     def subscribed_topics(self) -> tuple[str, ...]:
         """The topics --add-member and --subscribe name, as written (parse_changes checks them)."""
@@ -196,11 +233,17 @@ class WhatIfFlags:
     def then(self, more: WhatIfFlags) -> WhatIfFlags:
         """These changes followed by `more` (a saved plan, then the flags given with it); `more`'s
         assignors and client win when given."""
-        return WhatIfFlags(more.assignors or self.assignors, self.add_members + more.add_members,
-                           self.remove_members + more.remove_members, self.add_partitions + more.add_partitions,
-                           self.subscribe + more.subscribe, more.client or self.client,
-                           self.instances + more.instances, self.add_topics + more.add_topics,
-                           tuple(dict.fromkeys(self.absent_topics + more.absent_topics)))
+        return WhatIfFlags(
+            more.assignors or self.assignors,
+            self.add_members + more.add_members,
+            self.remove_members + more.remove_members,
+            self.add_partitions + more.add_partitions,
+            self.subscribe + more.subscribe,
+            more.client or self.client,
+            self.instances + more.instances,
+            self.add_topics + more.add_topics,
+            tuple(dict.fromkeys(self.absent_topics + more.absent_topics)),
+        )
 
 
 # The assignors that sort members with librdkafka's comparator (rdkafka_range_assignor.c,
@@ -217,9 +260,12 @@ ORDER_SORTED = ("range", "roundrobin")
 # - librdkafka range, roundrobin (rd_kafka_group_member_cmp) and cooperative-sticky
 #   (rdkafka_sticky_assignor.c, maps in JoinGroup order, ties by member id): its place and rank.
 PLACES: dict[tuple[str, str], tuple[str, bool]] = {
-    ("java", "range"): (RANK, False), ("java", "roundrobin"): (RANK, False),
-    ("java", "sticky"): (BUCKET, False), ("java", "cooperative-sticky"): (BUCKET, False),
-    ("librdkafka", "range"): (POSITION, True), ("librdkafka", "roundrobin"): (POSITION, True),
+    ("java", "range"): (RANK, False),
+    ("java", "roundrobin"): (RANK, False),
+    ("java", "sticky"): (BUCKET, False),
+    ("java", "cooperative-sticky"): (BUCKET, False),
+    ("librdkafka", "range"): (POSITION, True),
+    ("librdkafka", "roundrobin"): (POSITION, True),
     ("librdkafka", "cooperative-sticky"): (POSITION, False),
 }
 
@@ -250,14 +296,25 @@ class Simulation:
     handovers: dict[str, Handover] = field(default_factory=dict)
 
 
-def simulate(fixture: Fixture, group_id: str | None, assignors: list[str], add_members: list[str],
-             remove_members: list[str], add_partitions: list[str], subscribe: list[str],
-             client: str = "java", instances: list[str] | None = None, explain: bool = False,
-             add_topics: list[str] | None = None, absent_topics: list[str] | None = None) -> Simulation:
+def simulate(
+    fixture: Fixture,
+    group_id: str | None,
+    assignors: list[str],
+    add_members: list[str],
+    remove_members: list[str],
+    add_partitions: list[str],
+    subscribe: list[str],
+    client: str = "java",
+    instances: list[str] | None = None,
+    explain: bool = False,
+    add_topics: list[str] | None = None,
+    absent_topics: list[str] | None = None,
+) -> Simulation:
     """With `explain`, each assignor runs under a trace (see `kgroup.assignors.trace`)."""
     before = GroupState(fixture.cluster, fixture.group(group_id))
-    changes = parse_changes(add_members, remove_members, add_partitions, subscribe, before, instances,
-                            add_topics, absent_topics)
+    changes = parse_changes(
+        add_members, remove_members, add_partitions, subscribe, before, instances, add_topics, absent_topics
+    )
     try:
         after = apply_all(before, changes)
     except WhatIfError as exc:
@@ -267,8 +324,7 @@ def simulate(fixture: Fixture, group_id: str | None, assignors: list[str], add_m
     # A KIP-848 group's server assignor starts from each member's current target, not from what it owns.
     assigned = _with_targets(after, before) if before.group.protocol == "consumer" else after
     # A user assignor is shown by its own `name` (Kafka's ConsumerPartitionAssignor.name()), as a built-in is.
-    runs = tuple(evaluate(before, assigned, assignor.name, assignor, explain)
-                 for name, assignor in resolved)
+    runs = tuple(evaluate(before, assigned, assignor.name, assignor, explain) for name, assignor in resolved)
     added = [c.member_id for c in changes if isinstance(c, AddMember)]
     alternatives: dict[str, tuple[Assignment, ...]] = {}
     likelihoods: dict[str, tuple[Fraction, ...]] = {}
@@ -277,8 +333,18 @@ def simulate(fixture: Fixture, group_id: str | None, assignors: list[str], add_m
     for run, (_, assignor) in zip(runs, resolved):
         places = _places(client, assignor)
         if run.assignment is not None and places is not None and _weighs(added, after, *places):
-            run = weigh_orders(run, assignor, before, after, added[0] if added else None, explain, alternatives,
-                               likelihoods, *places, notes)
+            run = weigh_orders(
+                run,
+                assignor,
+                before,
+                after,
+                added[0] if added else None,
+                explain,
+                alternatives,
+                likelihoods,
+                *places,
+                notes,
+            )
         weighed.append(run)
     runs = tuple(weighed)
     unknown = unknown_topics(after)
@@ -288,11 +354,20 @@ def simulate(fixture: Fixture, group_id: str | None, assignors: list[str], add_m
         from kgroup.assignors.coordinator.consumer.handover import handover
 
         present = [m.member_id for m in after.group.members]
-        handovers = {run.assignor: handover(before.group, present, run.assignment)
-                     for run in runs if run.assignment is not None}
-    return Simulation(before, after, tuple(changes), runs, alternatives, unknown_topics=unknown,
-                      warnings=_unknown_warnings(changes, unknown) + tuple(notes), likelihoods=likelihoods,
-                      handovers=handovers)
+        handovers = {
+            run.assignor: handover(before.group, present, run.assignment) for run in runs if run.assignment is not None
+        }
+    return Simulation(
+        before,
+        after,
+        tuple(changes),
+        runs,
+        alternatives,
+        unknown_topics=unknown,
+        warnings=_unknown_warnings(changes, unknown) + tuple(notes),
+        likelihoods=likelihoods,
+        handovers=handovers,
+    )
 
 
 def _with_targets(after: GroupState, before: GroupState) -> GroupState:
@@ -306,8 +381,7 @@ def _with_targets(after: GroupState, before: GroupState) -> GroupState:
     return replace(after, group=replace(after.group, members=members))
 
 
-def _release_notes(runs: tuple[AssignorRun, ...], resolved: list[tuple[str, Assignor]],
-                   state: GroupState) -> list[str]:
+def _release_notes(runs: tuple[AssignorRun, ...], resolved: list[tuple[str, Assignor]], state: GroupState) -> list[str]:
     """Where the built-in uniform's answer depends on the broker's release (KAFKA-18688, 4.1), which one it
     followed and that the other gives another target."""
     notes: list[str] = []
@@ -322,15 +396,20 @@ def _release_notes(runs: tuple[AssignorRun, ...], resolved: list[tuple[str, Assi
         release = state.cluster.kafka_version
         other = UNIFORM_4_0 if uniform_rules(release) == UNIFORM_4_1 else UNIFORM_4_1
         try:
-            theirs = assignor.assign(state.cluster, state.group.members,  # type: ignore[call-arg]
-                                     kafka_version="4.0.0" if other == UNIFORM_4_0 else "4.2.1")
+            theirs = assignor.assign(
+                state.cluster,
+                state.group.members,  # type: ignore[call-arg]
+                kafka_version="4.0.0" if other == UNIFORM_4_0 else "4.2.1",
+            )
         except AssignorError:
             continue
         if Assignment.of({**{m: () for m in run.assignment.owners}, **theirs.owners}) != run.assignment:
             others = "Kafka 4.0 gives" if other == UNIFORM_4_0 else "Kafka 4.1 and later give"
-            notes.append(f"note: {run.assignor} followed {uniform_release(release)}; {others} another target "
-                         "here (KAFKA-18688 changed which members keep an extra partition)"
-                         + ("" if release else "; `kafka_version:` under the fixture's cluster names the release"))
+            notes.append(
+                f"note: {run.assignor} followed {uniform_release(release)}; {others} another target "
+                "here (KAFKA-18688 changed which members keep an extra partition)"
+                + ("" if release else "; `kafka_version:` under the fixture's cluster names the release")
+            )
     return notes
 
 
@@ -342,24 +421,39 @@ def _weighs(added: list[str], after: GroupState, by: str, total: bool) -> bool:
     mixed = by == POSITION and total and order_can_matter(after.group)
     if not added:
         return mixed
-    return mixed or kafka_member_order([m.member_id for m in after.group.members if m.member_id != added[0]]) is not None
+    return (
+        mixed or kafka_member_order([m.member_id for m in after.group.members if m.member_id != added[0]]) is not None
+    )
 
 
 def _unknown_warnings(changes: list[WhatIf], unknown: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
     """One warning per topic a change subscribes a member to that does not exist (the fixture warns about
     its own members' subscriptions when it is read)."""
-    named = dict.fromkeys(t for c in changes if isinstance(c, (AddMember, Subscribe)) and c.topics
-                          for t in c.topics)
-    return tuple(f"warning: topic {topic!r} does not exist on the cluster: Kafka assigns nothing of it to "
-                 f"{', '.join(unknown[topic])} until it is created (the client reports UNKNOWN_TOPIC_OR_PART); "
-                 f"--add-topic {topic}=N predicts the group once it exists"
-                 for topic in named if topic in unknown)
+    named = dict.fromkeys(t for c in changes if isinstance(c, (AddMember, Subscribe)) and c.topics for t in c.topics)
+    return tuple(
+        f"warning: topic {topic!r} does not exist on the cluster: Kafka assigns nothing of it to "
+        f"{', '.join(unknown[topic])} until it is created (the client reports UNKNOWN_TOPIC_OR_PART); "
+        f"--add-topic {topic}=N predicts the group once it exists"
+        for topic in named
+        if topic in unknown
+    )
 
 
 def simulate_flags(fixture: Fixture, group_id: str | None, flags: WhatIfFlags, explain: bool = False) -> Simulation:
-    return simulate(fixture, group_id, list(flags.assignors), list(flags.add_members), list(flags.remove_members),
-                    list(flags.add_partitions), list(flags.subscribe), leader_client(fixture, group_id, flags.client)[0],
-                    list(flags.instances), explain, list(flags.add_topics), list(flags.absent_topics))
+    return simulate(
+        fixture,
+        group_id,
+        list(flags.assignors),
+        list(flags.add_members),
+        list(flags.remove_members),
+        list(flags.add_partitions),
+        list(flags.subscribe),
+        leader_client(fixture, group_id, flags.client)[0],
+        list(flags.instances),
+        explain,
+        list(flags.add_topics),
+        list(flags.absent_topics),
+    )
 
 
 def check_current(fixture: Fixture, group_id: str | None) -> AssignorRun:

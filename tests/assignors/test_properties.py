@@ -23,8 +23,11 @@ def groups(draw: st.DrawFn, identical: bool = False) -> tuple[Cluster, list[Memb
     for i in range(n_topics):
         count = draw(st.integers(1, 12))
         racked = draw(st.booleans())
-        racks = tuple(frozenset(draw(st.sets(st.sampled_from(RACKS), min_size=1, max_size=2)))
-                      for _ in range(count)) if racked else ()
+        racks = (
+            tuple(frozenset(draw(st.sets(st.sampled_from(RACKS), min_size=1, max_size=2))) for _ in range(count))
+            if racked
+            else ()
+        )
         topics.append(Topic(f"t{i}", count, racks))
     names = [t.name for t in topics] + ["missing-topic"]
     n_members = draw(st.integers(1, 8))
@@ -33,9 +36,14 @@ def groups(draw: st.DrawFn, identical: bool = False) -> tuple[Cluster, list[Memb
     for i in range(n_members):
         subs = shared if identical else draw(st.lists(st.sampled_from(names), min_size=1, unique=True))
         static = draw(st.booleans())
-        members.append(Member(f"m{draw(st.integers(0, 99)):02d}-{i}", tuple(subs),
-                              instance_id=f"i{i}" if static else None,
-                              rack=draw(st.sampled_from([None, *RACKS]))))
+        members.append(
+            Member(
+                f"m{draw(st.integers(0, 99)):02d}-{i}",
+                tuple(subs),
+                instance_id=f"i{i}" if static else None,
+                rack=draw(st.sampled_from([None, *RACKS])),
+            )
+        )
     return Cluster(tuple(topics)), members
 
 

@@ -30,5 +30,6 @@ def run_json(*args: str) -> dict[str, Any]:
 def run_process(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
     """The installed `kgroup` entry point, stdout and stderr piped (not a terminal)."""
     script = Path(sys.executable).parent / "kgroup"
-    return subprocess.run([str(script), *args], capture_output=True, text=True, timeout=120,
-                          env={**os.environ, **(env or {})}, cwd=cwd)
+    return subprocess.run(
+        [str(script), *args], capture_output=True, text=True, timeout=120, env={**os.environ, **(env or {})}, cwd=cwd
+    )

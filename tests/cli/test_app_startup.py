@@ -46,8 +46,9 @@ def test_version_prints_the_installed_version() -> None:
     from importlib.metadata import version
     from pathlib import Path
 
-    result = subprocess.run([str(Path(sys.executable).parent / "kgroup"), "--version"], capture_output=True,
-                            text=True, timeout=60)
+    result = subprocess.run(
+        [str(Path(sys.executable).parent / "kgroup"), "--version"], capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == f"kgroup {version('kgroup')}"
 
@@ -66,9 +67,20 @@ def test_check_of_a_fixture_imports_no_assignor_and_no_simulator() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     loaded = eval(result.stderr.strip().splitlines()[-1])  # the list printed above
-    heavy = [m for m in loaded if m.startswith(("kgroup.assignors.client", "kgroup.assignors.server",
-                                                  "kgroup.assignors.coordinator", "kgroup.inspectors.live",
-                                                  "kgroup.inspectors.lag", "kgroup.inspectors.fixtures.scenario_file",
-                                                  "kgroup.inspectors.simulation.scenario_run"))]
+    heavy = [
+        m
+        for m in loaded
+        if m.startswith(
+            (
+                "kgroup.assignors.client",
+                "kgroup.assignors.server",
+                "kgroup.assignors.coordinator",
+                "kgroup.inspectors.live",
+                "kgroup.inspectors.lag",
+                "kgroup.inspectors.fixtures.scenario_file",
+                "kgroup.inspectors.simulation.scenario_run",
+            )
+        )
+    ]
     assert heavy == []
     assert "kgroup.inspectors.simulation.gate" in loaded  # it did run the check

@@ -46,10 +46,18 @@ def _fixture_of_case(case_id: str, path: Path) -> Path:
             member["owned"] = [f"{t}-{p}" for t, p in m["owned"]]
             member["generation"] = m["generation"]
         members.append(member)
-    path.write_text(yaml.safe_dump({
-        "schema": "kgroup/v1",
-        "cluster": {"topics": [{"name": t["name"], "partitions": t["partitions"]} for t in case["input"]["topics"]]},
-        "groups": [{"group_id": "g", "assignors": [case["assignor"]], "members": members}]}, sort_keys=False))
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "schema": "kgroup/v1",
+                "cluster": {
+                    "topics": [{"name": t["name"], "partitions": t["partitions"]} for t in case["input"]["topics"]]
+                },
+                "groups": [{"group_id": "g", "assignors": [case["assignor"]], "members": members}],
+            },
+            sort_keys=False,
+        )
+    )
     return path
 
 

@@ -29,8 +29,11 @@ def test_a_crash_waits_for_the_session_timeout_except_in_the_older_designs() -> 
     # c2 (phase 1.25 s) last heartbeats at 56.25 s and is fenced at 101.25 s. c3's heartbeat at 102.5 s
     # computes the target and takes one of c2's three partitions; c4 takes one at 103.75 s, c1 at 105 s:
     # 42.5 + 43.75 + 45 = 131.25 partition-seconds, stable 45 s after the crash.
-    assert (consumer["unconsumed_ms"], consumer["longest_outage_ms"], consumer["time_to_stable_ms"]) == \
-        (131_250, 45_000, [45_000])
+    assert (consumer["unconsumed_ms"], consumer["longest_outage_ms"], consumer["time_to_stable_ms"]) == (
+        131_250,
+        45_000,
+        [45_000],
+    )
     # Its ZooKeeper session ends 6 s after the crash; then every consumer rebalances: 3 partitions x 6 s.
     assert (runs["zk-watcher"]["unconsumed_ms"], runs["zk-watcher"]["longest_outage_ms"]) == (18_000, 6_000)
     for name in ("classic-eager", "classic-cooperative", "consumer"):
@@ -113,8 +116,16 @@ def test_messages_at_risk_needs_produce_rates_and_they_are_checked(tmp_path: Pat
     assert bad.exit_code == 2 and "produce_rates.nope" in bad.stderr and "no topic 'nope'" in bad.stderr
 
 
-@pytest.mark.parametrize(("rate", "shown"), [(".nan", "got nan"), (".inf", "got inf"), ("-1.5", "got -1.5"),
-                                             ("fast", "got 'str'"), (str(10**40), "got 'a number too large'")])
+@pytest.mark.parametrize(
+    ("rate", "shown"),
+    [
+        (".nan", "got nan"),
+        (".inf", "got inf"),
+        ("-1.5", "got -1.5"),
+        ("fast", "got 'str'"),
+        (str(10**40), "got 'a number too large'"),
+    ],
+)
 def test_a_bad_produce_rate_is_shown_as_given(tmp_path: Path, rate: str, shown: str) -> None:
     text = (FIXTURES / "compare-crash.yaml").read_text()
     doc = yaml.safe_load(text)

@@ -42,17 +42,22 @@ def test_bad_fixture_is_one_line_exit_2_and_no_stdout(tmp_path) -> None:  # type
     result = run_process("simulate", str(bad))
     assert result.returncode == 2
     assert result.stdout == ""
-    assert result.stderr == f"kgroup: error: {bad}:4: cluster.topics[0].partitions: expected a positive integer, got 0\n"
+    assert (
+        result.stderr == f"kgroup: error: {bad}:4: cluster.topics[0].partitions: expected a positive integer, got 0\n"
+    )
 
 
-@pytest.mark.parametrize("args,words", [
-    (["simulate", "demo", "-a", "nope"], "unknown assignor 'nope'; known: range, roundrobin"),
-    (["simulate", "demo", "--add-partitions", "orders=3"], "cannot shrink"),
-    (["simulate", "demo", "--add-partitions", "orders"], "expected TOPIC=N"),
-    (["simulate", "demo", "--remove-member", "ghost"], "has no member 'ghost'"),
-    (["simulate", "no-such-file.yaml"], "no-such-file.yaml: no such file"),
-    (["check", "demo", "--min-stickiness", "1.5"], "between 0 and 1"),
-])
+@pytest.mark.parametrize(
+    "args,words",
+    [
+        (["simulate", "demo", "-a", "nope"], "unknown assignor 'nope'; known: range, roundrobin"),
+        (["simulate", "demo", "--add-partitions", "orders=3"], "cannot shrink"),
+        (["simulate", "demo", "--add-partitions", "orders"], "expected TOPIC=N"),
+        (["simulate", "demo", "--remove-member", "ghost"], "has no member 'ghost'"),
+        (["simulate", "no-such-file.yaml"], "no-such-file.yaml: no such file"),
+        (["check", "demo", "--min-stickiness", "1.5"], "between 0 and 1"),
+    ],
+)
 def test_bad_flags_are_one_line_exit_2(args: list[str], words: str) -> None:
     result = run(*args)
     assert result.exit_code == 2, result.output

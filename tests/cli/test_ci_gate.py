@@ -15,8 +15,16 @@ import yaml
 from kgroup.cli.app import COMMANDS
 from tests.cli.helpers import FIXTURES, run, run_json, run_process
 
-SCALE_OUT = ["-a", "cooperative-sticky", "--add-member", "c4", "--remove-member", "orders-service-2-c03d17",
-             "--add-partitions", "payments=+1"]
+SCALE_OUT = [
+    "-a",
+    "cooperative-sticky",
+    "--add-member",
+    "c4",
+    "--remove-member",
+    "orders-service-2-c03d17",
+    "--add-partitions",
+    "payments=+1",
+]
 
 
 def _check(name: str, doc: dict) -> dict:
@@ -44,8 +52,10 @@ def test_a_saved_plan_round_trips_through_check_diff_and_simulate(tmp_path) -> N
     from_plan = run("check", str(plan), "--min-stickiness", "50%", "-o", "json")
     from_flags = run("check", "demo", *SCALE_OUT, "--min-stickiness", "50%", "-o", "json")
     assert from_plan.exit_code == from_flags.exit_code == 0, from_plan.output
-    assert _check("min-stickiness", json.loads(from_plan.stdout))["actual"] == \
-        _check("min-stickiness", json.loads(from_flags.stdout))["actual"]
+    assert (
+        _check("min-stickiness", json.loads(from_plan.stdout))["actual"]
+        == _check("min-stickiness", json.loads(from_flags.stdout))["actual"]
+    )
 
     diffed = run_json("diff", "demo", str(plan))
     assert diffed["moved"] == direct["results"][0]["moved"]
@@ -106,13 +116,16 @@ def test_a_scenario_is_gated_on_its_rebalances() -> None:
     assert exact.exit_code == 0, exact.output
 
 
-@pytest.mark.parametrize("args,words", [
-    (["check", "scenario-rolling-restart"], "give --max-unconsumed DURATION and/or --max-rebalances N"),
-    (["check", "scenario-rolling-restart", "--max-imbalance", "1"], "--max-unconsumed"),
-    (["check", "demo", "--max-rebalances", "2"], "applies to scenarios"),
-    (["check", "scenario-rolling-restart", "--max-rebalances", "2", "--add-member", "x"], "what-if flags"),
-    (["check", "scenario-rolling-restart", "--max-unconsumed", "soon"], "expected a duration"),
-])
+@pytest.mark.parametrize(
+    "args,words",
+    [
+        (["check", "scenario-rolling-restart"], "give --max-unconsumed DURATION and/or --max-rebalances N"),
+        (["check", "scenario-rolling-restart", "--max-imbalance", "1"], "--max-unconsumed"),
+        (["check", "demo", "--max-rebalances", "2"], "applies to scenarios"),
+        (["check", "scenario-rolling-restart", "--max-rebalances", "2", "--add-member", "x"], "what-if flags"),
+        (["check", "scenario-rolling-restart", "--max-unconsumed", "soon"], "expected a duration"),
+    ],
+)
 def test_check_says_which_limits_fit_which_file(args: list[str], words: str) -> None:
     result = run(*args)
     assert result.exit_code == 2, result.output
@@ -121,8 +134,18 @@ def test_check_says_which_limits_fit_which_file(args: list[str], words: str) -> 
 
 def test_several_files_give_one_exit_code_and_a_junit_report(tmp_path) -> None:  # type: ignore[no-untyped-def]
     report = tmp_path / "junit.xml"
-    result = run("check", "demo", "seed-range", "scenario-rolling-restart", "--max-imbalance", "1",
-                 "--max-rebalances", "0", "--report", str(report))
+    result = run(
+        "check",
+        "demo",
+        "seed-range",
+        "scenario-rolling-restart",
+        "--max-imbalance",
+        "1",
+        "--max-rebalances",
+        "0",
+        "--report",
+        str(report),
+    )
     assert result.exit_code == 3
     suites = ET.parse(report).getroot()
     names = [s.get("name") for s in suites.iter("testsuite")]
@@ -143,13 +166,16 @@ def test_github_annotations_point_at_the_group_in_the_file(tmp_path) -> None:  #
     result = run_process("check", "demo.yaml", "--max-imbalance", "1", env={"GITHUB_ACTIONS": "true"}, cwd=tmp_path)
     assert result.returncode == 3
     annotations = [x for x in result.stderr.splitlines() if x.startswith("::error ")]
-    assert annotations == [f"::error file=demo.yaml,line={line},title=kgroup check max-imbalance "
-                           f"(orders-service%2C current)::demo.yaml orders-service (current): max-imbalance: "
-                           f"expected <= 1, actual 5 (members hold 0..5 partitions)"]
+    assert annotations == [
+        f"::error file=demo.yaml,line={line},title=kgroup check max-imbalance "
+        f"(orders-service%2C current)::demo.yaml orders-service (current): max-imbalance: "
+        f"expected <= 1, actual 5 (members hold 0..5 partitions)"
+    ]
     quiet = run_process("check", "demo.yaml", "--max-imbalance", "1", env={"GITHUB_ACTIONS": ""}, cwd=tmp_path)
     assert "::error" not in quiet.stderr
-    forced = run_process("check", "demo.yaml", "--max-imbalance", "1", "--github-annotations", cwd=tmp_path,
-                         env={"GITHUB_ACTIONS": ""})
+    forced = run_process(
+        "check", "demo.yaml", "--max-imbalance", "1", "--github-annotations", cwd=tmp_path, env={"GITHUB_ACTIONS": ""}
+    )
     assert forced.stderr.count("::error ") == 1
 
 
@@ -189,16 +215,25 @@ def _user_scenario(tmp_path, spec: str):  # type: ignore[no-untyped-def]
 
 def _user_plan(tmp_path, spec: str):  # type: ignore[no-untyped-def]
     plan = tmp_path / f"plan-{spec.split(':')[1]}.yaml"
-    plan.write_text(yaml.safe_dump({**yaml.safe_load((FIXTURES / "demo.yaml").read_text()), "kind": "plan",
-                                    "group_id": "orders-service", "what_if": {"assignor": [spec]}}))
+    plan.write_text(
+        yaml.safe_dump(
+            {
+                **yaml.safe_load((FIXTURES / "demo.yaml").read_text()),
+                "kind": "plan",
+                "group_id": "orders-service",
+                "what_if": {"assignor": [spec]},
+            }
+        )
+    )
     return plan
 
 
 def _user_fixture(tmp_path, spec: str):  # type: ignore[no-untyped-def]
     """The demo group recording the user assignor `spec` as its own, as a live group running it would."""
     path = tmp_path / f"demo-{spec.split(':')[1]}.yaml"
-    path.write_text((FIXTURES / "demo.yaml").read_text().replace("assignors: [range, roundrobin]",
-                                                                 f"assignors: [{spec}, range]"))
+    path.write_text(
+        (FIXTURES / "demo.yaml").read_text().replace("assignors: [range, roundrobin]", f"assignors: [{spec}, range]")
+    )
     return path
 
 
@@ -206,11 +241,20 @@ def test_a_user_assignor_keeps_its_name_in_every_table(user_module: str, tmp_pat
     spec = f"{user_module}:Named"
     scenario, plan = str(_user_scenario(tmp_path, spec)), str(_user_plan(tmp_path, spec))
     own = str(_user_fixture(tmp_path, spec))
-    for args in (["simulate", "demo", "-a", spec], ["assign", "demo", "-a", spec], ["check", "demo", "-a", spec],
-                 ["explain", "demo", "-a", spec], ["check", plan], ["simulate", plan], ["explain", plan],
-                 ["simulate", own], ["describe", "--fixture", own, "--state"],
-                 # a scenario: the leader runs it by the name the members' JoinGroup carries
-                 ["simulate", scenario], ["explain", scenario, "events-0"]):
+    for args in (
+        ["simulate", "demo", "-a", spec],
+        ["assign", "demo", "-a", spec],
+        ["check", "demo", "-a", spec],
+        ["explain", "demo", "-a", spec],
+        ["check", plan],
+        ["simulate", plan],
+        ["explain", plan],
+        ["simulate", own],
+        ["describe", "--fixture", own, "--state"],
+        # a scenario: the leader runs it by the name the members' JoinGroup carries
+        ["simulate", scenario],
+        ["explain", scenario, "events-0"],
+    ):
         for fmt in ("table", "json", "yaml"):
             result = run(*args, "-o", fmt)
             assert result.exit_code == 0, (args, result.output)
@@ -224,17 +268,28 @@ def test_a_user_assignor_named_like_a_built_in_is_refused_in_a_scenario(user_mod
     scenario = _user_scenario(tmp_path, f"{user_module}:LikeRange")
     result = run("simulate", str(scenario))
     assert result.exit_code == 2 and result.stdout == ""
-    assert "restart-LikeRange.yaml:15: groups[0].assignors: user assignor gate_assignors:LikeRange is named " \
-           "'range', as a built-in assignor is" in result.stderr
+    assert (
+        "restart-LikeRange.yaml:15: groups[0].assignors: user assignor gate_assignors:LikeRange is named "
+        "'range', as a built-in assignor is" in result.stderr
+    )
 
 
 def test_an_invalid_user_assignor_exits_1_from_every_command(user_module: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
     spec = f"{user_module}:Invalid"
     plan, scenario = str(_user_plan(tmp_path, spec)), str(_user_scenario(tmp_path, spec))
-    for args in (["simulate", "demo", "-a", spec], ["assign", "demo", "-a", spec],
-                 ["check", "demo", "-a", spec, "--max-imbalance", "1"], ["diff", "demo", plan],
-                 ["check", plan], ["simulate", plan], ["explain", "demo", "-a", spec], ["explain", plan],
-                 ["simulate", scenario], ["check", scenario, "--max-rebalances", "9"], ["explain", scenario]):
+    for args in (
+        ["simulate", "demo", "-a", spec],
+        ["assign", "demo", "-a", spec],
+        ["check", "demo", "-a", spec, "--max-imbalance", "1"],
+        ["diff", "demo", plan],
+        ["check", plan],
+        ["simulate", plan],
+        ["explain", "demo", "-a", spec],
+        ["explain", plan],
+        ["simulate", scenario],
+        ["check", scenario, "--max-rebalances", "9"],
+        ["explain", scenario],
+    ):
         result = run(*args)
         assert result.exit_code == 1, (args, result.output)
         assert "my-invalid returned an invalid assignment" in result.stderr and result.stdout == "", args
@@ -245,23 +300,36 @@ def test_a_user_assignor_that_cannot_be_imported_exits_2_from_every_command(tmp_
     spec = "no_such_module_xyz:Thing"
     plan, scenario = str(_user_plan(tmp_path, spec)), str(_user_scenario(tmp_path, spec))
     own = str(_user_fixture(tmp_path, spec))
-    for args in (["simulate", "demo", "-a", spec], ["assign", "demo", "-a", spec],
-                 ["check", "demo", "-a", spec], ["diff", "demo", plan], ["check", plan], ["simulate", plan],
-                 ["explain", "demo", "-a", spec], ["explain", plan], ["describe", "--fixture", own],
-                 ["simulate", scenario], ["check", scenario, "--max-rebalances", "9"], ["explain", scenario]):
+    for args in (
+        ["simulate", "demo", "-a", spec],
+        ["assign", "demo", "-a", spec],
+        ["check", "demo", "-a", spec],
+        ["diff", "demo", plan],
+        ["check", plan],
+        ["simulate", plan],
+        ["explain", "demo", "-a", spec],
+        ["explain", plan],
+        ["describe", "--fixture", own],
+        ["simulate", scenario],
+        ["check", scenario, "--max-rebalances", "9"],
+        ["explain", scenario],
+    ):
         result = run(*args)
         assert result.exit_code == 2, (args, result.output)
         assert "cannot import 'no_such_module_xyz'" in result.stderr and result.stdout == "", args
         assert result.stderr.count("\n") == 1, args
 
 
-@pytest.mark.parametrize("args,words", [
-    (["simulate", "-o", "csv"], "'csv' is not one of"),
-    (["check", "--group"], "'--group' requires an argument"),
-    (["check", "--no-such-flag"], "No such option: --no-such-flag"),
-    (["no-such-command"], "No such command"),
-    (["simulate", "demo-typo"], "bundled: compare-crash,"),
-])
+@pytest.mark.parametrize(
+    "args,words",
+    [
+        (["simulate", "-o", "csv"], "'csv' is not one of"),
+        (["check", "--group"], "'--group' requires an argument"),
+        (["check", "--no-such-flag"], "No such option: --no-such-flag"),
+        (["no-such-command"], "No such command"),
+        (["simulate", "demo-typo"], "bundled: compare-crash,"),
+    ],
+)
 def test_usage_errors_are_one_line_exit_2(args: list[str], words: str) -> None:
     result = run_process(*args)
     assert result.returncode == 2, result
@@ -294,12 +362,13 @@ def test_help_shows_flags_bare_and_metavars_uppercase(name: str) -> None:
 
 
 def test_failure_lines_and_tables_are_never_folded_in_a_pipe() -> None:
-    result = run_process("check", "demo", "seed-range", "-a", "range", "--max-imbalance", "0",
-                         env={"COLUMNS": "40"})
+    result = run_process("check", "demo", "seed-range", "-a", "range", "--max-imbalance", "0", env={"COLUMNS": "40"})
     assert result.returncode == 3
     for line in result.stderr.splitlines():
         assert line.startswith("check failed: ") and line.endswith("partitions)"), line
-    assert any("every subscribed partition exactly once, to a subscriber" in line for line in result.stdout.splitlines())
+    assert any(
+        "every subscribed partition exactly once, to a subscriber" in line for line in result.stdout.splitlines()
+    )
     narrow = run_process("--width", "60", "check", "demo", "--max-imbalance", "1")
     assert max(len(line) for line in narrow.stdout.splitlines()) <= 60
     assert len(narrow.stderr.splitlines()) == 1

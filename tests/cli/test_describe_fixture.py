@@ -18,15 +18,25 @@ def test_the_bundled_demo_is_described_with_kafkas_lag_rules() -> None:
     assert rows[("orders", 3)]["consumer_id"] == "orders-service-1-82be44"
     assert body["state"] == "PreparingRebalance" and body["coordinator"] is None
     lags = {m["member_id"]: (m["lag"], m["max_lag"]) for m in body["member_lag"]}
-    assert lags == {"orders-service-0-5f1c9a": (656, 600), "orders-service-1-82be44": (34, 30),
-                    "orders-service-2-c03d17": (0, 0)}
+    assert lags == {
+        "orders-service-0-5f1c9a": (656, 600),
+        "orders-service-1-82be44": (34, 30),
+        "orders-service-2-c03d17": (0, 0),
+    }
 
 
 def test_only_with_lag_on_a_fixture_keeps_the_lagging_and_the_never_committed() -> None:
     (body,) = run_json("describe", "--fixture", "demo", "--only-with-lag")["groups"]
     kept = sorted((p["topic"], p["partition"]) for p in body["partitions"])
-    assert kept == [("orders", 0), ("orders", 2), ("orders", 3), ("orders", 4), ("orders", 5),
-                    ("payments", 1), ("payments", 3)]
+    assert kept == [
+        ("orders", 0),
+        ("orders", 2),
+        ("orders", 3),
+        ("orders", 4),
+        ("orders", 5),
+        ("payments", 1),
+        ("payments", 3),
+    ]
 
 
 def test_a_group_the_fixture_lacks_and_time_lag_are_one_line_each_with_exit_2() -> None:

@@ -21,11 +21,19 @@ LIVE = "kgroup.cli.commands.live"
 
 
 def _live() -> LiveGroup:
-    group = Group("g", "consumer", (), (Member("m1", ("orders",)), Member("m2", ("orders",))),
-                  Assignment.of({"m1": [T0, T1], "m2": [T2]}), None, "Reconciling",
-                  (PartitionOffsets(T0, 5, 0, 9), PartitionOffsets(T1, 3, 0, 3), PartitionOffsets(T2, 1, 0, 4)))
-    return LiveGroup(group, "consumer", "uniform", None, (), leader_epochs={T0: 7},
-                     target_assignments={"m1": (T0,), "m2": (T1, T2)})
+    group = Group(
+        "g",
+        "consumer",
+        (),
+        (Member("m1", ("orders",)), Member("m2", ("orders",))),
+        Assignment.of({"m1": [T0, T1], "m2": [T2]}),
+        None,
+        "Reconciling",
+        (PartitionOffsets(T0, 5, 0, 9), PartitionOffsets(T1, 3, 0, 3), PartitionOffsets(T2, 1, 0, 4)),
+    )
+    return LiveGroup(
+        group, "consumer", "uniform", None, (), leader_epochs={T0: 7}, target_assignments={"m1": (T0,), "m2": (T1, T2)}
+    )
 
 
 @pytest.fixture
@@ -33,7 +41,9 @@ def cluster(monkeypatch: pytest.MonkeyPatch) -> dict[TopicPartition, int]:
     """The time lags `--time-lag` reads; fill it in a test. The group is `_live()`."""
     lags: dict[TopicPartition, int] = {}
     live = _live()
-    monkeypatch.setattr("kgroup.cli.options.LiveOptions.connect", lambda _: SimpleNamespace(settings=None, timeout_s=1.0))
+    monkeypatch.setattr(
+        "kgroup.cli.options.LiveOptions.connect", lambda _: SimpleNamespace(settings=None, timeout_s=1.0)
+    )
     monkeypatch.setattr(f"{LIVE}.read_groups", lambda *_: LiveRead(None, [live]))
     monkeypatch.setattr(f"{LIVE}.described_time_lags", lambda *_: dict(lags))
     return lags
@@ -72,7 +82,8 @@ def test_the_json_body_carries_both(cluster: dict) -> None:
 
 
 def test_time_lag_columns_follow_lag_and_a_member_shows_its_worst_known_partition(
-        cluster: dict[TopicPartition, int]) -> None:
+    cluster: dict[TopicPartition, int],
+) -> None:
     """T2's record could not be read (absent): `-` for it, and m2, which owns only T2, has no known time lag."""
     cluster.update({T0: 90_000, T1: 0})
     _summary, header, *rows = _table("--time-lag")

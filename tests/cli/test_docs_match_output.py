@@ -17,7 +17,7 @@ import yaml
 from tests.cli.helpers import FIXTURES, ROOT, run_json, run_process
 
 # How the code names a document's kind: document("kind", ...), kind="kind" passed to it, KIND = "kind".
-_KIND = re.compile(r'document\("([a-z-]+)"|\bkind="([a-z-]+)"|^KIND = "([a-z-]+)"', re.M)
+_KIND = re.compile(r'document\(\s*"([a-z-]+)"|\bkind="([a-z-]+)"|^KIND = "([a-z-]+)"', re.M)
 
 
 def _kinds_in_code() -> set[str]:
@@ -56,10 +56,13 @@ def test_the_readme_actions_step_gates_a_scale_out_and_a_rolling_restart(tmp_pat
     shutil.copy(FIXTURES / "demo.yaml", tmp_path / "deploy" / "orders-group.yaml")
     shutil.copy(FIXTURES / "scenario-rolling-restart.yaml", tmp_path / "deploy" / "rolling-restart.yaml")
     # The installed kgroup stands in for the install line; the rest runs as Actions runs it (bash -e).
-    env = {**os.environ, "GITHUB_ACTIONS": "true", "COLUMNS": "60",
-           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    ran = subprocess.run(["bash", "-e", "-c", gate], cwd=tmp_path, env=env, capture_output=True, text=True,
-                         timeout=120)
+    env = {
+        **os.environ,
+        "GITHUB_ACTIONS": "true",
+        "COLUMNS": "60",
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+    }
+    ran = subprocess.run(["bash", "-e", "-c", gate], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert ran.returncode == 3, ran.stderr
     readme = (ROOT / "README.md").read_text()
     failures = [line for line in ran.stderr.splitlines() if line.startswith("check failed: ")]
@@ -72,8 +75,10 @@ def test_the_readme_actions_step_gates_a_scale_out_and_a_rolling_restart(tmp_pat
     assert shown.replace("deploy/scale-out.yaml", "scale-out.yaml") == annotations[0]
     suites = ET.parse(tmp_path / "junit.xml").getroot()
     cases = [case for suite in suites for case in suite]
-    assert [case.get("name") for case in cases if case.find("failure") is not None] == ["min-stickiness",
-                                                                                          "max-rebalances"]
+    assert [case.get("name") for case in cases if case.find("failure") is not None] == [
+        "min-stickiness",
+        "max-rebalances",
+    ]
     assert len(cases) == int(suites.get("tests")) == 5
 
 
@@ -86,8 +91,11 @@ def _readme_example(command: str) -> list[str]:
 
 
 def test_the_readme_examples_are_real_output_line_for_line() -> None:
-    for command in ("kgroup simulate", "kgroup explain demo orders-3 --add-member c4 -a range -a uniform",
-                    "kgroup coordinator my-group"):
+    for command in (
+        "kgroup simulate",
+        "kgroup explain demo orders-3 --add-member c4 -a range -a uniform",
+        "kgroup coordinator my-group",
+    ):
         shown = _readme_example(command)
         real = run_process(*command.split()[1:], env={"COLUMNS": "60"})
         assert real.returncode == 0, real.stderr
@@ -95,7 +103,12 @@ def test_the_readme_examples_are_real_output_line_for_line() -> None:
 
 
 def test_piped_lines_end_with_their_text_not_with_table_padding() -> None:
-    for args in (["simulate", "demo", "-a", "range", "-a", "uniform"], ["check", "demo"], ["fixtures"],
-                 ["simulate", "compare-crash", "--protocol", "consumer,external"], ["describe", "--fixture", "demo"]):
+    for args in (
+        ["simulate", "demo", "-a", "range", "-a", "uniform"],
+        ["check", "demo"],
+        ["fixtures"],
+        ["simulate", "compare-crash", "--protocol", "consumer,external"],
+        ["describe", "--fixture", "demo"],
+    ):
         out = run_process(*args).stdout
         assert out and [line for line in out.splitlines() if line.endswith(" ")] == [], args

@@ -25,8 +25,9 @@ def test_range_explains_the_quota_arithmetic_and_the_sort_order() -> None:
 
 
 def test_simulate_explain_covers_exactly_the_partitions_that_moved() -> None:
-    doc = run_json("simulate", "demo", "--add-member", "c4", "--explain", "-a", "range", "-a", "sticky",
-                   "-a", "uniform")
+    doc = run_json(
+        "simulate", "demo", "--add-member", "c4", "--explain", "-a", "range", "-a", "sticky", "-a", "uniform"
+    )
     for result in doc["results"]:
         moved = {m["partition"] for m in result["moves"]}
         explained = {e["partition"] for e in result["explanations"]}
@@ -71,8 +72,11 @@ def test_table_output_is_one_line_per_step_when_piped() -> None:
 
 
 def test_bad_partitions_are_input_errors() -> None:
-    for args, words in [(("demo", "orders-9"), "no such partition"), (("demo", "orders"), "TOPIC-PARTITION"),
-                        (("scenario-storm", "invoices-99"), "no such partition")]:
+    for args, words in [
+        (("demo", "orders-9"), "no such partition"),
+        (("demo", "orders"), "TOPIC-PARTITION"),
+        (("scenario-storm", "invoices-99"), "no such partition"),
+    ]:
         result = run("explain", *args)
         assert result.exit_code == 2, result.output
         (line,) = result.stderr.strip().splitlines()
@@ -113,7 +117,8 @@ def test_an_assignor_that_records_nothing_says_so(tmp_path, monkeypatch) -> None
         "class FirstTakesAll:\n"
         "    name = 'first-takes-all'\n"
         "    def assign(self, cluster, members):\n"
-        "        return {members[0].member_id: [(t.name, p) for t in cluster.topics for p in range(t.partitions)]}\n")
+        "        return {members[0].member_id: [(t.name, p) for t in cluster.topics for p in range(t.partitions)]}\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     doc = run_json("explain", "demo", "-a", "silent_assignors:FirstTakesAll")
     assert doc["results"][0]["explanations"] is None
@@ -137,7 +142,12 @@ def test_librdkafka_roundrobin_explains_with_librdkafka_member_order() -> None:
     assert doc["client"] == "librdkafka"
     (item,) = doc["results"][0]["explanations"]
     (step,) = item["steps"]
-    assert (item["after"], step["rule"], step["inputs"]["cursor"], step["inputs"]["position"]) == (M2, "roundrobin", 3, 3)
+    assert (item["after"], step["rule"], step["inputs"]["cursor"], step["inputs"]["position"]) == (
+        M2,
+        "roundrobin",
+        3,
+        3,
+    )
     assert "librdkafka's order" in step["why"]
 
 
@@ -145,8 +155,9 @@ def test_librdkafka_cooperative_sticky_shows_the_leaders_withholding() -> None:
     # M1 owns orders-3 at generation 7; c4 joins. Whatever librdkafka's sticky assignor does with it, the
     # first step is M1 keeping its claim; orders-3 leaves M1 in the end (M1 held 5 of 10 for 4 members),
     # and librdkafka's leader withholds a partition changing owner until its owner revokes it.
-    doc = run_json("explain", "demo", "orders-3", "--add-member", "c4", "--client", "librdkafka",
-                   "-a", "cooperative-sticky")
+    doc = run_json(
+        "explain", "demo", "orders-3", "--add-member", "c4", "--client", "librdkafka", "-a", "cooperative-sticky"
+    )
     (item,) = doc["results"][0]["explanations"]
     steps = item["steps"]
     assert (steps[0]["rule"], steps[0]["owner"], steps[0]["rebalance"]) == ("kept", M1, 1)

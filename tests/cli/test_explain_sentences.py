@@ -45,8 +45,10 @@ def test_rack_pass_states_the_quota_arithmetic() -> None:
     steps = _steps("rack-aware", "t3-1", "t2-1")
     (t3,) = steps["t3-1"]
     assert t3["owner"] == "consumer2"
-    assert "t3: 2 = 3×0 + 2, so a member takes up to 1 while an extra is left (1 of the 2 extras is still left)" \
+    assert (
+        "t3: 2 = 3×0 + 2, so a member takes up to 1 while an extra is left (1 of the 2 extras is still left)"
         in t3["why"]
+    )
     assert "up to 0" not in t3["why"]
     # t2: 7 = 3x2 + 1; consumer0 (rack a: t2-0, t2-3, t2-6) takes all three, the extra; consumer1 then takes
     # t2-1 and t2-4 with no extra left.
@@ -68,8 +70,10 @@ def test_roundrobin_counts_members_from_one_and_names_the_skipped() -> None:
     # seed-roundrobin: [C0, C1, C2]; t0-0 -> C0, t1-0 -> C1, t1-1 -> C2, so the cursor wraps to C0 for t2-0;
     # only C2 subscribes to t2.
     (step,) = _steps("seed-roundrobin", "t2-0")["t2-0"]
-    assert step["why"].endswith("at t2-0 it stood at the 1st member, C0; C0 and C1 do not subscribe to t2, so it "
-                                "goes to the next member that does: C2, the 3rd")
+    assert step["why"].endswith(
+        "at t2-0 it stood at the 1st member, C0; C0 and C1 do not subscribe to t2, so it "
+        "goes to the next member that does: C2, the 3rd"
+    )
     (step,) = _steps("seed-roundrobin", "t1-1")["t1-1"]
     assert step["why"].endswith("at t1-1 it stood at the 3rd member, C2, a subscriber of t1, so C2 takes it")
 
@@ -95,8 +99,10 @@ def test_uniform_states_quotas_and_the_position_among_the_leftovers(tmp_path) ->
     path.write_text(yaml.safe_dump(fixture))
     steps = _steps(str(path), "payments-7")["payments-7"]
     revoked, filled = steps
-    assert "Xq3c3A2aTn6ROfDt2sRX9A held 5, above its quota of 3 (11 partitions over 3 members: 3 each, 4 for the " \
+    assert (
+        "Xq3c3A2aTn6ROfDt2sRX9A held 5, above its quota of 3 (11 partitions over 3 members: 3 each, 4 for the "
         "first 2 in the coordinator's member order" in revoked["why"]
+    )
     kept = revoked["why"].split("then partitions): ")[1].removesuffix(", not this one").split(", ")
     assert sorted(kept) == ["payments-4", "payments-5", "refunds-2"]
     assert filled["owner"] == B2 and (filled["inputs"]["leftover"], filled["inputs"]["leftovers"]) == (3, 4)
@@ -110,8 +116,11 @@ def test_uniform_from_kafka_4_1_says_who_keeps_an_extra() -> None:
     # 5 and gives up 1 (payments-7, the last in its record order); hZbX, 3 short, takes payments-2, -3 (6fJc's)
     # and payments-7: the 3rd of 3 leftovers.
     revoked, filled = _steps("kip848-uniform", "payments-7")["payments-7"]
-    assert "Xq3c3A2aTn6ROfDt2sRX9A held 5, above its quota of 4 (11 partitions over 3 members: 3 each, 4 for 2" \
-        in revoked["why"] and "KAFKA-18688" in revoked["why"]
+    assert (
+        "Xq3c3A2aTn6ROfDt2sRX9A held 5, above its quota of 4 (11 partitions over 3 members: 3 each, 4 for 2"
+        in revoked["why"]
+        and "KAFKA-18688" in revoked["why"]
+    )
     assert filled["owner"] == B2 and (filled["inputs"]["leftover"], filled["inputs"]["leftovers"]) == (2, 3)
     assert filled["why"].endswith(f"(hZbXj9PXQWi1mGbzkS5p3w 3); payments-7 is the 3rd of them → {B2}")
 
@@ -123,8 +132,9 @@ def test_sticky_says_why_one_owner_keeps_more_than_the_other() -> None:
     steps = _steps("demo", "orders-2", "payments-2", "-a", "sticky")
     released = steps["orders-2"][0]
     assert released["rule"] == "over-quota" and released["inputs"]["max_taken_by"] == [M1]
-    assert ("10 partitions over 3 members: 3 each, and 1 member may keep 4; "
-            f"{M1} took that place, visited before it") in released["why"]
+    assert (
+        f"10 partitions over 3 members: 3 each, and 1 member may keep 4; {M1} took that place, visited before it"
+    ) in released["why"]
     (kept,) = steps["payments-2"]
     assert "keeps up to its quota of 4" in kept["why"] and "took that place" not in kept["why"]
 
@@ -174,8 +184,10 @@ def test_scenario_stretch_reads_without_nested_parentheses() -> None:
 def test_simulate_explain_points_to_explain_for_named_partitions() -> None:
     done = run_process("simulate", "demo", "--explain", "orders-3")
     assert done.returncode == 2
-    assert done.stderr == ("kgroup: error: Got unexpected extra argument(s) (orders-3) (simulate --explain takes no "
-                           "partitions: `kgroup explain FIXTURE TOPIC-PARTITION...` names them)\n")
+    assert done.stderr == (
+        "kgroup: error: Got unexpected extra argument(s) (orders-3) (simulate --explain takes no "
+        "partitions: `kgroup explain FIXTURE TOPIC-PARTITION...` names them)\n"
+    )
 
 
 def test_rack_pass_of_copartitioned_topics_names_the_real_reason() -> None:
@@ -188,8 +200,9 @@ def test_rack_pass_of_copartitioned_topics_names_the_real_reason() -> None:
         steps = _steps("rack-aware", "t1-6", "t2-6", "--add-partitions", "t1=7", "--client", client)
         (t2,) = steps["t2-6"]
         assert t2["rule"] == "range-after-racks" and t2["inputs"]["copartitioned"] == ["t1", "t2"]
-        assert ("t1 and t2 have as many partitions and the same subscribers, so partition 6 of each had to go "
-                "together") in t2["why"] and "no room" not in t2["why"]
+        assert (
+            "t1 and t2 have as many partitions and the same subscribers, so partition 6 of each had to go together"
+        ) in t2["why"] and "no room" not in t2["why"]
         (t1,) = steps["t1-6"]
         assert t1["why"].startswith("rack-aware range: the rack pass left t1-6: no replica racks are known for t1-6")
 
@@ -217,7 +230,6 @@ def test_a_long_member_list_keeps_its_ends_and_the_owner() -> None:
     joins = [arg for n in range(4, 13) for arg in ("--add-member", f"c{n}")]
     (step,) = _steps("demo", "orders-3", *joins)["orders-3"]
     assert step["owner"] == "c4" and len(step["inputs"]["members"]) == 12  # JSON keeps the whole list
-    assert ("in sort order [1st c10, 2nd c11, 3rd c12, 4th c4, 5th c5, …, 12th orders-service-2-c03d17]"
-            in step["why"])
+    assert "in sort order [1st c10, 2nd c11, 3rd c12, 4th c4, 5th c5, …, 12th orders-service-2-c03d17]" in step["why"]
     assert "6 = 12×0 + 6, so the first 6 members get 1 and the other 6 get 0" in step["why"]
     assert "orders-3 is the 4th partition → the 4th member, c4" in step["why"]

@@ -82,8 +82,10 @@ def assert_refused(outcome: tuple[str, int, str, str], secret: str | None = None
 
 
 def fixture_text(topic: str = "orders", partitions: str = "4", member: str = '"c1"', extra: str = "") -> str:
-    return (f"schema: kgroup/v1\ncluster:\n  topics:\n    - {{name: {topic}, partitions: {partitions}}}\n"
-            f"groups:\n  - group_id: g\n    members:\n      - {{member_id: {member}, topics: [{topic}]}}\n{extra}")
+    return (
+        f"schema: kgroup/v1\ncluster:\n  topics:\n    - {{name: {topic}, partitions: {partitions}}}\n"
+        f"groups:\n  - group_id: g\n    members:\n      - {{member_id: {member}, topics: [{topic}]}}\n{extra}"
+    )
 
 
 def bomb(width: int, depth: int) -> str:
@@ -95,9 +97,11 @@ def bomb(width: int, depth: int) -> str:
 
 # -- fixtures ---------------------------------------------------------------------------------------------
 
-huge_numbers = st.one_of(st.integers(min_value=1_000_001, max_value=2**70).map(str),
-                         st.integers(min_value=20, max_value=6000).map(lambda n: "9" * n),
-                         st.sampled_from(["2147483648", "9223372036854775808", "1e400", ".nan", "-.inf"]))
+huge_numbers = st.one_of(
+    st.integers(min_value=1_000_001, max_value=2**70).map(str),
+    st.integers(min_value=20, max_value=6000).map(lambda n: "9" * n),
+    st.sampled_from(["2147483648", "9223372036854775808", "1e400", ".nan", "-.inf"]),
+)
 
 
 @SETTINGS
@@ -120,9 +124,13 @@ def test_fixture_alias_bombs(tmp_path: Path, width: int, depth: int) -> None:
 
 bad_ids = st.one_of(
     st.text(st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF), min_size=1, max_size=3),
-    st.text(st.characters(categories=["Cc"]), min_size=1, max_size=3))
-bad_topics = st.one_of(bad_ids, st.integers(min_value=250, max_value=3000).map(lambda n: "t" * n),
-                       st.sampled_from([".", "..", "a b", "orders/1", "ördrës"]))
+    st.text(st.characters(categories=["Cc"]), min_size=1, max_size=3),
+)
+bad_topics = st.one_of(
+    bad_ids,
+    st.integers(min_value=250, max_value=3000).map(lambda n: "t" * n),
+    st.sampled_from([".", "..", "a b", "orders/1", "ördrës"]),
+)
 
 
 @SETTINGS
@@ -151,10 +159,15 @@ def test_a_device_that_never_ends(tmp_path: Path) -> None:
 
 # -- scenarios and what-if flags --------------------------------------------------------------------------
 
+
 @SETTINGS
-@given(field=st.sampled_from(["duration", "at"]), value=st.one_of(
-    st.integers(min_value=7 * 86_400_000 + 1, max_value=10**40).map(str),
-    st.integers(min_value=20, max_value=5000).map(lambda n: "9" * n + "ms")))
+@given(
+    field=st.sampled_from(["duration", "at"]),
+    value=st.one_of(
+        st.integers(min_value=7 * 86_400_000 + 1, max_value=10**40).map(str),
+        st.integers(min_value=20, max_value=5000).map(lambda n: "9" * n + "ms"),
+    ),
+)
 @example(field="duration", value=str(10**30))
 @example(field="at", value=str(10**30))
 def test_scenario_times_past_the_simulated_limit(tmp_path: Path, field: str, value: str) -> None:
@@ -166,9 +179,13 @@ def test_scenario_times_past_the_simulated_limit(tmp_path: Path, field: str, val
 
 
 @SETTINGS
-@given(amount=st.one_of(st.integers(min_value=1_000_000, max_value=10**30).map(lambda n: f"+{n}"),
-                        st.integers(min_value=20, max_value=5000).map(lambda n: "9" * n)),
-       where=st.sampled_from(["flag", "event"]))
+@given(
+    amount=st.one_of(
+        st.integers(min_value=1_000_000, max_value=10**30).map(lambda n: f"+{n}"),
+        st.integers(min_value=20, max_value=5000).map(lambda n: "9" * n),
+    ),
+    where=st.sampled_from(["flag", "event"]),
+)
 @example(amount="+100000000", where="flag")
 @example(amount=str(2**63), where="event")
 def test_adding_absurd_partition_counts(tmp_path: Path, amount: str, where: str) -> None:
@@ -176,8 +193,9 @@ def test_adding_absurd_partition_counts(tmp_path: Path, amount: str, where: str)
         (tmp_path / "f.yaml").write_text(fixture_text())
         outcome = run_bounded("simulate", "f.yaml", "--add-partitions", f"orders={amount}", cwd=tmp_path)
     else:
-        (tmp_path / "s.yaml").write_text(fixture_text(extra=f"kind: scenario\nevents: ['add-partitions orders "
-                                                            f"{amount} at 1s']\n"))
+        (tmp_path / "s.yaml").write_text(
+            fixture_text(extra=f"kind: scenario\nevents: ['add-partitions orders {amount} at 1s']\n")
+        )
         outcome = run_bounded("simulate", "s.yaml", cwd=tmp_path)
     assert "partitions" in assert_refused(outcome)
 
@@ -191,10 +209,14 @@ def test_produce_rates_that_are_not_rates(tmp_path: Path, rate: str) -> None:
 
 
 @SETTINGS
-@given(args=st.one_of(
-    st.integers(min_value=2**31, max_value=10**50).map(lambda n: ["coordinator", "g", "--partitions", str(n)]),
-    st.integers(min_value=20, max_value=5000).map(lambda n: ["lag", "analyze", "h", "--in-process",
-                                                             "--since", "9" * n + "s"])))
+@given(
+    args=st.one_of(
+        st.integers(min_value=2**31, max_value=10**50).map(lambda n: ["coordinator", "g", "--partitions", str(n)]),
+        st.integers(min_value=20, max_value=5000).map(
+            lambda n: ["lag", "analyze", "h", "--in-process", "--since", "9" * n + "s"]
+        ),
+    )
+)
 @example(args=["coordinator", "g", "--partitions", "2147483648"])
 @example(args=["lag", "analyze", "h", "--in-process", "--since", "9" * 5000])
 def test_flag_values_past_int32_and_int64(tmp_path: Path, args: list[str]) -> None:
@@ -203,20 +225,25 @@ def test_flag_values_past_int32_and_int64(tmp_path: Path, args: list[str]) -> No
 
 # -- secret-bearing files ---------------------------------------------------------------------------------
 
-secrets = st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7E, exclude_characters="=:\\#!"),
-                  min_size=8, max_size=30).map(lambda s: "S3CRET" + s)
+secrets = st.text(
+    st.characters(min_codepoint=0x21, max_codepoint=0x7E, exclude_characters="=:\\#!"), min_size=8, max_size=30
+).map(lambda s: "S3CRET" + s)
 
 
 @SETTINGS
 @given(secret=secrets, shape=st.sampled_from(["continued", "=", ":", "bare"]))
 @example(secret="S3CRET-XYZ", shape="continued")
 def test_command_config_errors_never_quote_a_line(tmp_path: Path, secret: str, shape: str) -> None:
-    body = {"continued": f"sasl.jaas.config=org.example.Login required \\\n\n{secret}\n",
-            "=": f"security.protocol=SASL_SSL\n={secret}\n", ":": f"security.protocol=SASL_SSL\n:{secret}\n",
-            "bare": f"security.protocol=SASL_SSL\n{secret}\n"}[shape]
+    body = {
+        "continued": f"sasl.jaas.config=org.example.Login required \\\n\n{secret}\n",
+        "=": f"security.protocol=SASL_SSL\n={secret}\n",
+        ":": f"security.protocol=SASL_SSL\n:{secret}\n",
+        "bare": f"security.protocol=SASL_SSL\n{secret}\n",
+    }[shape]
     (tmp_path / "c.properties").write_text(body)
-    line = assert_refused(run_bounded("groups", "--command-config", "c.properties", "-b", "127.0.0.1:1",
-                                      cwd=tmp_path), secret=secret)
+    line = assert_refused(
+        run_bounded("groups", "--command-config", "c.properties", "-b", "127.0.0.1:1", cwd=tmp_path), secret=secret
+    )
     assert "c.properties:" in line
 
 
@@ -228,17 +255,22 @@ def test_profiles_with_alias_bombs(tmp_path: Path) -> None:
 
 # -- CSV reset plans and Parquet histories ----------------------------------------------------------------
 
+
 @SETTINGS
-@given(row=st.one_of(
-    st.integers(min_value=130_000, max_value=300_000).map(lambda n: "orders,0," + "9" * n),
-    st.integers(min_value=2**31, max_value=10**30).map(lambda n: f"orders,{n},5"),
-    st.integers(min_value=2**63, max_value=10**40).map(lambda n: f"orders,0,{n}"),
-    st.sampled_from(["or\ud800ders,0,5", "bad topic,0,5", '"orders,0,5'])))
+@given(
+    row=st.one_of(
+        st.integers(min_value=130_000, max_value=300_000).map(lambda n: "orders,0," + "9" * n),
+        st.integers(min_value=2**31, max_value=10**30).map(lambda n: f"orders,{n},5"),
+        st.integers(min_value=2**63, max_value=10**40).map(lambda n: f"orders,0,{n}"),
+        st.sampled_from(["or\ud800ders,0,5", "bad topic,0,5", '"orders,0,5']),
+    )
+)
 @example(row="orders,0," + "x" * 131_072)
 def test_reset_plans_with_absurd_rows(tmp_path: Path, row: str) -> None:
     (tmp_path / "plan.csv").write_bytes(("orders,1,7\r" + row + "\r").encode("utf-8", "surrogatepass"))
-    outcome = run_bounded("offsets", "reset", "g", "--from-file", "plan.csv", "-b", "127.0.0.1:1", "--timeout", "1",
-                          cwd=tmp_path)
+    outcome = run_bounded(
+        "offsets", "reset", "g", "--from-file", "plan.csv", "-b", "127.0.0.1:1", "--timeout", "1", cwd=tmp_path
+    )
     assert "plan.csv" in assert_refused(outcome)
 
 
@@ -273,11 +305,13 @@ def test_offset_histories_with_nulls_and_impossible_times(tmp_path: Path, case: 
 
 # -- output paths -----------------------------------------------------------------------------------------
 
+
 def test_an_output_path_naming_a_folder_writes_nothing(tmp_path: Path) -> None:
     _history(tmp_path / "h", [1_700_000_000_000], ["g"])
     (tmp_path / "chart").mkdir()
-    outcome = run_bounded("lag", "analyze", "h", "--in-process", "--out", "result.parquet", "--chart", "chart",
-                          cwd=tmp_path)
+    outcome = run_bounded(
+        "lag", "analyze", "h", "--in-process", "--out", "result.parquet", "--chart", "chart", cwd=tmp_path
+    )
     assert "--chart" in assert_refused(outcome)
     assert not (tmp_path / "result.parquet").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["chart", "h"]

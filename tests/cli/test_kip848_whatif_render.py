@@ -27,8 +27,10 @@ def test_json_carries_each_members_way_to_its_new_target() -> None:
 
 def test_the_table_says_who_revokes_before_whom() -> None:
     out = run(*ARGS).stdout
-    assert ("Reconciliation to the new target (epoch 13) (uniform, heartbeat interval 5 s, Kafka's default, assumed: "
-            "the group's own is not known):") in out
+    assert (
+        "Reconciliation to the new target (epoch 13) (uniform, heartbeat interval 5 s, Kafka's default, assumed: "
+        "the group's own is not known):"
+    ) in out
     assert "c4: gets " in out and "acknowledged revoking them [UNRELEASED_PARTITIONS]" in out
     assert "each goes unconsumed at most 5 s (one heartbeat interval)" in out
 

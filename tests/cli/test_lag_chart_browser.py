@@ -13,6 +13,7 @@ from kgroup.inspectors.lag.dataset import write_all
 from tests.browser import pixels, screenshot
 from tests.cli.helpers import run
 
+
 def _walk_through(path: Path, groups: list[str]) -> None:
     """The README's history: 6 polls 5 s apart over 25 s; `orders-0` grows 10/s past a stopped group, and
     every group lags by a different amount."""
@@ -28,7 +29,7 @@ def _walk_through(path: Path, groups: list[str]) -> None:
 
 def _count(rows: list[bytes], channels: int, colour: str) -> int:
     want = bytes.fromhex(colour[1:])
-    return sum(1 for row in rows for x in range(0, len(row), channels) if row[x:x + 3] == want)
+    return sum(1 for row in rows for x in range(0, len(row), channels) if row[x : x + 3] == want)
 
 
 def test_the_walk_through_chart_draws_a_line_per_group_on_a_time_axis(tmp_path: Path) -> None:

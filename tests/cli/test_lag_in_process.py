@@ -18,8 +18,9 @@ def test_no_java_is_needed_and_every_planted_behaviour_is_found(tmp_path: Path) 
     write_all(str(history), *generate(PLAN))
     no_java = {"PATH": str(Path(sys.executable).parent), "JAVA_HOME": ""}  # only the venv's bin on the PATH
 
-    result = run_process("lag", "analyze", str(history), "--in-process", "--window", str(PLAN.window), "-o", "json",
-                         env=no_java)
+    result = run_process(
+        "lag", "analyze", str(history), "--in-process", "--window", str(PLAN.window), "-o", "json", env=no_java
+    )
 
     assert result.returncode == 0, result.stderr
     doc = json.loads(result.stdout)
@@ -59,8 +60,16 @@ def _steady_then_blind(path: Path, with_gap: bool) -> int:
     logs = [LogSample("c", "t", 0, 0, 50 + 10 * i, None, ts) for i, ts in enumerate(polls)]
     write_all(str(path), commits, logs)
     if with_gap:
-        append_gap(str(path), {"cluster": "c", "start_ts": polls[-1], "end_ts": None, "attempts": 9,
-                               "reason": "cannot reach 127.0.0.1:9092"})
+        append_gap(
+            str(path),
+            {
+                "cluster": "c",
+                "start_ts": polls[-1],
+                "end_ts": None,
+                "attempts": 9,
+                "reason": "cannot reach 127.0.0.1:9092",
+            },
+        )
     return polls[-1]
 
 

@@ -30,7 +30,11 @@ def test_demo_range_rebalance_by_hand() -> None:
     # Before: M0 orders 0-2 + payments 0-1; M1 orders 3-5 + payments 2-3; M2 nothing.
     assert res["moved"] == 4
     assert {(m["partition"], m["from"], m["to"]) for m in res["moves"]} == {
-        ("orders-2", M0, M1), ("orders-4", M1, M2), ("orders-5", M1, M2), ("payments-3", M1, M2)}
+        ("orders-2", M0, M1),
+        ("orders-4", M1, M2),
+        ("orders-5", M1, M2),
+        ("payments-3", M1, M2),
+    }
     assert res["stickiness"] == {"kept": 6, "keepable": 10, "ratio": 0.6}
     assert res["balance"]["min"] == 3 and res["balance"]["max"] == 4
     assert res["valid"] is True
@@ -51,8 +55,11 @@ def test_side_by_side_assignors() -> None:
 
 def test_what_if_a_member_joins_leaves_and_a_topic_grows() -> None:
     joined = run_json("simulate", "seed-range", "--add-member", "C2")
-    assert joined["results"][0]["assignment"] == {"C0": ["t0-0", "t1-0"], "C1": ["t0-1", "t1-1"],
-                                                  "C2": ["t0-2", "t1-2"]}
+    assert joined["results"][0]["assignment"] == {
+        "C0": ["t0-0", "t1-0"],
+        "C1": ["t0-1", "t1-1"],
+        "C2": ["t0-2", "t1-2"],
+    }
     left = run_json("simulate", "seed-range", "--remove-member", "C1")
     assert left["results"][0]["assignment"] == {"C0": ["t0-0", "t0-1", "t0-2", "t1-0", "t1-1", "t1-2"]}
     grown = run_json("simulate", "seed-range", "--add-partitions", "t0=+1")
@@ -63,15 +70,17 @@ def test_what_if_a_member_joins_leaves_and_a_topic_grows() -> None:
 
 def test_seed_roundrobin_example() -> None:
     doc = run_json("simulate", "seed-roundrobin")
-    assert doc["results"][0]["assignment"] == {"C0": ["t0-0"], "C1": ["t1-0"],
-                                               "C2": ["t1-1", "t2-0", "t2-1", "t2-2"]}
+    assert doc["results"][0]["assignment"] == {"C0": ["t0-0"], "C1": ["t1-0"], "C2": ["t1-1", "t2-0", "t2-1", "t2-2"]}
 
 
 def test_seed_legacy_example_with_eleven_partitions() -> None:
     doc = run_json("simulate", "seed-legacy", "--add-partitions", "T1=11")
     threads = doc["results"][0]["threads"]
-    assert threads == {"C1-0": ["T1-0", "T1-1", "T1-2", "T1-3"], "C2-0": ["T1-4", "T1-5", "T1-6", "T1-7"],
-                       "C2-1": ["T1-8", "T1-9", "T1-10"]}
+    assert threads == {
+        "C1-0": ["T1-0", "T1-1", "T1-2", "T1-3"],
+        "C2-0": ["T1-4", "T1-5", "T1-6", "T1-7"],
+        "C2-1": ["T1-8", "T1-9", "T1-10"],
+    }
 
 
 def test_rack_aware_fixture_keeps_partitions_on_the_consumers_rack() -> None:

@@ -100,26 +100,37 @@ groups:
 """
 
 
-@pytest.mark.parametrize("tail,expected", [
-    ("events:\n  - crash zed at 1s\n", "events[0].member: unknown member 'zed'"),
-    ("events:\n  - crash a at -5s\n", "events[0].at: negative time"),
-    ("events:\n  - crash a at 10s\n  - crash b at 5s\n", "events[1].at: 5000 ms is before the previous event"),
-    ("events:\n  - explode a at 1s\n", "events[0].kind: unknown event kind 'explode'"),
-    ("events:\n  - gc-pause a at 1s for soon\n", "events[0].for: expected a duration"),
-    ("events:\n  - restart a at 1s static\n", "events[0].static: 'a' has no group.instance.id"),
-    ("events:\n  - add-partitions nope +2 at 1s\n", "events[0].topic: no topic 'nope'"),
-    ("events:\n  - add-partitions t 1 at 1s\n", "events[0].partitions: topic t has 2 partitions"),
-    ("events:\n  - crash a at 1s\n  - leave a at 2s\n", "events[1].member: 'a' is not running"),
-    ("clients:\n  a: {session.timeout.ms: 2s, heartbeat.interval.ms: 3s}\n",
-     "clients.a.heartbeat.interval.ms: heartbeat.interval.ms (3000 ms) must be lower than session.timeout.ms"),
-    ("clients:\n  a: {session.timeout.ms: 4s, heartbeat.interval.ms: 1s}\n",
-     "clients.a.session.timeout.ms: session.timeout.ms 4000 ms is below the broker's group.min.session.timeout.ms (6000 ms)"),
-    ("broker: {group.max.session.timeout.ms: 30s}\n",
-     "broker.group.max.session.timeout.ms: session.timeout.ms 45000 ms is above the broker's group.max.session.timeout.ms"),
-    ("broker: {group.min.session.timeout.ms: 2m, group.max.session.timeout.ms: 1m}\n",
-     "broker.group.min.session.timeout.ms: 120000 ms is above group.max.session.timeout.ms"),
-    ("events:\n  - crash a\n", "events[0]: cannot read 'crash a'"),
-])
+@pytest.mark.parametrize(
+    "tail,expected",
+    [
+        ("events:\n  - crash zed at 1s\n", "events[0].member: unknown member 'zed'"),
+        ("events:\n  - crash a at -5s\n", "events[0].at: negative time"),
+        ("events:\n  - crash a at 10s\n  - crash b at 5s\n", "events[1].at: 5000 ms is before the previous event"),
+        ("events:\n  - explode a at 1s\n", "events[0].kind: unknown event kind 'explode'"),
+        ("events:\n  - gc-pause a at 1s for soon\n", "events[0].for: expected a duration"),
+        ("events:\n  - restart a at 1s static\n", "events[0].static: 'a' has no group.instance.id"),
+        ("events:\n  - add-partitions nope +2 at 1s\n", "events[0].topic: no topic 'nope'"),
+        ("events:\n  - add-partitions t 1 at 1s\n", "events[0].partitions: topic t has 2 partitions"),
+        ("events:\n  - crash a at 1s\n  - leave a at 2s\n", "events[1].member: 'a' is not running"),
+        (
+            "clients:\n  a: {session.timeout.ms: 2s, heartbeat.interval.ms: 3s}\n",
+            "clients.a.heartbeat.interval.ms: heartbeat.interval.ms (3000 ms) must be lower than session.timeout.ms",
+        ),
+        (
+            "clients:\n  a: {session.timeout.ms: 4s, heartbeat.interval.ms: 1s}\n",
+            "clients.a.session.timeout.ms: session.timeout.ms 4000 ms is below the broker's group.min.session.timeout.ms (6000 ms)",
+        ),
+        (
+            "broker: {group.max.session.timeout.ms: 30s}\n",
+            "broker.group.max.session.timeout.ms: session.timeout.ms 45000 ms is above the broker's group.max.session.timeout.ms",
+        ),
+        (
+            "broker: {group.min.session.timeout.ms: 2m, group.max.session.timeout.ms: 1m}\n",
+            "broker.group.min.session.timeout.ms: 120000 ms is above group.max.session.timeout.ms",
+        ),
+        ("events:\n  - crash a\n", "events[0]: cannot read 'crash a'"),
+    ],
+)
 def test_bad_scenarios_get_one_line_and_exit_2(tmp_path: Path, tail: str, expected: str) -> None:
     path = tmp_path / "bad.yaml"
     path.write_text(SCENARIO_HEAD + tail)

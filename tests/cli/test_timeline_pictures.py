@@ -43,8 +43,11 @@ def _rgb(hex_colour: str) -> tuple[int, int, int]:
 def test_each_page_renders_in_a_real_browser(tmp_path: Path) -> None:
     scenario = tmp_path / "pauses.yaml"
     scenario.write_text(PAUSES)
-    pages = {"single.html": ("simulate", str(scenario)), "single.svg": ("simulate", str(scenario)),
-             "compare.html": ("simulate", str(scenario), "--protocol", ALL)}
+    pages = {
+        "single.html": ("simulate", str(scenario)),
+        "single.svg": ("simulate", str(scenario)),
+        "compare.html": ("simulate", str(scenario), "--protocol", ALL),
+    }
     for name, args in pages.items():
         result = run(*args, "--timeline-out", str(tmp_path / name))
         assert result.exit_code == 0, result.output
@@ -58,8 +61,7 @@ def test_each_page_renders_in_a_real_browser(tmp_path: Path) -> None:
         assert len(seen) > 20, name
 
 
-def test_a_comparison_page_keeps_one_colour_per_consumer_and_marks_what_a_design_cannot_express(
-        tmp_path: Path) -> None:
+def test_a_comparison_page_keeps_one_colour_per_consumer_and_marks_what_a_design_cannot_express(tmp_path: Path) -> None:
     scenario = tmp_path / "pauses.yaml"
     scenario.write_text(PAUSES)
     out = tmp_path / "compare.html"
@@ -73,8 +75,11 @@ def test_a_comparison_page_keeps_one_colour_per_consumer_and_marks_what_a_design
     # subscribe: neither older design can change one consumer's subscription; each panel says so.
     assert page.count("Not modelled in this design: subscribe c2") == 2
     assert page.count("not modelled: subscribe c2 topics orders at 180s") == 2
-    for event in ("slow-poll c3 processing 400s at 30s", "gc-pause c1 for 50s at 60s",
-                  "add-partitions orders to 10 at 240s"):
+    for event in (
+        "slow-poll c3 processing 400s at 30s",
+        "gc-pause c1 for 50s at 60s",
+        "add-partitions orders to 10 at 240s",
+    ):
         assert page.count(f">{event}</text>") == 5, event
     assert "<title>kgroup timeline: pauses.yaml</title>" in page and str(tmp_path) not in page.split("<body>")[0]
     assert "unconsumed</text>" in page and not re.search(r"\b1 rebalances", page)

@@ -33,12 +33,15 @@ def _parts(listed: list[str]) -> set[tuple[str, int]]:
     return {(t, int(p)) for t, p in (tp.rsplit("-", 1) for tp in listed)}
 
 
-@pytest.mark.parametrize("args,flag", [
-    (["simulate", "demo", "--add-member", "c4=orders,audit"], "--add-member"),
-    (["simulate", "demo", "--subscribe", f"{MEMBER}=orders,audit"], "--subscribe"),
-    (["check", "demo", "--add-member", "c4=audit", "--max-imbalance", "10"], "--add-member"),
-    (["explain", "demo", "--add-member", "c4=payments,audit"], "--add-member"),
-])
+@pytest.mark.parametrize(
+    "args,flag",
+    [
+        (["simulate", "demo", "--add-member", "c4=orders,audit"], "--add-member"),
+        (["simulate", "demo", "--subscribe", f"{MEMBER}=orders,audit"], "--subscribe"),
+        (["check", "demo", "--add-member", "c4=audit", "--max-imbalance", "10"], "--add-member"),
+        (["explain", "demo", "--add-member", "c4=payments,audit"], "--add-member"),
+    ],
+)
 def test_a_topic_the_fixture_does_not_list_is_asked_for(args: list[str], flag: str) -> None:
     line = _refused(*args)
     assert flag in line and "'audit'" in line and "--add-topic audit=N" in line
@@ -53,8 +56,18 @@ def test_no_plan_is_written_for_a_refused_what_if(tmp_path: Path) -> None:
 @pytest.mark.parametrize("assignor", ["range", "roundrobin", "cooperative-sticky"])
 @pytest.mark.parametrize("client", ["java", "librdkafka"])
 def test_a_newcomer_gets_every_partition_of_a_topic_only_it_subscribes_to(assignor: str, client: str) -> None:
-    doc = run_json("simulate", "demo", "-a", assignor, "--client", client,
-                   "--add-member", "c4=payments,audit", "--add-topic", "audit=5")
+    doc = run_json(
+        "simulate",
+        "demo",
+        "-a",
+        assignor,
+        "--client",
+        client,
+        "--add-member",
+        "c4=payments,audit",
+        "--add-topic",
+        "audit=5",
+    )
     assert [c["kind"] for c in doc["changes"]] == ["add-member", "add-topic"]
     assert doc["changes"][1]["topic"] == "audit" and doc["changes"][1]["partitions"] == 5
     (result,) = doc["results"]
@@ -67,8 +80,7 @@ def test_a_newcomer_gets_every_partition_of_a_topic_only_it_subscribes_to(assign
 
 
 def test_a_subscription_change_to_a_created_topic() -> None:
-    doc = run_json("simulate", "demo", "-a", "range", "--subscribe", f"{MEMBER}=orders,audit",
-                   "--add-topic", "audit=3")
+    doc = run_json("simulate", "demo", "-a", "range", "--subscribe", f"{MEMBER}=orders,audit", "--add-topic", "audit=3")
     owned = _parts(doc["results"][0]["assignment"][MEMBER])
     assert {tp for tp in owned if tp[0] == "audit"} == {("audit", 0), ("audit", 1), ("audit", 2)}
     # It no longer subscribes to payments, so none of payments stays with it.
@@ -81,14 +93,17 @@ def test_the_table_says_the_topic_is_created() -> None:
     assert "audit is created with 2 partitions" in result.stdout
 
 
-@pytest.mark.parametrize("spec,words", [
-    ("orders=4", "'orders' already exists with 6 partitions"),
-    ("audit=0", "at least 1 partition"),
-    ("audit", "expected TOPIC=N"),
-    ("audit=many", "expected TOPIC=N"),
-    ("a b=2", "not a legal topic name"),
-    ("audit=10000000", "at most"),
-])
+@pytest.mark.parametrize(
+    "spec,words",
+    [
+        ("orders=4", "'orders' already exists with 6 partitions"),
+        ("audit=0", "at least 1 partition"),
+        ("audit", "expected TOPIC=N"),
+        ("audit=many", "expected TOPIC=N"),
+        ("a b=2", "not a legal topic name"),
+        ("audit=10000000", "at most"),
+    ],
+)
 def test_bad_add_topic(spec: str, words: str) -> None:
     line = _refused("simulate", "demo", "--add-topic", spec)
     assert "--add-topic" in line and words in line
@@ -106,8 +121,18 @@ def test_add_partitions_that_grow_nothing_are_refused(spec: str) -> None:
 
 
 def test_a_created_topic_can_be_grown_in_the_same_what_if() -> None:
-    doc = run_json("simulate", "demo", "-a", "range", "--add-member", "c4=audit", "--add-topic", "audit=2",
-                   "--add-partitions", "audit=+3")
+    doc = run_json(
+        "simulate",
+        "demo",
+        "-a",
+        "range",
+        "--add-member",
+        "c4=audit",
+        "--add-topic",
+        "audit=2",
+        "--add-partitions",
+        "audit=+3",
+    )
     assert _parts(doc["results"][0]["assignment"]["c4"]) == {("audit", p) for p in range(5)}
 
 
@@ -156,10 +181,18 @@ def test_a_live_plan_with_a_topic_the_cluster_lacks_replays_with_a_warning(tmp_p
     replayed offline, the newcomer gets nothing of it, and kgroup says why."""
     fixture_doc = yaml.safe_load(MISSING.replace(", ghost", ""))
     plan = tmp_path / "plan.yaml"
-    plan.write_text(yaml.safe_dump({
-        "schema": "kgroup/v1", "kind": "plan", "group_id": "g",
-        "what_if": {"add_member": ["m3=orders,nope"], "absent_topic": ["nope"]},
-        "cluster": fixture_doc["cluster"], "groups": fixture_doc["groups"]}))
+    plan.write_text(
+        yaml.safe_dump(
+            {
+                "schema": "kgroup/v1",
+                "kind": "plan",
+                "group_id": "g",
+                "what_if": {"add_member": ["m3=orders,nope"], "absent_topic": ["nope"]},
+                "cluster": fixture_doc["cluster"],
+                "groups": fixture_doc["groups"],
+            }
+        )
+    )
     result = run("simulate", str(plan), "-o", "json")
     assert result.exit_code == 0, result.output
     assert "'nope' does not exist" in result.stderr and "UNKNOWN_TOPIC_OR_PART" in result.stderr
@@ -178,10 +211,18 @@ def test_a_live_plan_with_a_topic_the_cluster_lacks_replays_with_a_warning(tmp_p
 def test_check_warns_about_a_planned_subscription_to_a_missing_topic(tmp_path: Path) -> None:
     fixture_doc = yaml.safe_load(MISSING.replace(", ghost", ""))
     plan = tmp_path / "plan.yaml"
-    plan.write_text(yaml.safe_dump({
-        "schema": "kgroup/v1", "kind": "plan", "group_id": "g",
-        "what_if": {"subscribe": ["m2=orders,nope"], "absent_topic": ["nope"]},
-        "cluster": fixture_doc["cluster"], "groups": fixture_doc["groups"]}))
+    plan.write_text(
+        yaml.safe_dump(
+            {
+                "schema": "kgroup/v1",
+                "kind": "plan",
+                "group_id": "g",
+                "what_if": {"subscribe": ["m2=orders,nope"], "absent_topic": ["nope"]},
+                "cluster": fixture_doc["cluster"],
+                "groups": fixture_doc["groups"],
+            }
+        )
+    )
     result = run("check", str(plan), "--max-imbalance", "100")
     assert result.exit_code == 0, result.output
     assert "'nope' does not exist" in result.stderr

@@ -64,8 +64,11 @@ def yaml_cases() -> list[Case]:
         return []
     cases = []
     for raw in yaml.safe_load(path.read_text())["cases"]:
-        topics = tuple(Topic(name, t["partitions"], _racks(t.get("racks")), t.get("id"))
-                       for name, t in (raw.get("topics") or {}).items() if t.get("exists", True))
+        topics = tuple(
+            Topic(name, t["partitions"], _racks(t.get("racks")), t.get("id"))
+            for name, t in (raw.get("topics") or {}).items()
+            if t.get("exists", True)
+        )
         legacy = raw["assignor"].startswith("legacy-")
         members = []
         for member_id, m in (raw.get("members") or {}).items():
@@ -74,11 +77,29 @@ def yaml_cases() -> list[Case]:
                 streams = m.get("streams") or {}
                 members.append(Member(member_id, tuple(streams), streams=streams))
             else:
-                members.append(Member(member_id, tuple(m.get("topics") or []), m.get("instance_id"), m.get("rack"),
-                                      owned=_owned(m.get("owned")), generation=m.get("generation")))
+                members.append(
+                    Member(
+                        member_id,
+                        tuple(m.get("topics") or []),
+                        m.get("instance_id"),
+                        m.get("rack"),
+                        owned=_owned(m.get("owned")),
+                        generation=m.get("generation"),
+                    )
+                )
         expected = {k: set(v or []) for k, v in raw["expected"].items()} if "expected" in raw else None
-        cases.append(Case(raw["name"], NAMES.get(raw["assignor"], raw["assignor"]), Cluster(topics), members,
-                          expected, raw.get("expected_error"), legacy, raw))
+        cases.append(
+            Case(
+                raw["name"],
+                NAMES.get(raw["assignor"], raw["assignor"]),
+                Cluster(topics),
+                members,
+                expected,
+                raw.get("expected_error"),
+                legacy,
+                raw,
+            )
+        )
     return cases
 
 
@@ -92,15 +113,33 @@ def jsonl_cases() -> list[Case]:
             if not line.strip():
                 continue
             raw = json.loads(line)
-            topics = tuple(Topic(t["name"], t["partitions"], _racks(t.get("replica_racks")), t.get("id"))
-                           for t in raw["topics"])
-            members = [Member(m["member_id"], tuple(m["topics"]), m.get("group_instance_id"), m.get("rack"),
-                              owned=tuple(TopicPartition(t, p) for t, p in m.get("owned_partitions") or []),
-                              generation=m.get("generation"))
-                       for m in raw["members"]]
+            topics = tuple(
+                Topic(t["name"], t["partitions"], _racks(t.get("replica_racks")), t.get("id")) for t in raw["topics"]
+            )
+            members = [
+                Member(
+                    m["member_id"],
+                    tuple(m["topics"]),
+                    m.get("group_instance_id"),
+                    m.get("rack"),
+                    owned=tuple(TopicPartition(t, p) for t, p in m.get("owned_partitions") or []),
+                    generation=m.get("generation"),
+                )
+                for m in raw["members"]
+            ]
             expected = {k: {f"{t}-{p}" for t, p in v} for k, v in raw["expected"].items()}
-            cases.append(Case(raw["id"], NAMES.get(raw["assignor"], raw["assignor"]), Cluster(topics), members,
-                              expected, raw.get("expected_error"), False, raw))
+            cases.append(
+                Case(
+                    raw["id"],
+                    NAMES.get(raw["assignor"], raw["assignor"]),
+                    Cluster(topics),
+                    members,
+                    expected,
+                    raw.get("expected_error"),
+                    False,
+                    raw,
+                )
+            )
     return cases
 
 
@@ -119,15 +158,31 @@ def librdkafka_cases() -> list[Case]:
             raw = json.loads(line)
             inp = raw["input"]
             topics = tuple(Topic(t["name"], t["partitions"], _racks(t.get("racks"))) for t in inp["topics"])
-            members = [Member(m["member_id"], tuple(m["subscription"]), m.get("group_instance_id"), m.get("rack"),
-                              owned=tuple(TopicPartition(t, p) for t, p in m.get("owned") or []),
-                              generation=None if m.get("generation", -1) == -1 else m["generation"])
-                       for m in inp["members"]]
+            members = [
+                Member(
+                    m["member_id"],
+                    tuple(m["subscription"]),
+                    m.get("group_instance_id"),
+                    m.get("rack"),
+                    owned=tuple(TopicPartition(t, p) for t, p in m.get("owned") or []),
+                    generation=None if m.get("generation", -1) == -1 else m["generation"],
+                )
+                for m in inp["members"]
+            ]
             expected = raw["expected"]
             sync = expected.get("assignment")
-            cases.append(Case(raw["id"], raw["assignor"], Cluster(topics), members,
-                              {k: {f"{t}-{p}" for t, p in v} for k, v in sync.items()} if sync is not None else None,
-                              expected.get("crash") or expected.get("error"), False, raw))
+            cases.append(
+                Case(
+                    raw["id"],
+                    raw["assignor"],
+                    Cluster(topics),
+                    members,
+                    {k: {f"{t}-{p}" for t, p in v} for k, v in sync.items()} if sync is not None else None,
+                    expected.get("crash") or expected.get("error"),
+                    False,
+                    raw,
+                )
+            )
     return cases
 
 

@@ -56,8 +56,11 @@ def _as_strings(assignment: Assignment) -> dict[str, set[str]]:
 def _same(expected: dict[str, set[str]], got: dict[str, set[str]]) -> dict[str, tuple[list[str], list[str]]]:
     """Member -> (kafka, kgroup) where they differ; a member missing from a map got nothing."""
     names = set(expected) | set(got)
-    return {n: (sorted(expected.get(n, set())), sorted(got.get(n, set())))
-            for n in names if expected.get(n, set()) != got.get(n, set())}
+    return {
+        n: (sorted(expected.get(n, set())), sorted(got.get(n, set())))
+        for n in names
+        if expected.get(n, set()) != got.get(n, set())
+    }
 
 
 @pytest.mark.parametrize("source,case", IMPLEMENTED, ids=[f"{s}:{c.assignor}:{c.id}" for s, c in IMPLEMENTED])

@@ -128,10 +128,13 @@ class Checker:
         elif key == "generation":
             self.mismatch(where, label, value, getattr(got, "generation", None))
         elif key == "leader":
-            self.mismatch(where, label, None if value is None else self.run.member_id(str(value)),
-                          getattr(got, "leader", None))
+            self.mismatch(
+                where, label, None if value is None else self.run.member_id(str(value)), getattr(got, "leader", None)
+            )
         elif key == "member_id":
-            self.mismatch(where, label, self.run.member_id(str(value)) if value else "", getattr(got, "member_id", None))
+            self.mismatch(
+                where, label, self.run.member_id(str(value)) if value else "", getattr(got, "member_id", None)
+            )
         elif key == "members_listed":
             self.mismatch(where, label, self.ids(value), {m[0] for m in getattr(got, "members", ())})
         elif key == "skip_assignment":
@@ -139,8 +142,12 @@ class Checker:
         elif key == "assignment":
             # the schema writes partitions as `topic-N` strings; a client's SyncGroup answer carries
             # TopicPartition objects, the request-level one whatever the script sent: compare both as text
-            self.mismatch(where, label, sorted(str(tp) for tp in value or ()),
-                          sorted(str(tp) for tp in getattr(got, "assignment", ())))
+            self.mismatch(
+                where,
+                label,
+                sorted(str(tp) for tp in value or ()),
+                sorted(str(tp) for tp in getattr(got, "assignment", ())),
+            )
         else:
             self.failures.append(f"{self.name} [{where}] {label}: not a key this harness knows")
 
@@ -153,8 +160,9 @@ class Checker:
         elif key == "heartbeat":
             for handle, deadline in (want or {}).items():
                 name = coordinator.heartbeat_key(GROUP_ID, self.run.member_id(str(handle)))
-                self.mismatch(where, f"timers.heartbeat.{handle}", None if deadline == "none" else deadline,
-                              timers.deadline(name))
+                self.mismatch(
+                    where, f"timers.heartbeat.{handle}", None if deadline == "none" else deadline, timers.deadline(name)
+                )
         else:
             self.failures.append(f"{self.name} [{where}] timers.{key}: not a key this harness knows")
 
@@ -192,8 +200,7 @@ def drive(run: Any, checker: Checker, scenario: Mapping[str, Any], variant: str 
     return checker.failures
 
 
-@pytest.mark.parametrize("scenario,variant", CASES,
-                         ids=[s["name"] + (f"/{v}" if v else "") for s, v in CASES])
+@pytest.mark.parametrize("scenario,variant", CASES, ids=[s["name"] + (f"/{v}" if v else "") for s, v in CASES])
 def test_classic_coordinator_matches_kafka(scenario: dict[str, Any], variant: str | None) -> None:
     failures = replay(scenario, variant)
     assert not failures, "\n".join(failures)

@@ -46,10 +46,13 @@ class ClientChecker(Checker):
         if "consumption" in expect:
             timelines = simulation.ledger.timelines()
             for tp, want in expect["consumption"].items():
-                ours = [{"owner": self.handle_of(s.owner), "from": s.start, "to": s.end}
-                        for s in timelines.get(TopicPartition.parse(str(tp)), [])]
-                self.mismatch(where, f"consumption.{tp}",
-                              [{k: w[k] for k in ("owner", "from", "to")} for w in want], ours)
+                ours = [
+                    {"owner": self.handle_of(s.owner), "from": s.start, "to": s.end}
+                    for s in timelines.get(TopicPartition.parse(str(tp)), [])
+                ]
+                self.mismatch(
+                    where, f"consumption.{tp}", [{k: w[k] for k in ("owner", "from", "to")} for w in want], ours
+                )
         for handle, want in (expect.get("client_state") or {}).items():
             self.mismatch(where, f"client_state.{handle}", want, self.run.client(str(handle)).state)
         for handle, want in (expect.get("exceptions") or {}).items():

@@ -29,8 +29,9 @@ def _load() -> tuple[dict[str, Any], list[dict[str, Any]]]:
     if path is None:
         return {}, []
     doc = yaml.safe_load(path.read_text())
-    return (doc.get("defaults") or {}).get("config") or {}, [s for s in doc["scenarios"]
-                                                               if s.get("protocol") in PROTOCOLS]
+    return (doc.get("defaults") or {}).get("config") or {}, [
+        s for s in doc["scenarios"] if s.get("protocol") in PROTOCOLS
+    ]
 
 
 DEFAULTS, SCENARIOS = _load()
@@ -41,8 +42,13 @@ def _parts(raw: Mapping[str, Any] | None) -> dict[str, list[int]]:
 
 
 def _progress(p: Reconciliation) -> dict[str, Any]:
-    return {"epoch": p.epoch, "previous_epoch": p.previous_epoch, "state": p.state,
-            "assigned": as_mapping(p.assigned), "pending_revocation": as_mapping(p.pending_revocation)}
+    return {
+        "epoch": p.epoch,
+        "previous_epoch": p.previous_epoch,
+        "state": p.state,
+        "assigned": as_mapping(p.assigned),
+        "pending_revocation": as_mapping(p.pending_revocation),
+    }
 
 
 class ConsumerChecker:
@@ -56,8 +62,9 @@ class ConsumerChecker:
         if kafka != ours:
             self.failures.append(f"{self.name} [{where}] {key}: kafka {kafka!r}, kgroup {ours!r}")
 
-    KEYS = frozenset({"group", "members", "target", "responses", "timers", "result", "results", "consumption",
-                      "unconsumed"})
+    KEYS = frozenset(
+        {"group", "members", "target", "responses", "timers", "result", "results", "consumption", "unconsumed"}
+    )
 
     def check(self, where: str, expect: Mapping[str, Any]) -> None:
         for key in expect:
@@ -65,9 +72,12 @@ class ConsumerChecker:
                 self.failures.append(f"{self.name} [{where}] {key}: not a key this harness knows")
         group = self.run.group
         for key, want in (expect.get("group") or {}).items():
-            ours = {"state": group.state if group else "Dead", "group_epoch": group.group_epoch if group else None,
-                    "assignment_epoch": group.assignment_epoch if group else None,
-                    "members": set(group.members) if group else set()}
+            ours = {
+                "state": group.state if group else "Dead",
+                "group_epoch": group.group_epoch if group else None,
+                "assignment_epoch": group.assignment_epoch if group else None,
+                "members": set(group.members) if group else set(),
+            }
             if key not in ours:
                 self.failures.append(f"{self.name} [{where}] group.{key}: not a key this harness knows")
                 continue
@@ -82,8 +92,12 @@ class ConsumerChecker:
                 wanted = _parts(value) if key in ("assigned", "pending_revocation") else value
                 self.mismatch(where, f"members.{handle}.{key}", wanted, ours.get(key, f"<no {key}>"))
         for handle, want in (expect.get("target") or {}).items():
-            self.mismatch(where, f"target.{handle}", _parts(want),
-                          as_mapping(group.target.get(str(handle), ())) if group else None)
+            self.mismatch(
+                where,
+                f"target.{handle}",
+                _parts(want),
+                as_mapping(group.target.get(str(handle), ())) if group else None,
+            )
         for event_id, want in (expect.get("responses") or {}).items():
             self.check_response(where, str(event_id), want)
         for kind, want in (expect.get("timers") or {}).items():
@@ -93,12 +107,20 @@ class ConsumerChecker:
             for event_id, want in results.items():
                 got = self.run.responses.get(str(event_id))
                 if want == "unchanged":
-                    self.mismatch(where, f"results.{event_id}", "unchanged", "unchanged"
-                                  if self.unchanged(str(event_id), got) else _progress(got))
+                    self.mismatch(
+                        where,
+                        f"results.{event_id}",
+                        "unchanged",
+                        "unchanged" if self.unchanged(str(event_id), got) else _progress(got),
+                    )
                 elif isinstance(want, Mapping) and set(want) == {"error"}:
                     # an error result given as an object: `{error: FENCED_MEMBER_EPOCH}`
-                    self.mismatch(where, f"results.{event_id}.error", want["error"],
-                                  got if isinstance(got, str) else _progress(got))
+                    self.mismatch(
+                        where,
+                        f"results.{event_id}.error",
+                        want["error"],
+                        got if isinstance(got, str) else _progress(got),
+                    )
                 elif isinstance(got, Reconciliation):
                     ours = _progress(got)
                     for key, value in want.items():
@@ -109,10 +131,13 @@ class ConsumerChecker:
         if "consumption" in expect:
             timelines = self.run.owned_ledger.timelines()
             for tp, want in expect["consumption"].items():
-                ours = [{"owner": s.owner, "from": s.start, "to": s.end}
-                        for s in timelines.get(TopicPartition.parse(str(tp)), [])]
-                self.mismatch(where, f"consumption.{tp}", [{k: w[k] for k in ("owner", "from", "to")} for w in want],
-                              ours)
+                ours = [
+                    {"owner": s.owner, "from": s.start, "to": s.end}
+                    for s in timelines.get(TopicPartition.parse(str(tp)), [])
+                ]
+                self.mismatch(
+                    where, f"consumption.{tp}", [{k: w[k] for k in ("owner", "from", "to")} for w in want], ours
+                )
         if "unconsumed" in expect:
             gaps = self.run.gaps()
             for tp, want in expect["unconsumed"].items():
@@ -126,8 +151,12 @@ class ConsumerChecker:
         event = next(e for e in self.scenario_events if str(e.get("id")) == event_id)
         fields = event["member"]
         return isinstance(got, Reconciliation) and _progress(got) == {
-            "epoch": fields["epoch"], "previous_epoch": fields["previous_epoch"], "state": fields["state"],
-            "assigned": _parts(fields.get("assigned")), "pending_revocation": _parts(fields.get("pending_revocation"))}
+            "epoch": fields["epoch"],
+            "previous_epoch": fields["previous_epoch"],
+            "state": fields["state"],
+            "assigned": _parts(fields.get("assigned")),
+            "pending_revocation": _parts(fields.get("pending_revocation")),
+        }
 
     def check_response(self, where: str, event_id: str, want: Mapping[str, Any]) -> None:
         got = self.run.responses.get(event_id)
@@ -145,8 +174,12 @@ class ConsumerChecker:
             elif key == "heartbeat_interval_ms":
                 self.mismatch(where, label, value, got.heartbeat_interval_ms)
             elif key == "assignment":
-                self.mismatch(where, label, value if value == "absent" else _parts(value),
-                              "absent" if got.assignment is None else as_mapping(got.assignment))
+                self.mismatch(
+                    where,
+                    label,
+                    value if value == "absent" else _parts(value),
+                    "absent" if got.assignment is None else as_mapping(got.assignment),
+                )
             else:
                 self.failures.append(f"{self.name} [{where}] {label}: not a key this harness knows")
 
@@ -165,8 +198,12 @@ class ConsumerChecker:
             self.failures.append(f"{self.name} [{where}] timers.{kind}: not a key this harness knows")
             return
         for handle, deadline in want.items():
-            self.mismatch(where, f"timers.{kind}.{handle}", None if deadline == "none" else deadline,
-                          coordinator.timers.deadline(key_of(GROUP_ID, str(handle))))
+            self.mismatch(
+                where,
+                f"timers.{kind}.{handle}",
+                None if deadline == "none" else deadline,
+                coordinator.timers.deadline(key_of(GROUP_ID, str(handle))),
+            )
 
 
 def replay(scenario: Mapping[str, Any]) -> list[str]:

@@ -42,12 +42,16 @@ class ZkRun:
 
     def __init__(self, spec: Mapping[str, Any]) -> None:
         config = spec.get("config") or {}
-        self.model = ZkWatcherGroup(_partitions(spec.get("topics") or {}),
-                                    ZkConfig(int(config.get("rebalance_max_retries", 4)),
-                                             int(config.get("rebalance_backoff_ms", 2000))), autonomous=False)
+        self.model = ZkWatcherGroup(
+            _partitions(spec.get("topics") or {}),
+            ZkConfig(int(config.get("rebalance_max_retries", 4)), int(config.get("rebalance_backoff_ms", 2000))),
+            autonomous=False,
+        )
         initial = spec.get("initial_state") or {}
-        self.model.load([str(c) for c in initial.get("consumers") or ()],
-                        {_tp(tp): owner for tp, owner in (initial.get("owners") or {}).items()})
+        self.model.load(
+            [str(c) for c in initial.get("consumers") or ()],
+            {_tp(tp): owner for tp, owner in (initial.get("owners") or {}).items()},
+        )
         self.responses: dict[str, AttemptResult] = {}
 
     def advance_to(self, instant: int) -> None:
@@ -62,8 +66,9 @@ class ZkRun:
             self.model.crash(consumer)
         elif kind == "rebalance_attempt":
             view = event.get("view")
-            self.responses[str(event["id"])] = self.model.attempt(consumer, int(event.get("attempt", 0)),
-                                                                   None if view is None else [str(v) for v in view])
+            self.responses[str(event["id"])] = self.model.attempt(
+                consumer, int(event.get("attempt", 0)), None if view is None else [str(v) for v in view]
+            )
         elif kind == "zk_down":
             self.model.zookeeper_down()
         elif kind == "zk_up":
@@ -75,11 +80,16 @@ class ZkRun:
 class ExternalRun:
     def __init__(self, spec: Mapping[str, Any]) -> None:
         config = spec.get("config") or {}
-        self.model = ExternalCoordinatorGroup(_partitions(spec.get("topics") or {}),
-                                              ExternalConfig(int(config.get("coordinator_check_interval_ms", 1000))))
+        self.model = ExternalCoordinatorGroup(
+            _partitions(spec.get("topics") or {}),
+            ExternalConfig(int(config.get("coordinator_check_interval_ms", 1000))),
+        )
         initial = spec.get("initial_state") or {}
-        self.model.load(str(initial.get("coordinator_state", "Initial")), [str(c) for c in initial.get("live_consumers") or ()],
-                        {_tp(tp): owner for tp, owner in (initial.get("assignments") or {}).items()})
+        self.model.load(
+            str(initial.get("coordinator_state", "Initial")),
+            [str(c) for c in initial.get("live_consumers") or ()],
+            {_tp(tp): owner for tp, owner in (initial.get("assignments") or {}).items()},
+        )
         self.responses: dict[str, Any] = {}
 
     def advance_to(self, instant: int) -> None:
@@ -88,14 +98,16 @@ class ExternalRun:
     def apply(self, event: Mapping[str, Any]) -> None:
         self.advance_to(int(event["at_ms"]))
         kind, consumer = str(event["kind"]), str(event.get("consumer", ""))
-        actions = {"sd_register": lambda: self.model.register(consumer),
-                   "consumer_crash": lambda: self.model.crash(consumer),
-                   "sd_isolate": lambda: self.model.isolate(consumer),
-                   "sd_down": lambda: setattr(self.model, "sd_up", False),
-                   "sd_up": lambda: setattr(self.model, "sd_up", True),
-                   "zk_down": lambda: setattr(self.model, "zk_up", False),
-                   "zk_up": lambda: setattr(self.model, "zk_up", True),
-                   "tick": lambda: None}
+        actions = {
+            "sd_register": lambda: self.model.register(consumer),
+            "consumer_crash": lambda: self.model.crash(consumer),
+            "sd_isolate": lambda: self.model.isolate(consumer),
+            "sd_down": lambda: setattr(self.model, "sd_up", False),
+            "sd_up": lambda: setattr(self.model, "sd_up", True),
+            "zk_down": lambda: setattr(self.model, "zk_up", False),
+            "zk_up": lambda: setattr(self.model, "zk_up", True),
+            "tick": lambda: None,
+        }
         if kind not in actions:
             raise ValueError(f"unknown external-coordinator event kind {kind!r}")
         actions[kind]()
@@ -122,11 +134,18 @@ class DesignChecker:
             self.mismatch(where, f"owners.{tp}", owner, model.owners.get(_tp(tp)))  # type: ignore[union-attr]
         for event_id, want in (expect.get("results") or {}).items():
             got = self.run.responses.get(str(event_id))
-            ours = None if got is None else {
-                "share": [str(tp) for tp in got.share], "claimed": [str(tp) for tp in got.claimed],
-                "failed_on": None if got.failed_on is None else str(got.failed_on),
-                "next_attempt_at": got.next_attempt_at, "exception": got.exception,
-                "exception_at_ms": got.exception_at_ms}
+            ours = (
+                None
+                if got is None
+                else {
+                    "share": [str(tp) for tp in got.share],
+                    "claimed": [str(tp) for tp in got.claimed],
+                    "failed_on": None if got.failed_on is None else str(got.failed_on),
+                    "next_attempt_at": got.next_attempt_at,
+                    "exception": got.exception,
+                    "exception_at_ms": got.exception_at_ms,
+                }
+            )
             for key, value in want.items():
                 self.mismatch(where, f"results.{event_id}.{key}", value, None if ours is None else ours.get(key))
         coordinator = expect.get("coordinator") or {}
@@ -137,14 +156,19 @@ class DesignChecker:
         for tp, owner in (expect.get("assignments") or {}).items():
             self.mismatch(where, f"assignments.{tp}", owner, model.assignments.get(_tp(tp)))  # type: ignore[union-attr]
         for consumer, want in (expect.get("consuming") or {}).items():
-            self.mismatch(where, f"consuming.{consumer}", sorted(want),
-                          sorted(tp.partition for tp in model.consuming.get(str(consumer), ())))
+            self.mismatch(
+                where,
+                f"consuming.{consumer}",
+                sorted(want),
+                sorted(tp.partition for tp in model.consuming.get(str(consumer), ())),
+            )
         if "consumption" in expect:
             timelines = model.ledger.timelines()
             for tp, want in expect["consumption"].items():
                 ours = [{"owner": s.owner, "from": s.start, "to": s.end} for s in timelines.get(_tp(tp), [])]
-                self.mismatch(where, f"consumption.{tp}", [{k: w[k] for k in ("owner", "from", "to")} for w in want],
-                              ours)
+                self.mismatch(
+                    where, f"consumption.{tp}", [{k: w[k] for k in ("owner", "from", "to")} for w in want], ours
+                )
         if "unconsumed" in expect:
             gaps = model.gaps()
             for tp, want in expect["unconsumed"].items():

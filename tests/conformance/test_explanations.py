@@ -18,8 +18,11 @@ from kgroup.assignors.trace import Step, Trace, tracing
 from tests.conformance.cases import Case, jsonl_cases, librdkafka_cases, yaml_cases
 from tests.conformance.test_assignor_conformance import server_spec
 
-CASES = [c for c in yaml_cases() + jsonl_cases()
-         if not c.legacy and not c.expected_error and c.expected is not None and registry.builtin(c.assignor)]
+CASES = [
+    c
+    for c in yaml_cases() + jsonl_cases()
+    if not c.legacy and not c.expected_error and c.expected is not None and registry.builtin(c.assignor)
+]
 
 
 def _replayed(trace: Trace, round: int | None = None) -> dict[str, set[str]]:
@@ -58,8 +61,10 @@ def _check_step(step: Step, trace: Trace, case: Case) -> None:
     elif step.rule == rules.QUOTA_ROUND_ROBIN:
         # a kept partition its topic no longer has fills a place in a quota (ConstrainedAssignmentBuilder), so
         # a real partition is left over once every member reached its quota: a member at its quota takes it
-        assert facts["held_before"] - facts.get("held_beyond_topic", 0) < context["max_quota"] \
+        assert (
+            facts["held_before"] - facts.get("held_beyond_topic", 0) < context["max_quota"]
             or facts.get("kept_beyond_topic", 0) > 0
+        )
         assert facts["extra_queue"] or step.owner in facts["short"]
     elif step.rule == rules.FILL_QUOTA:
         assert step.owner in [member for member, _ in facts["short"]]
@@ -88,8 +93,9 @@ COOPERATIVE = [c for c in CASES if c.assignor == "cooperative-sticky" and "expec
 @pytest.mark.parametrize("case", COOPERATIVE, ids=[c.id for c in COOPERATIVE])
 def test_cooperative_rounds_replay_round_by_round(case: Case) -> None:
     with tracing() as trace:
-        played = CooperativeStickyAssignor().assign_rounds(case.cluster, case.members,
-                                                           case.raw.get("followup_generation"))
+        played = CooperativeStickyAssignor().assign_rounds(
+            case.cluster, case.members, case.raw.get("followup_generation")
+        )
     assert trace.rounds() == list(range(1, len(played.rounds) + 1))
     for number, played_round in enumerate(played.rounds, start=1):
         expected = {m: {str(tp) for tp in parts} for m, parts in played_round.assignment.owners.items()}
@@ -167,7 +173,9 @@ def test_librdkafka_cooperative_rounds_replay_round_by_round(case: Case) -> None
     for number, played_round in enumerate(played.rounds, start=1):
         expected = {m: {str(tp) for tp in parts} for m, parts in played_round.assignment.owners.items()}
         assert _replayed(trace, number) == _nonempty(expected)
-        withheld = {s.partition: s.facts["target"] for s in trace.steps if s.rule == rules.WITHHELD and s.round == number}
+        withheld = {
+            s.partition: s.facts["target"] for s in trace.steps if s.rule == rules.WITHHELD and s.round == number
+        }
         assert withheld == played_round.withheld
 
 
@@ -209,9 +217,15 @@ def test_replaying_legacy_explanations_gives_each_thread_its_partitions(case: Ca
     assert set(_replayed(trace)) <= members
 
 
-HOMOGENEOUS_UNIFORM = [c for c in CASES if c.assignor == "uniform" and len(c.members) > 1
-                       and len({frozenset(m.topics) for m in c.members}) == 1 and c.members[0].topics
-                       and not c.raw.get("subscription_type")]
+HOMOGENEOUS_UNIFORM = [
+    c
+    for c in CASES
+    if c.assignor == "uniform"
+    and len(c.members) > 1
+    and len({frozenset(m.topics) for m in c.members}) == 1
+    and c.members[0].topics
+    and not c.raw.get("subscription_type")
+]
 
 
 @pytest.mark.parametrize("change", ["leave", "join"])

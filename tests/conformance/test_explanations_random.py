@@ -94,9 +94,11 @@ def test_a_kept_partition_its_topic_no_longer_has_is_named_where_it_decides() ->
     real partitions and t0-31, left over, goes to it as an extra; the words must say why."""
     from kgroup.cli.render.explanations import sentence
 
-    raw = {"topics": [{"name": "t0", "partitions": 32}],
-           "members": [{"member_id": "C0", "topics": ["t0"], "owned": [["t0", 0], ["t0", 33]], "generation": 0}]
-           + [{"member_id": f"C{i}", "topics": ["t0"], "owned": []} for i in (1, 2, 3)]}
+    raw = {
+        "topics": [{"name": "t0", "partitions": 32}],
+        "members": [{"member_id": "C0", "topics": ["t0"], "owned": [["t0", 0], ["t0", 33]], "generation": 0}]
+        + [{"member_id": f"C{i}", "topics": ["t0"], "owned": []} for i in (1, 2, 3)],
+    }
     case = _case(raw, "sticky")
     got, trace = _traced("sticky", None, case)
     assert got is not None
@@ -105,11 +107,16 @@ def test_a_kept_partition_its_topic_no_longer_has_is_named_where_it_decides() ->
     assert kept.rule == rules.KEPT and kept.facts["beyond_topic"] == 32
     extra = next(s for s in trace.steps if str(s.partition) == "t0-31")
     assert (extra.rule, extra.owner, extra.facts["extra_queue"], extra.facts["held_beyond_topic"]) == (
-        rules.QUOTA_ROUND_ROBIN, "C0", True, 1)
+        rules.QUOTA_ROUND_ROBIN,
+        "C0",
+        True,
+        1,
+    )
     context = trace.context[1]
     assert "t0 has only 32 partitions now" in sentence(kept, context)
     assert "it held 8 (counting 1 kept partition its topic no longer has, so it had 7 that exist)" in sentence(
-        extra, context)
+        extra, context
+    )
 
 
 def test_a_partition_kept_and_handed_out_again_has_both_holders_and_says_why() -> None:
@@ -120,8 +127,18 @@ def test_a_partition_kept_and_handed_out_again_has_both_holders_and_says_why() -
 
     topics = [{"name": "t0", "partitions": 1}, {"name": "t2", "partitions": 8}]
     owned = {"C10": [["t0", 0]], "C11": [["t0", 0], ["t0", 2]], "C18": [["t2", 0]]}
-    raw = {"topics": topics, "members": [{"member_id": f"C{i}", "topics": ["t2", "t0"], "owned": owned.get(f"C{i}", []),
-                                          "generation": 0 if f"C{i}" in owned else None} for i in range(19)]}
+    raw = {
+        "topics": topics,
+        "members": [
+            {
+                "member_id": f"C{i}",
+                "topics": ["t2", "t0"],
+                "owned": owned.get(f"C{i}", []),
+                "generation": 0 if f"C{i}" in owned else None,
+            }
+            for i in range(19)
+        ],
+    }
     case = _case(raw, "cooperative-sticky")
     got, trace = _traced("cooperative-sticky", None, case)
     assert got is not None

@@ -34,9 +34,13 @@ def _consumer(scenario: Mapping[str, Any]) -> list[str]:
 
 
 REPLAY: dict[str, Callable[[Mapping[str, Any]], list[str]]] = {
-    "classic": _classic, "consumer": _consumer, "consumer-client": _consumer,
+    "classic": _classic,
+    "consumer": _consumer,
+    "consumer-client": _consumer,
     "classic-client": test_coordinator_clients.replay,
-    "zk-watcher": test_coordinator_designs.replay, "external-coordinator": test_coordinator_designs.replay}
+    "zk-watcher": test_coordinator_designs.replay,
+    "external-coordinator": test_coordinator_designs.replay,
+}
 ALL = DOC["scenarios"]
 
 
@@ -47,8 +51,10 @@ def test_kgroup_cases_match_kafka(scenario: dict[str, Any]) -> None:
 
 
 def test_an_expectation_key_the_harness_does_not_read_fails() -> None:
-    scenario = {**SCENARIOS[0], "expect": [{"after": "e1", "group": {"state": "PreparingRebalance"},
-                                            "members": {"A": {"epoch": 1}}}]}
+    scenario = {
+        **SCENARIOS[0],
+        "expect": [{"after": "e1", "group": {"state": "PreparingRebalance"}, "members": {"A": {"epoch": 1}}}],
+    }
     run = ClassicScenario.from_spec(scenario, DOC.get("defaults"))
     failures = drive(run, Checker(scenario["name"], run), scenario, None)
     assert failures == [f"{scenario['name']} [after e1] members: not a key this harness knows"]

@@ -25,8 +25,11 @@ def _as_strings(assignment: Assignment) -> dict[str, set[str]]:
 def _differences(expected: dict[str, set[str]], got: dict[str, set[str]]) -> dict[str, tuple[list[str], list[str]]]:
     """Member -> (librdkafka, kgroup) where they differ; a member missing from a map got nothing."""
     names = set(expected) | set(got)
-    return {n: (sorted(expected.get(n, set())), sorted(got.get(n, set())))
-            for n in names if expected.get(n, set()) != got.get(n, set())}
+    return {
+        n: (sorted(expected.get(n, set())), sorted(got.get(n, set())))
+        for n in names
+        if expected.get(n, set()) != got.get(n, set())
+    }
 
 
 @pytest.mark.parametrize("case", CASES, ids=[f"librdkafka:{c.assignor}:{c.id}" for c in CASES])

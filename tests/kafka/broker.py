@@ -90,12 +90,25 @@ class Node:
             log.write(marker)
             log.flush()
             self.process = subprocess.Popen(
-                ["java", f"-Xmx{heap}", "-Xms128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                 "-Djava.awt.headless=true", "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
-                 "-cp", jars.classpath(self.release), "kafka.Kafka",
-                 str(self.folder / "server.properties")],
-                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
-                env=jars.java_env())
+                [
+                    "java",
+                    f"-Xmx{heap}",
+                    "-Xms128m",
+                    "-XX:+UseSerialGC",
+                    "-XX:TieredStopAtLevel=1",
+                    "-Djava.awt.headless=true",
+                    "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
+                    "-cp",
+                    jars.classpath(self.release),
+                    "kafka.Kafka",
+                    str(self.folder / "server.properties"),
+                ],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+                env=jars.java_env(),
+            )
         if wait:
             self.wait_started(marker)
 
@@ -106,7 +119,7 @@ class Node:
             if not self.running:
                 raise RuntimeError(f"Apache Kafka node {self.node_id} exited while starting:\n{self.log()[-3000:]}")
             text = self.log()
-            if "Kafka Server started" in text[text.rfind(marker):]:
+            if "Kafka Server started" in text[text.rfind(marker) :]:
                 try:
                     socket.create_connection(("127.0.0.1", self.port), timeout=2).close()
                     return
@@ -114,8 +127,9 @@ class Node:
                     pass
             time.sleep(0.1)
         self.stop(kill=True)
-        raise RuntimeError(f"Apache Kafka node {self.node_id} did not start within {START_TIMEOUT_S:.0f} s:\n"
-                           f"{self.log()[-3000:]}")
+        raise RuntimeError(
+            f"Apache Kafka node {self.node_id} did not start within {START_TIMEOUT_S:.0f} s:\n{self.log()[-3000:]}"
+        )
 
     def stop(self, kill: bool = False) -> None:
         """SIGKILL when `kill`, else SIGTERM (a clean shutdown) and SIGKILL after STOP_TIMEOUT_S."""
@@ -144,27 +158,41 @@ def random_cluster_id() -> str:
 
 def _run_tool(release: str, *args: str) -> str:
     # The flags of Node.start: a short-lived JVM starts faster with C1 only and the serial collector.
-    result = subprocess.run(["java", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                             "-cp", jars.classpath(release), "kafka.tools.StorageTool", *args],
-                            capture_output=True, text=True, timeout=180, env=jars.java_env())
+    result = subprocess.run(
+        [
+            "java",
+            "-Xmx256m",
+            "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1",
+            "-cp",
+            jars.classpath(release),
+            "kafka.tools.StorageTool",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=jars.java_env(),
+    )
     if result.returncode != 0:
         raise RuntimeError(f"StorageTool {' '.join(args[:1])} failed: {(result.stdout + result.stderr)[-2000:]}")
     return result.stdout.strip()
 
 
-def _base(node_id: int, folder: Path, port: int, controller_port: int,
-          listeners: dict[str, tuple[str, int]], replication: int) -> dict[str, str]:
+def _base(
+    node_id: int, folder: Path, port: int, controller_port: int, listeners: dict[str, tuple[str, int]], replication: int
+) -> dict[str, str]:
     """Server properties of a combined broker+controller; `listeners`: name -> (security protocol, port)."""
     names = {"PLAINTEXT": ("PLAINTEXT", port), **listeners}
     props = {
         "process.roles": "broker,controller",
         "node.id": str(node_id),
         "listeners": ",".join(f"{n}://127.0.0.1:{p}" for n, (_, p) in names.items())
-                     + f",CONTROLLER://127.0.0.1:{controller_port}",
+        + f",CONTROLLER://127.0.0.1:{controller_port}",
         "advertised.listeners": ",".join(f"{n}://127.0.0.1:{p}" for n, (_, p) in names.items())
-                                + f",CONTROLLER://127.0.0.1:{controller_port}",
+        + f",CONTROLLER://127.0.0.1:{controller_port}",
         "listener.security.protocol.map": ",".join(f"{n}:{proto}" for n, (proto, _) in names.items())
-                                          + ",CONTROLLER:PLAINTEXT",
+        + ",CONTROLLER:PLAINTEXT",
         "inter.broker.listener.name": "PLAINTEXT",
         "controller.listener.names": "CONTROLLER",
         "log.dirs": str(folder / "data"),
@@ -181,8 +209,13 @@ def _base(node_id: int, folder: Path, port: int, controller_port: int,
     return props
 
 
-def single(folder: Path, release: str | None = None, listeners: dict[str, tuple[str, int]] | None = None,
-           extra: Mapping[str, str] | None = None, format_args: tuple[str, ...] = ()) -> Node:
+def single(
+    folder: Path,
+    release: str | None = None,
+    listeners: dict[str, tuple[str, int]] | None = None,
+    extra: Mapping[str, str] | None = None,
+    format_args: tuple[str, ...] = (),
+) -> Node:
     """One formatted (not yet started) combined node; `extra` adds or overrides server properties."""
     release = release or jars.version()
     folder.mkdir(parents=True, exist_ok=True)
@@ -193,13 +226,15 @@ def single(folder: Path, release: str | None = None, listeners: dict[str, tuple[
     node = Node(1, folder, port, controller_port, props, release)
     (folder / "server.properties").write_text(_properties(props))
     cluster_id = random_cluster_id()
-    _run_tool(release, "format", "-t", cluster_id, "-c", str(folder / "server.properties"), "--standalone",
-              *format_args)
+    _run_tool(
+        release, "format", "-t", cluster_id, "-c", str(folder / "server.properties"), "--standalone", *format_args
+    )
     return node
 
 
-def cluster(folder: Path, size: int = 3, release: str | None = None,
-            extra: Mapping[str, str] | None = None) -> list[Node]:
+def cluster(
+    folder: Path, size: int = 3, release: str | None = None, extra: Mapping[str, str] | None = None
+) -> list[Node]:
     """`size` formatted combined nodes with static voters (controller.quorum.voters), replication `size`;
     `extra` adds or overrides server properties on every node."""
     release = release or jars.version()
@@ -291,9 +326,12 @@ def wait_fully_replicated(nodes: list[Node], timeout_s: float = START_TIMEOUT_S)
             behind = [str(exc)]
             time.sleep(0.2)
             continue
-        behind = [f"{name}-{p.id} (leader {p.leader}, isr {sorted(p.isrs)})"
-                  for name, t in topics.items() for p in t.partitions.values()
-                  if p.leader < 0 or set(p.isrs) != every]
+        behind = [
+            f"{name}-{p.id} (leader {p.leader}, isr {sorted(p.isrs)})"
+            for name, t in topics.items()
+            for p in t.partitions.values()
+            if p.leader < 0 or set(p.isrs) != every
+        ]
         if not behind and "__consumer_offsets" in topics:
             return
         time.sleep(0.2)

@@ -73,12 +73,24 @@ def fetch(release: str | None = None) -> Path:
         staging = Path(work) / "lib"
         (Path(work) / "pom.xml").write_text(_POM.format(*SLF4J_BINDING, version=release))
         result = subprocess.run(
-            ["mvn", "-B", "-q", "-f", str(Path(work) / "pom.xml"), "dependency:copy-dependencies",
-             "-DincludeScope=runtime", f"-DoutputDirectory={staging}"],
-            capture_output=True, text=True, timeout=900)
+            [
+                "mvn",
+                "-B",
+                "-q",
+                "-f",
+                str(Path(work) / "pom.xml"),
+                "dependency:copy-dependencies",
+                "-DincludeScope=runtime",
+                f"-DoutputDirectory={staging}",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
         if result.returncode != 0 or not any(staging.glob("kafka_2.13-*.jar")):
-            raise RuntimeError(f"Maven could not fetch Apache Kafka {release}: "
-                               f"{(result.stdout + result.stderr).strip()[-2000:]}")
+            raise RuntimeError(
+                f"Maven could not fetch Apache Kafka {release}: {(result.stdout + result.stderr).strip()[-2000:]}"
+            )
         (staging / "READY").write_text(release + "\n")
         if lib.exists():
             shutil.rmtree(lib)
@@ -92,8 +104,14 @@ def classpath(release: str | None = None) -> str:
 
 # Settings a JVM or Kafka's scripts read from the environment: a test's or a Kafka install's must not leak
 # into the rig's JVMs (a broker, the oracle sidecar, the Java consumers, javac), which set their own.
-_JAVA_ENV_LEAKS = ("JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CLASSPATH", "KAFKA_OPTS",
-                   "KAFKA_HEAP_OPTS")
+_JAVA_ENV_LEAKS = (
+    "JAVA_TOOL_OPTIONS",
+    "_JAVA_OPTIONS",
+    "JDK_JAVA_OPTIONS",
+    "CLASSPATH",
+    "KAFKA_OPTS",
+    "KAFKA_HEAP_OPTS",
+)
 
 
 def java_env() -> dict[str, str]:

@@ -78,26 +78,65 @@ def make_certificates(folder: Path, client_names: Iterable[str]) -> Certificates
     """A CA valid for two days, a broker certificate for 127.0.0.1 and localhost, one client cert per name."""
     folder.mkdir(parents=True, exist_ok=True)
     curve = ("-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes")
-    _openssl(folder, "req", "-x509", *curve, "-keyout", "ca.key", "-out", "ca.pem", "-days", _CERT_DAYS,
-             "-subj", "/CN=kgroup test CA", "-addext", "basicConstraints=critical,CA:TRUE",
-             "-addext", "keyUsage=critical,keyCertSign,cRLSign")
+    _openssl(
+        folder,
+        "req",
+        "-x509",
+        *curve,
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-days",
+        _CERT_DAYS,
+        "-subj",
+        "/CN=kgroup test CA",
+        "-addext",
+        "basicConstraints=critical,CA:TRUE",
+        "-addext",
+        "keyUsage=critical,keyCertSign,cRLSign",
+    )
 
     def signed(name: str, subject: str, extensions: str) -> tuple[Path, Path]:
         (folder / f"{name}.ext").write_text(extensions)
         _openssl(folder, "req", *curve, "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj", subject)
-        _openssl(folder, "x509", "-req", "-in", f"{name}.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
-                 "-CAcreateserial", "-days", _CERT_DAYS, "-sha256", "-extfile", f"{name}.ext", "-out", f"{name}.pem")
+        _openssl(
+            folder,
+            "x509",
+            "-req",
+            "-in",
+            f"{name}.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-days",
+            _CERT_DAYS,
+            "-sha256",
+            "-extfile",
+            f"{name}.ext",
+            "-out",
+            f"{name}.pem",
+        )
         return folder / f"{name}.pem", folder / f"{name}.key"
 
-    cert, key = signed("broker", "/CN=127.0.0.1",
-                       "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\n"
-                       "extendedKeyUsage=serverAuth,clientAuth\nsubjectAltName=IP:127.0.0.1,DNS:localhost\n")
+    cert, key = signed(
+        "broker",
+        "/CN=127.0.0.1",
+        "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\n"
+        "extendedKeyUsage=serverAuth,clientAuth\nsubjectAltName=IP:127.0.0.1,DNS:localhost\n",
+    )
     keystore = folder / "broker-keystore.pem"
     keystore.write_text(key.read_text() + cert.read_text() + (folder / "ca.pem").read_text())
-    clients = {name: signed(f"client-{name}", f"/CN={name}",
-                            "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\n"
-                            "extendedKeyUsage=clientAuth\n")
-               for name in client_names}
+    clients = {
+        name: signed(
+            f"client-{name}",
+            f"/CN={name}",
+            "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n",
+        )
+        for name in client_names
+    }
     (folder / "ca.key").unlink()  # nothing more is signed: the CA's key is not left lying around
     return Certificates(folder / "ca.pem", keystore, clients)
 
@@ -107,8 +146,10 @@ def make_certificates(folder: Path, client_names: Iterable[str]) -> Certificates
 
 def _jaas_plain(passwords: dict[str, str]) -> str:
     users = " ".join(f'user_{user}="{password}"' for user, password in passwords.items())
-    return (f'org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" '
-            f'password="{passwords["admin"]}" {users};')
+    return (
+        f'org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" '
+        f'password="{passwords["admin"]}" {users};'
+    )
 
 
 _SCRAM_JAAS = "org.apache.kafka.common.security.scram.ScramLoginModule required;"
@@ -158,11 +199,23 @@ class SecuredKafka:
         return self.certs.ca
 
     def address(self, protocol: str) -> str:
-        return {"PLAINTEXT": self.setup, "SASL_PLAINTEXT": self.sasl_plaintext, "SSL": self.ssl,
-                "SASL_SSL": self.sasl_ssl, "MISNAMED": self.misnamed}[protocol.upper()]
+        return {
+            "PLAINTEXT": self.setup,
+            "SASL_PLAINTEXT": self.sasl_plaintext,
+            "SSL": self.ssl,
+            "SASL_SSL": self.sasl_ssl,
+            "MISNAMED": self.misnamed,
+        }[protocol.upper()]
 
-    def command_config(self, user: str | None = None, mechanism: str | None = "PLAIN", tls: bool = False,
-                       password: str | None = None, client_cert: bool = False, bootstrap: bool = False) -> Path:
+    def command_config(
+        self,
+        user: str | None = None,
+        mechanism: str | None = "PLAIN",
+        tls: bool = False,
+        password: str | None = None,
+        client_cert: bool = False,
+        bootstrap: bool = False,
+    ) -> Path:
         """A kgroup `--command-config` file: SASL `mechanism` as `user` (with `password`, else the user's
         own), over TLS when `tls`; `mechanism=None` is plain SSL (a client certificate for `user` when
         `client_cert`, else User:ANONYMOUS). `bootstrap` adds the matching bootstrap.servers line."""
@@ -175,11 +228,16 @@ class SecuredKafka:
             if user is None:
                 raise ValueError("a SASL mechanism needs a user")
             protocol = "SASL_SSL" if tls else "SASL_PLAINTEXT"
-            module = ("org.apache.kafka.common.security.plain.PlainLoginModule" if mechanism == "PLAIN"
-                      else "org.apache.kafka.common.security.scram.ScramLoginModule")
+            module = (
+                "org.apache.kafka.common.security.plain.PlainLoginModule"
+                if mechanism == "PLAIN"
+                else "org.apache.kafka.common.security.scram.ScramLoginModule"
+            )
             secret = self.passwords[user] if password is None else password
-            lines += [f"sasl.mechanism={mechanism}",
-                      f'sasl.jaas.config={module} required username="{user}" password="{secret}";']
+            lines += [
+                f"sasl.mechanism={mechanism}",
+                f'sasl.jaas.config={module} required username="{user}" password="{secret}";',
+            ]
         lines.insert(0, f"security.protocol={protocol}")
         if protocol in ("SSL", "SASL_SSL"):
             lines += ["ssl.truststore.type=PEM", f"ssl.truststore.location={self.certs.ca}"]
@@ -201,9 +259,13 @@ class SecuredKafka:
 
     def client_config(self, user: str, mechanism: str = "PLAIN", tls: bool = False) -> dict[str, str]:
         """confluent-kafka settings for `user` over SASL (to act as that user in a test, not as kgroup)."""
-        config = {"bootstrap.servers": self.sasl_ssl if tls else self.sasl_plaintext,
-                  "security.protocol": "SASL_SSL" if tls else "SASL_PLAINTEXT", "sasl.mechanism": mechanism,
-                  "sasl.username": user, "sasl.password": self.passwords[user]}
+        config = {
+            "bootstrap.servers": self.sasl_ssl if tls else self.sasl_plaintext,
+            "security.protocol": "SASL_SSL" if tls else "SASL_PLAINTEXT",
+            "sasl.mechanism": mechanism,
+            "sasl.username": user,
+            "sasl.password": self.passwords[user],
+        }
         if tls:
             config["ssl.ca.location"] = str(self.certs.ca)
         return config
@@ -232,8 +294,9 @@ def create_acls(setup: str, bindings: list) -> None:
     for future in admin.create_acls(bindings).values():
         future.result(ACL_TIMEOUT_S)
     # DescribeAcls is answered from the broker's own authorizer: once it lists them, they are enforced.
-    every = AclBindingFilter(ResourceType.ANY, None, ResourcePatternType.ANY, None, None, AclOperation.ANY,
-                             AclPermissionType.ANY)
+    every = AclBindingFilter(
+        ResourceType.ANY, None, ResourcePatternType.ANY, None, None, AclOperation.ANY, AclPermissionType.ANY
+    )
     deadline = time.monotonic() + ACL_TIMEOUT_S
     while True:
         present = set(admin.describe_acls(every).result(ACL_TIMEOUT_S))
@@ -248,11 +311,13 @@ def alice_acls() -> list:
     from confluent_kafka.admin import AclBinding, AclOperation, AclPermissionType, ResourcePatternType, ResourceType
 
     def allow(kind: ResourceType, operation: AclOperation) -> AclBinding:
-        return AclBinding(kind, ALICE_PREFIX, ResourcePatternType.PREFIXED, "User:alice", "*", operation,
-                          AclPermissionType.ALLOW)
+        return AclBinding(
+            kind, ALICE_PREFIX, ResourcePatternType.PREFIXED, "User:alice", "*", operation, AclPermissionType.ALLOW
+        )
 
-    return [allow(ResourceType.GROUP, op) for op in (AclOperation.DESCRIBE, AclOperation.READ, AclOperation.DELETE)] \
-        + [allow(ResourceType.TOPIC, op) for op in (AclOperation.DESCRIBE, AclOperation.READ)]
+    return [allow(ResourceType.GROUP, op) for op in (AclOperation.DESCRIBE, AclOperation.READ, AclOperation.DELETE)] + [
+        allow(ResourceType.TOPIC, op) for op in (AclOperation.DESCRIBE, AclOperation.READ)
+    ]
 
 
 def start(folder: Path, release: str | None = None) -> SecuredKafka:
@@ -262,18 +327,33 @@ def start(folder: Path, release: str | None = None) -> SecuredKafka:
     passwords = {user: f"{user}-{secrets.token_hex(12)}" for user in USERS}
     certs = make_certificates(folder / "tls", ("alice", "mallory"))
     ports = {name: kafka_broker.free_port() for name in ("SASL_PLAINTEXT", "SSL", "SASL_SSL", "MISNAMED")}
-    scram = [arg for user in USERS for mechanism in MECHANISMS[1:]
-             for arg in ("--add-scram", f"{mechanism}=[name={user},password={passwords[user]}]")]
-    node = kafka_broker.single(folder / "node", release=release,
-                               listeners={name: ("SASL_SSL" if name == "MISNAMED" else name, port)
-                                          for name, port in ports.items()},
-                               extra=security_properties(passwords, certs), format_args=tuple(scram))
+    scram = [
+        arg
+        for user in USERS
+        for mechanism in MECHANISMS[1:]
+        for arg in ("--add-scram", f"{mechanism}=[name={user},password={passwords[user]}]")
+    ]
+    node = kafka_broker.single(
+        folder / "node",
+        release=release,
+        listeners={name: ("SASL_SSL" if name == "MISNAMED" else name, port) for name, port in ports.items()},
+        extra=security_properties(passwords, certs),
+        format_args=tuple(scram),
+    )
     for key in ("listeners", "advertised.listeners"):  # written out again by Node.start
         node.properties[key] = node.properties[key].replace("MISNAMED://127.0.0.1:", f"MISNAMED://{MISNAMED_HOST}:")
     node.start()
-    secured = SecuredKafka(node, node.address, f"127.0.0.1:{ports['SASL_PLAINTEXT']}", f"127.0.0.1:{ports['SSL']}",
-                           f"127.0.0.1:{ports['SASL_SSL']}", f"{MISNAMED_HOST}:{ports['MISNAMED']}", certs, passwords,
-                           folder)
+    secured = SecuredKafka(
+        node,
+        node.address,
+        f"127.0.0.1:{ports['SASL_PLAINTEXT']}",
+        f"127.0.0.1:{ports['SSL']}",
+        f"127.0.0.1:{ports['SASL_SSL']}",
+        f"{MISNAMED_HOST}:{ports['MISNAMED']}",
+        certs,
+        passwords,
+        folder,
+    )
     try:
         secured.acls = alice_acls()
         secured.grant(secured.acls)

@@ -27,9 +27,11 @@ def main() -> None:
         extra = {}
         if args.port:
             controller = broker.free_port()
-            extra = {"listeners": f"PLAINTEXT://127.0.0.1:{args.port},CONTROLLER://127.0.0.1:{controller}",
-                     "advertised.listeners": f"PLAINTEXT://127.0.0.1:{args.port},CONTROLLER://127.0.0.1:{controller}",
-                     "controller.quorum.bootstrap.servers": f"127.0.0.1:{controller}"}
+            extra = {
+                "listeners": f"PLAINTEXT://127.0.0.1:{args.port},CONTROLLER://127.0.0.1:{controller}",
+                "advertised.listeners": f"PLAINTEXT://127.0.0.1:{args.port},CONTROLLER://127.0.0.1:{controller}",
+                "controller.quorum.bootstrap.servers": f"127.0.0.1:{controller}",
+            }
         node = broker.single(Path(folder), args.release, extra=extra)
         if args.port:
             node.port, node.controller_port = args.port, int(extra["controller.quorum.bootstrap.servers"].split(":")[1])

@@ -79,8 +79,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         for mark in item.iter_markers("needs_broker"):
             capability = mark.args[0]
             if capability in lacks:
-                item.add_marker(pytest.mark.skip(
-                    reason=f"broker capability {capability!r} missing on {which}: {lacks[capability]}"))
+                item.add_marker(
+                    pytest.mark.skip(reason=f"broker capability {capability!r} missing on {which}: {lacks[capability]}")
+                )
 
 
 def _binary() -> str:
@@ -102,10 +103,27 @@ Launcher = Callable[[Path, int, int], tuple[list[str], "dict[str, str] | None", 
 
 def _tansu(folder: Path, attempt: int, port: int) -> tuple[list[str], dict[str, str] | None, bytes]:
     url = f"tcp://127.0.0.1:{port}"
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("CLUSTER_ID", "LISTENER_URL", "ADVERTISED_LISTENER_URL", "STORAGE_ENGINE")}
-    return ([_binary(), "broker", "--cluster-id", "kgroup-test", "--listener-url", url,
-             "--advertised-listener-url", url, "--storage-engine", "memory://tansu/"], env, b"ready in")
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("CLUSTER_ID", "LISTENER_URL", "ADVERTISED_LISTENER_URL", "STORAGE_ENGINE")
+    }
+    return (
+        [
+            _binary(),
+            "broker",
+            "--cluster-id",
+            "kgroup-test",
+            "--listener-url",
+            url,
+            "--advertised-listener-url",
+            url,
+            "--storage-engine",
+            "memory://tansu/",
+        ],
+        env,
+        b"ready in",
+    )
 
 
 def _noida(folder: Path, attempt: int, port: int) -> tuple[list[str], dict[str, str] | None, bytes]:
@@ -113,8 +131,11 @@ def _noida(folder: Path, attempt: int, port: int) -> tuple[list[str], dict[str, 
     data.mkdir()
     # The binary itself, not the console script: killing the script would leave the broker running.
     binary = str(importlib.resources.files("noida_db") / "noida-db")
-    return ([binary, "start", "--only", "kafka", "--kafka-port", str(port), "--data-dir", str(data)], None,
-            f"127.0.0.1:{port}".encode())
+    return (
+        [binary, "start", "--only", "kafka", "--kafka-port", str(port), "--data-dir", str(data)],
+        None,
+        f"127.0.0.1:{port}".encode(),
+    )
 
 
 def _start(launcher: Launcher, folder: Path, attempt: int, log_path: Path) -> tuple[subprocess.Popen, int] | None:
@@ -198,8 +219,7 @@ def kafka_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[kaf
 
 # A cluster whose nodes the tests kill: each broker's loss is noticed in 5 s (KRaft's broker.session.timeout.ms,
 # 9 s by default) so that a fault case takes seconds; commits need two in-sync replicas, as in production.
-BREAKABLE = {"broker.session.timeout.ms": "5000", "broker.heartbeat.interval.ms": "500",
-             "min.insync.replicas": "2"}
+BREAKABLE = {"broker.session.timeout.ms": "5000", "broker.heartbeat.interval.ms": "500", "min.insync.replicas": "2"}
 
 
 @pytest.fixture(scope="module")
@@ -292,7 +312,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
             mean = f"{alternatives / announced:.1f} alternatives on average" if announced else "none"
             terminalreporter.write_line(
                 f"{client:10} {strategy:18} {compared:3} points: {exact} exact, {among} among the announced "
-                f"alternatives, {outside} outside; alternatives announced at {announced} points ({mean})")
+                f"alternatives, {outside} outside; alternatives announced at {announced} points ({mean})"
+            )
     from tests.live.test_member_order_live import RESULTS as ODDS
 
     if ODDS["points"]:
@@ -300,5 +321,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_line(
             f"{ODDS['points']} joins ({ODDS['uncertain_points']} with more than one possible outcome): the "
             f"prediction was right {ODDS['primary_right']} times, its stated likelihoods summed to "
-            f"{ODDS['expected']:.1f}; {ODDS['among']} more were among the announced alternatives")
+            f"{ODDS['expected']:.1f}; {ODDS['among']} more were among the announced alternatives"
+        )
+
+
 from tests.live.secured_fixtures import secured_kafka  # noqa: E402,F401  (the secured broker, issue 31)

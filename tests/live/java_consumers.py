@@ -33,11 +33,21 @@ STRATEGIES = {
     "cooperative-sticky": "org.apache.kafka.clients.consumer.CooperativeStickyAssignor",
 }
 # The classic protocol: the matrix is about the client-side assignors the group's leader runs.
-SETTINGS = {"group.protocol": "classic", "session.timeout.ms": "6000", "heartbeat.interval.ms": "500",
-            "enable.auto.commit": "false", "auto.offset.reset": "earliest"}
+SETTINGS = {
+    "group.protocol": "classic",
+    "session.timeout.ms": "6000",
+    "heartbeat.interval.ms": "500",
+    "enable.auto.commit": "false",
+    "auto.offset.reset": "earliest",
+}
 # A small, quickly started JVM: C1 only, the serial collector, a small heap for up to five consumers.
-JVM_FLAGS = ["-Xmx128m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xss512k",
-             "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"]
+JVM_FLAGS = [
+    "-Xmx128m",
+    "-XX:TieredStopAtLevel=1",
+    "-XX:+UseSerialGC",
+    "-Xss512k",
+    "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+]
 START_TIMEOUT_S = 60
 LEAVE_TIMEOUT_S = 45
 
@@ -52,11 +62,18 @@ def compiled(tmp_path_factory: pytest.TempPathFactory) -> Path:
     release = jars.version()
     if release not in _compiled:
         out = tmp_path_factory.mktemp("java-driver")
-        result = subprocess.run(["javac", "-nowarn", "-d", str(out), "-cp", jars.classpath(), str(DRIVER_SOURCE)],
-                                capture_output=True, text=True, timeout=180, env=jars.java_env())
+        result = subprocess.run(
+            ["javac", "-nowarn", "-d", str(out), "-cp", jars.classpath(), str(DRIVER_SOURCE)],
+            capture_output=True,
+            text=True,
+            timeout=180,
+            env=jars.java_env(),
+        )
         if result.returncode != 0:
-            pytest.fail(f"javac could not compile {DRIVER_SOURCE.name} against kafka-clients {release}:\n"
-                        f"{result.stdout}{result.stderr}")
+            pytest.fail(
+                f"javac could not compile {DRIVER_SOURCE.name} against kafka-clients {release}:\n"
+                f"{result.stdout}{result.stderr}"
+            )
         _compiled[release] = out
     return _compiled[release]
 
@@ -66,8 +83,16 @@ class JavaConsumers(Group):
 
     client = "java"
 
-    def __init__(self, broker: str, group: str, partitions: dict[str, int], strategy: str, classes: Path,
-                 log_dir: Path, settings: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        broker: str,
+        group: str,
+        partitions: dict[str, int],
+        strategy: str,
+        classes: Path,
+        log_dir: Path,
+        settings: dict[str, str] | None = None,
+    ) -> None:
         """`settings`: the consumers' configuration instead of SETTINGS (a KIP-848 group's: group.protocol
         consumer, group.remote.assignor; `strategy` is then not a kgroup strategy name and none is sent)."""
         super().__init__(broker, group, partitions, strategy)
@@ -85,8 +110,13 @@ class JavaConsumers(Group):
             with open(self.log_path, "wb") as log:
                 self.process = subprocess.Popen(
                     ["java", *JVM_FLAGS, "-cp", f"{self.classes}{os.pathsep}{jars.classpath()}", "ConsumerDriver"],
-                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True, bufsize=1,
-                    env=jars.java_env())
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=log,
+                    text=True,
+                    bufsize=1,
+                    env=jars.java_env(),
+                )
             self._reader = threading.Thread(target=self._read, args=(self.process,), daemon=True)
             self._reader.start()
             if not self._ready.wait(START_TIMEOUT_S):
@@ -141,13 +171,23 @@ class JavaConsumers(Group):
             return f"the JVM exited with {self.process.returncode}: {self._log()}"
         return None
 
-    def join(self, name: str, topics: tuple[str, ...], instance_id: str | None = None,
-             client_id: str | None = None) -> Member:
+    def join(
+        self, name: str, topics: tuple[str, ...], instance_id: str | None = None, client_id: str | None = None
+    ) -> Member:
         member = Member(name, topics, instance_id)
         self.members[name] = member
-        self._send({"op": "join", "name": name, "bootstrap": self.broker, "group": self.group,
-                    "strategy": STRATEGIES.get(self.strategy), "topics": list(topics), "instance": instance_id,
-                    "config": {**self.settings, "client.id": client_id or name}})
+        self._send(
+            {
+                "op": "join",
+                "name": name,
+                "bootstrap": self.broker,
+                "group": self.group,
+                "strategy": STRATEGIES.get(self.strategy),
+                "topics": list(topics),
+                "instance": instance_id,
+                "config": {**self.settings, "client.id": client_id or name},
+            }
+        )
         return member
 
     def leave(self, name: str) -> None:
@@ -157,8 +197,9 @@ class JavaConsumers(Group):
         deadline = time.monotonic() + LEAVE_TIMEOUT_S
         while name not in self.closed:
             if time.monotonic() > deadline or self._problem():
-                raise AssertionError(f"Java consumer {name} did not close in {LEAVE_TIMEOUT_S} s: "
-                                     f"{self._problem() or self._log()}")
+                raise AssertionError(
+                    f"Java consumer {name} did not close in {LEAVE_TIMEOUT_S} s: {self._problem() or self._log()}"
+                )
             time.sleep(0.05)
 
     def member_ids(self) -> dict[str, str]:
@@ -172,8 +213,10 @@ class JavaConsumers(Group):
         deadline = time.monotonic() + timeout_s
         while request not in self.described:
             if time.monotonic() > deadline or self._problem():
-                raise AssertionError(f"Admin.describeConsumerGroups gave no answer in {timeout_s:.0f} s: "
-                                     f"{self._problem() or self._log()}")
+                raise AssertionError(
+                    f"Admin.describeConsumerGroups gave no answer in {timeout_s:.0f} s: "
+                    f"{self._problem() or self._log()}"
+                )
             time.sleep(0.05)
         return self.described.pop(request)
 

@@ -17,8 +17,12 @@ from typing import Any
 
 from confluent_kafka import Consumer
 
-SETTINGS = {"session.timeout.ms": 6000, "heartbeat.interval.ms": 500, "enable.auto.commit": False,
-            "auto.offset.reset": "earliest"}
+SETTINGS = {
+    "session.timeout.ms": 6000,
+    "heartbeat.interval.ms": 500,
+    "enable.auto.commit": False,
+    "auto.offset.reset": "earliest",
+}
 QUIET_S = 2.0
 
 Partition = tuple[str, int]
@@ -63,8 +67,9 @@ class Group:
         self.broker, self.group, self.partitions, self.strategy = broker, group, partitions, strategy
         self.members: dict[str, Member] = {}
 
-    def join(self, name: str, topics: tuple[str, ...], instance_id: str | None = None,
-             client_id: str | None = None) -> Member:
+    def join(
+        self, name: str, topics: tuple[str, ...], instance_id: str | None = None, client_id: str | None = None
+    ) -> Member:
         """Start consumer `name` (its client.id `client_id`, else `name`)."""
         raise NotImplementedError
 
@@ -89,8 +94,9 @@ class Group:
         return {name: m.callbacks for name, m in self.members.items()}
 
     def settle(self, since: dict[str, int], timeout_s: float = 90) -> dict[str, set[Partition]]:
-        wanted = sorted((t, p) for t in {t for m in self.members.values() for t in m.topics}
-                        for p in range(self.partitions[t]))
+        wanted = sorted(
+            (t, p) for t in {t for m in self.members.values() for t in m.topics} for p in range(self.partitions[t])
+        )
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             self._pump()
@@ -103,8 +109,10 @@ class Group:
             quiet = time.monotonic() - max(m.last_change for m in members) >= QUIET_S
             if held == wanted and answered and quiet:
                 return {m.name: set(m.held) for m in members}
-        raise AssertionError(f"the {self.client} group never settled in {timeout_s:.0f} s: "
-                             f"{({n: sorted(m.held) for n, m in self.members.items()})}")
+        raise AssertionError(
+            f"the {self.client} group never settled in {timeout_s:.0f} s: "
+            f"{ ({n: sorted(m.held) for n, m in self.members.items()}) }"
+        )
 
 
 class Consumers(Group):
@@ -112,15 +120,28 @@ class Consumers(Group):
 
     client = "librdkafka"
 
-    def join(self, name: str, topics: tuple[str, ...], instance_id: str | None = None,
-             client_id: str | None = None, extra: dict[str, Any] | None = None) -> Member:
-        config = {"bootstrap.servers": self.broker, "group.id": self.group, "client.id": client_id or name,
-                  "partition.assignment.strategy": self.strategy, **SETTINGS, **(extra or {})}
+    def join(
+        self,
+        name: str,
+        topics: tuple[str, ...],
+        instance_id: str | None = None,
+        client_id: str | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> Member:
+        config = {
+            "bootstrap.servers": self.broker,
+            "group.id": self.group,
+            "client.id": client_id or name,
+            "partition.assignment.strategy": self.strategy,
+            **SETTINGS,
+            **(extra or {}),
+        }
         if instance_id:
             config["group.instance.id"] = instance_id
         member = Member(name, topics, instance_id, Consumer(config))
-        member.consumer.subscribe(list(topics), on_assign=member.on_assign, on_revoke=member.on_revoke,
-                                  on_lost=member.on_revoke)
+        member.consumer.subscribe(
+            list(topics), on_assign=member.on_assign, on_revoke=member.on_revoke, on_lost=member.on_revoke
+        )
         self.members[name] = member
         return member
 

@@ -119,6 +119,7 @@ CLIENT_DEFAULTS = {"session.timeout.ms": "45s", "heartbeat.interval.ms": "3s", "
 
 # -- the scenario file -------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Step:
     at_ms: int
@@ -154,7 +155,8 @@ class Plan:
         path = Path(locate(str(scenario)))
         data = yaml.safe_load(path.read_text())
         assert "fixture" not in data and len(data["groups"]) == 1, (
-            f"{path.name}: the harness replays a scenario with one inline group")
+            f"{path.name}: the harness replays a scenario with one inline group"
+        )
         group = data["groups"][0]
         topics = {t["name"]: t["partitions"] for t in data["cluster"]["topics"]}
         steps = []
@@ -163,8 +165,12 @@ class Plan:
                 event = raw
             else:  # crash c2 at 30s; restart c1 at 5s static down 3s
                 words = raw.split()
-                event = {"kind": words[0], "member": words[1], "at": words[words.index("at") + 1],
-                         "static": "static" in words}
+                event = {
+                    "kind": words[0],
+                    "member": words[1],
+                    "at": words[words.index("at") + 1],
+                    "static": "static" in words,
+                }
                 for key in ("down", "for"):
                     if key in words:
                         event[key] = words[words.index(key) + 1]
@@ -172,8 +178,10 @@ class Plan:
             assert kind in REPLAYED, f"{path.name}: the harness cannot play {kind!r} events on a broker yet ({raw})"
             if kind == "restart":
                 down = _ms(event.get("down", "5s"))  # docs/scenarios.md: back after 5 s unless `down` says
-                steps += [Step(at, "restart-stop", member), Step(at + down, "restart-start", member,
-                                                                  bool(event.get("static")))]
+                steps += [
+                    Step(at, "restart-stop", member),
+                    Step(at + down, "restart-start", member, bool(event.get("static"))),
+                ]
             elif kind == "outage":
                 continue
             elif kind == "gc-pause":
@@ -198,6 +206,7 @@ class Plan:
 
 # -- the members -----------------------------------------------------------------------------------------
 
+
 class _RecordingJava(JavaConsumers):
     """The Java driver's consumers, every callback also recorded with its time, generation and member id."""
 
@@ -221,8 +230,17 @@ class _RecordingJava(JavaConsumers):
 class Members:
     """The scenario's consumers on one client, each of them its own JVM (Java) or thread (librdkafka)."""
 
-    def __init__(self, plan: Plan, client: str, protocol: str, broker: str, group: str, classes: Path | None,
-                 folder: Path, t0: list[float]) -> None:
+    def __init__(
+        self,
+        plan: Plan,
+        client: str,
+        protocol: str,
+        broker: str,
+        group: str,
+        classes: Path | None,
+        folder: Path,
+        t0: list[float],
+    ) -> None:
         self.plan, self.client, self.protocol, self.broker, self.group = plan, client, protocol, broker, group
         self.classes, self.folder, self.t0 = classes, folder, t0
         self.callbacks: list[Callback] = []
@@ -236,8 +254,9 @@ class Members:
         self._threads: dict[str, tuple[threading.Thread, threading.Event]] = {}
 
     # what the consumers report
-    def _note(self, member: str, kind: str, partitions: frozenset[str], generation: int | None,
-              member_id: str | None = None) -> None:
+    def _note(
+        self, member: str, kind: str, partitions: frozenset[str], generation: int | None, member_id: str | None = None
+    ) -> None:
         with self._lock:
             # Monotonic seconds for now; replay makes them ms from the scenario's 0 once it is known.
             self.callbacks.append(Callback(time.monotonic(), member, kind, partitions, generation))
@@ -253,17 +272,26 @@ class Members:
         except ValueError:
             return
         if event.get("event") in ("assigned", "revoked", "lost"):
-            self._note(event["name"], event["event"], frozenset(_name(t, p) for t, p in event["partitions"]),
-                       event.get("generation"), event.get("member_id"))
+            self._note(
+                event["name"],
+                event["event"],
+                frozenset(_name(t, p) for t, p in event["partitions"]),
+                event.get("generation"),
+                event.get("member_id"),
+            )
 
     def _java_settings(self, member: str) -> dict[str, str]:
         settings = {"enable.auto.commit": "false", "auto.offset.reset": "earliest"}
         if self.protocol == "consumer":
             return {**settings, "group.protocol": "consumer", "group.remote.assignor": "uniform"}
         config = self.plan.client(member)
-        return {**settings, "group.protocol": "classic", "session.timeout.ms": str(_ms(config["session.timeout.ms"])),
-                "heartbeat.interval.ms": str(_ms(config["heartbeat.interval.ms"])),
-                "max.poll.interval.ms": str(_ms(config["max.poll.interval.ms"]))}
+        return {
+            **settings,
+            "group.protocol": "classic",
+            "session.timeout.ms": str(_ms(config["session.timeout.ms"])),
+            "heartbeat.interval.ms": str(_ms(config["heartbeat.interval.ms"])),
+            "max.poll.interval.ms": str(_ms(config["max.poll.interval.ms"])),
+        }
 
     def _strategy(self, member: str) -> str:
         if self.protocol == "consumer":
@@ -281,13 +309,22 @@ class Members:
             # loaded when a member joins mid-scenario (a cold KafkaConsumer takes seconds on a loaded machine).
             jvm = member if member in crashed else "shared"
             if jvm not in self._jvms:
-                java = _RecordingJava(self.broker, self.group, self.plan.topics, self._strategy(member),
-                                      self.classes, self.folder, self._java_settings(member), record=self._java_line)
+                java = _RecordingJava(
+                    self.broker,
+                    self.group,
+                    self.plan.topics,
+                    self._strategy(member),
+                    self.classes,
+                    self.folder,
+                    self._java_settings(member),
+                    record=self._java_line,
+                )
                 java.log_path = self.folder / f"java-{self.group}-{jvm}.log"
                 java._start()
                 self._jvms[jvm] = java
             assert self._jvms[jvm].settings == self._java_settings(member), (
-                f"{member}'s consumer settings differ from its JVM's: give it a JVM of its own")
+                f"{member}'s consumer settings differ from its JVM's: give it a JVM of its own"
+            )
             self._java[member] = self._jvms[jvm]
 
     def start(self, member: str, static: bool) -> None:
@@ -297,16 +334,25 @@ class Members:
         if self.client == "java":
             self._java[member].join(member, topics, instance)
             return
-        config: dict[str, Any] = {"bootstrap.servers": self.broker, "group.id": self.group, "client.id": member,
-                                  "enable.auto.commit": False, "auto.offset.reset": "earliest"}
+        config: dict[str, Any] = {
+            "bootstrap.servers": self.broker,
+            "group.id": self.group,
+            "client.id": member,
+            "enable.auto.commit": False,
+            "auto.offset.reset": "earliest",
+        }
         settings = self.plan.client(member)
         if self.protocol == "consumer":
             config.update({"group.protocol": "consumer", "group.remote.assignor": "uniform"})
         else:
-            config.update({"partition.assignment.strategy": self._strategy(member),
-                           "session.timeout.ms": _ms(settings["session.timeout.ms"]),
-                           "heartbeat.interval.ms": _ms(settings["heartbeat.interval.ms"]),
-                           "max.poll.interval.ms": _ms(settings["max.poll.interval.ms"])})
+            config.update(
+                {
+                    "partition.assignment.strategy": self._strategy(member),
+                    "session.timeout.ms": _ms(settings["session.timeout.ms"]),
+                    "heartbeat.interval.ms": _ms(settings["heartbeat.interval.ms"]),
+                    "max.poll.interval.ms": _ms(settings["max.poll.interval.ms"]),
+                }
+            )
         if instance:
             config["group.instance.id"] = instance
         stop = threading.Event()
@@ -319,11 +365,13 @@ class Members:
         consumer = Consumer(config)
 
         def note(kind: str) -> Any:
-            return lambda _c, parts: self._note(member, kind, frozenset(_name(p.topic, p.partition) for p in parts),
-                                                None, consumer.memberid())
+            return lambda _c, parts: self._note(
+                member, kind, frozenset(_name(p.topic, p.partition) for p in parts), None, consumer.memberid()
+            )
 
-        consumer.subscribe(list(self.plan.topics), on_assign=note("assigned"), on_revoke=note("revoked"),
-                           on_lost=note("lost"))
+        consumer.subscribe(
+            list(self.plan.topics), on_assign=note("assigned"), on_revoke=note("revoked"), on_lost=note("lost")
+        )
         try:
             while not stop.is_set():
                 consumer.poll(0.05)
@@ -382,11 +430,15 @@ class Members:
         with self._lock:
             held = [p for m in self.running for p in self.held.get(m, ())]
             assigned = {c.member for c in self.callbacks if c.kind == "assigned"}
-        return (self.running <= assigned and sorted(held) == sorted(everything)
-                and time.monotonic() - self.last_change >= QUIET_S)
+        return (
+            self.running <= assigned
+            and sorted(held) == sorted(everything)
+            and time.monotonic() - self.last_change >= QUIET_S
+        )
 
 
 # -- the broker's side ------------------------------------------------------------------------------------
+
 
 class CoordinatorLog:
     """The coordinator's log lines about one classic group, timed as they are written (read every 20 ms)."""
@@ -478,14 +530,16 @@ class EpochWatch:
 
 # -- the replay ------------------------------------------------------------------------------------------
 
+
 def create_topics(broker: str, topics: dict[str, int]) -> None:
     admin = AdminClient({"bootstrap.servers": broker})
     for future in admin.create_topics([NewTopic(t, n, 1) for t, n in topics.items()]).values():
         future.result(60)
 
 
-def replay(node: Node, scenario: Path | str, client: str, protocol: str, group: str, classes: Path | None,
-           folder: Path) -> tuple[Plan, LiveRun]:
+def replay(
+    node: Node, scenario: Path | str, client: str, protocol: str, group: str, classes: Path | None, folder: Path
+) -> tuple[Plan, LiveRun]:
     """Play `scenario` on `node` with real consumers (`client`: java | librdkafka; `protocol`: classic |
     consumer) in group `group`; the topics must exist. Returns what was recorded."""
     plan = Plan.read(scenario)
@@ -502,7 +556,8 @@ def replay(node: Node, scenario: Path | str, client: str, protocol: str, group: 
         while not members.settled(plan.all_partitions()):
             problem = members.problem()
             assert problem is None and time.monotonic() < deadline, (
-                f"the starting group never settled in {SETTLE_TIMEOUT_S:.0f} s: {problem or members.held}")
+                f"the starting group never settled in {SETTLE_TIMEOUT_S:.0f} s: {problem or members.held}"
+            )
             time.sleep(0.05)
         t0[0] = time.monotonic()
         run.start_assignment = dict(members.held)
@@ -556,19 +611,26 @@ def replay(node: Node, scenario: Path | str, client: str, protocol: str, group: 
 
 # -- kgroup's prediction ----------------------------------------------------------------------------------
 
+
 def predict(plan: Plan, run: LiveRun, protocol: str) -> Predicted:
     """`kgroup simulate` of the same scenario: the CLI's JSON (classic), or kgroup's KIP-848 simulation
     with the broker's consumer-protocol settings, its member ids and its starting assignment."""
     if protocol == "classic":
-        out = subprocess.run([str(Path(sys.executable).parent / "kgroup"), "simulate", str(plan.path), "-o", "json"],
-                             capture_output=True, text=True, timeout=120, check=True)
+        out = subprocess.run(
+            [str(Path(sys.executable).parent / "kgroup"), "simulate", str(plan.path), "-o", "json"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
         body = json.loads(out.stdout)
         rebalances = [Rebalance(r["start_ms"], r["end_ms"], r["generation"]) for r in body["rebalances"]]
         changes: dict[str, list[tuple[str, frozenset[str], int | None]]] = {}
         for event in body["events"]:
             if event["kind"].startswith("partitions-") and event["partitions"]:
                 changes.setdefault(event["member"], []).append(
-                    (event["kind"].removeprefix("partitions-"), frozenset(event["partitions"]), event.get("generation")))
+                    (event["kind"].removeprefix("partitions-"), frozenset(event["partitions"]), event.get("generation"))
+                )
         final = {m: frozenset(ps) for m, ps in body["final_assignment"].items()}
         return Predicted(rebalances, changes, final)
     return _predict_consumer(plan, run)
@@ -595,8 +657,10 @@ def _predict_consumer(plan: Plan, run: LiveRun) -> Predicted:
         scenario = load_scenario(renamed.name)
     finally:
         os.unlink(renamed.name)
-    config = ConsumerConfig(session_timeout_ms=int(BROKER_SETTINGS["group.consumer.session.timeout.ms"]),
-                            heartbeat_interval_ms=int(BROKER_SETTINGS["group.consumer.heartbeat.interval.ms"]))
+    config = ConsumerConfig(
+        session_timeout_ms=int(BROKER_SETTINGS["group.consumer.session.timeout.ms"]),
+        heartbeat_interval_ms=int(BROKER_SETTINGS["group.consumer.heartbeat.interval.ms"]),
+    )
     sim = ConsumerSimulation.create(plan.topics, config, scenario.group.group_id)
     for member in scenario.group.members:
         sim.add_client(member.member_id, scenario.clients[member.member_id], member.topics)
@@ -608,8 +672,11 @@ def _predict_consumer(plan: Plan, run: LiveRun) -> Predicted:
     sim.run_until(scenario.duration_ms)
     ends = sorted(sim.stable_at)
     rebalances = [Rebalance(b.at_ms, next((s for s in ends if s >= b.at_ms), None), b.group_epoch) for b in sim.bumps]
-    final = {back.get(c.handle, c.handle): frozenset(_name(tp.topic, tp.partition) for tp in c.held)
-             for c in sim.clients.values() if c.alive}
+    final = {
+        back.get(c.handle, c.handle): frozenset(_name(tp.topic, tp.partition) for tp in c.held)
+        for c in sim.clients.values()
+        if c.alive
+    }
     epochs = {back.get(c.handle, c.handle): c.epoch for c in sim.clients.values() if c.alive}
     return Predicted(rebalances, None, final, epochs)
 
@@ -624,6 +691,7 @@ def _by_topic(partitions: frozenset[str]) -> dict[str, list[int]]:
 
 # -- the comparison ---------------------------------------------------------------------------------------
 
+
 def _fmt(parts: frozenset[str]) -> str:
     return ",".join(sorted(parts, key=lambda p: (p.rpartition("-")[0], int(p.rpartition("-")[2])))) or "-"
 
@@ -637,12 +705,15 @@ def compare(plan: Plan, live: LiveRun, kgroup: Predicted, tolerance_ms: int, pro
     # A broker's new group starts at generation 1 (epoch 2 for two KIP-848 members); a scenario that starts
     # at another one is compared by how far each generation is from the start.
     shift = int(plan.group.get("generation") or 0) - live.start_generation if protocol == "classic" else 0
-    lines = [f"scenario {plan.path.name}: {plan.data.get('description', '')}",
-             f"  start: {unit} {live.start_generation}" + (f" (kgroup's: {live.start_generation + shift})" if shift else "")
-             + ", "
-             + "  ".join(f"{m}={_fmt(p)}" for m, p in sorted(live.start_assignment.items())),
-             "  events: " + ", ".join(f"{what} at {ms} ms" for ms, what in live.events),
-             f"  rebalances (tolerance {tolerance_ms} ms):  broker vs kgroup"]
+    lines = [
+        f"scenario {plan.path.name}: {plan.data.get('description', '')}",
+        f"  start: {unit} {live.start_generation}"
+        + (f" (kgroup's: {live.start_generation + shift})" if shift else "")
+        + ", "
+        + "  ".join(f"{m}={_fmt(p)}" for m, p in sorted(live.start_assignment.items())),
+        "  events: " + ", ".join(f"{what} at {ms} ms" for ms, what in live.events),
+        f"  rebalances (tolerance {tolerance_ms} ms):  broker vs kgroup",
+    ]
     if not live.rebalances and not kgroup.rebalances:
         lines.append("    none on either side")
     for i in range(max(len(live.rebalances), len(kgroup.rebalances))):
@@ -655,15 +726,19 @@ def compare(plan: Plan, live: LiveRun, kgroup: Predicted, tolerance_ms: int, pro
             differences.append(f"rebalance #{i + 1}: broker {left}, kgroup {right}")
             continue
         if b.generation + shift != k.generation:
-            differences.append(f"rebalance #{i + 1}: broker {unit} {b.generation}, kgroup {k.generation}"
-                               + (f" (starting {shift} higher)" if shift else ""))
+            differences.append(
+                f"rebalance #{i + 1}: broker {unit} {b.generation}, kgroup {k.generation}"
+                + (f" (starting {shift} higher)" if shift else "")
+            )
         for what, x, y in (("start", b.start_ms, k.start_ms), ("end", b.end_ms, k.end_ms)):
             if x is None or y is None:
                 if x != y:
                     differences.append(f"rebalance #{i + 1} {what}: broker {x}, kgroup {y}")
             elif abs(x - y) > tolerance_ms:
-                differences.append(f"rebalance #{i + 1} {what}: broker {x} ms, kgroup {y} ms "
-                                   f"(off by {abs(x - y)} ms > {tolerance_ms} ms)")
+                differences.append(
+                    f"rebalance #{i + 1} {what}: broker {x} ms, kgroup {y} ms "
+                    f"(off by {abs(x - y)} ms > {tolerance_ms} ms)"
+                )
     if kgroup.changes is not None:
         for member in sorted(set(kgroup.changes) | {c.member for c in live.callbacks}):
             want = kgroup.changes.get(member, [])
@@ -671,14 +746,23 @@ def compare(plan: Plan, live: LiveRun, kgroup: Predicted, tolerance_ms: int, pro
             same = len(got) == len(want) and all(
                 (c.kind, c.partitions) == (kind, parts)
                 and (kind != "assigned" or c.generation is None or c.generation + shift == generation)
-                for c, (kind, parts, generation) in zip(got, want))
+                for c, (kind, parts, generation) in zip(got, want)
+            )
             if not same:
-                differences.append(f"{member}'s callbacks: broker "
-                                   f"{[(c.kind, _fmt(c.partitions), c.generation) for c in got]}, kgroup "
-                                   f"{[(k, _fmt(p), g) for k, p, g in want]}")
-    lines.append("  callbacks (broker): " + "; ".join(
-        f"{c.at_ms} {c.member} {c.kind} {_fmt(c.partitions)}" + (f" @{c.generation}" if c.generation is not None else "")
-        for c in live.callbacks if c.partitions or c.kind == "assigned"))
+                differences.append(
+                    f"{member}'s callbacks: broker "
+                    f"{[(c.kind, _fmt(c.partitions), c.generation) for c in got]}, kgroup "
+                    f"{[(k, _fmt(p), g) for k, p, g in want]}"
+                )
+    lines.append(
+        "  callbacks (broker): "
+        + "; ".join(
+            f"{c.at_ms} {c.member} {c.kind} {_fmt(c.partitions)}"
+            + (f" @{c.generation}" if c.generation is not None else "")
+            for c in live.callbacks
+            if c.partitions or c.kind == "assigned"
+        )
+    )
     lines.append("  final (broker): " + "  ".join(f"{m}={_fmt(p)}" for m, p in sorted(live.final.items())))
     lines.append("  final (kgroup): " + "  ".join(f"{m}={_fmt(p)}" for m, p in sorted(kgroup.final.items())))
     if live.final != kgroup.final:

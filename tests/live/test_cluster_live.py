@@ -22,8 +22,9 @@ def _offsets_leaders(bootstrap: str) -> dict[int, int]:
     return {p.id: p.leader for p in topics["__consumer_offsets"].partitions.values()}
 
 
-def test_each_groups_coordinator_is_the_leader_of_its_offsets_partition(kafka_cluster: list[Node],
-                                                                       names: tuple[str, str]) -> None:
+def test_each_groups_coordinator_is_the_leader_of_its_offsets_partition(
+    kafka_cluster: list[Node], names: tuple[str, str]
+) -> None:
     topic, group = names
     bootstrap = ",".join(node.address for node in kafka_cluster)
     topic_with_records(bootstrap, topic, [3, 3, 3])

@@ -30,8 +30,16 @@ def test_describe_an_empty_group_shows_kafkas_columns_and_lag(broker: str, names
     rows = {(p["topic"], p["partition"]): p for p in body["partitions"]}
     # Partition 0 was never committed and nobody owns it: Kafka's tool leaves it out, and so does kgroup.
     assert set(rows) == {(topic, 1), (topic, 2)}
-    assert (rows[(topic, 1)]["current_offset"], rows[(topic, 1)]["log_end_offset"], rows[(topic, 1)]["lag"]) == (1, 4, 3)
-    assert (rows[(topic, 2)]["current_offset"], rows[(topic, 2)]["log_end_offset"], rows[(topic, 2)]["lag"]) == (3, 3, 0)
+    assert (rows[(topic, 1)]["current_offset"], rows[(topic, 1)]["log_end_offset"], rows[(topic, 1)]["lag"]) == (
+        1,
+        4,
+        3,
+    )
+    assert (rows[(topic, 2)]["current_offset"], rows[(topic, 2)]["log_end_offset"], rows[(topic, 2)]["lag"]) == (
+        3,
+        3,
+        0,
+    )
     assert rows[(topic, 1)]["log_start_offset"] == 0
     assert rows[(topic, 1)]["consumer_id"] is None
     assert body["total_lag"] == 3
@@ -48,8 +56,20 @@ def test_describe_table_prints_dashes_for_missing_values(broker: str, names: tup
 
     assert result.exit_code == 0, result.output
     header, row = [line.split() for line in result.stdout.splitlines()[1:3]]
-    assert header == ["GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-START-OFFSET", "LOG-END-OFFSET", "LAG",
-                      "LEAD", "CONSUMER-ID", "HOST", "CLIENT-ID", "FLAGS"]
+    assert header == [
+        "GROUP",
+        "TOPIC",
+        "PARTITION",
+        "CURRENT-OFFSET",
+        "LOG-START-OFFSET",
+        "LOG-END-OFFSET",
+        "LAG",
+        "LEAD",
+        "CONSUMER-ID",
+        "HOST",
+        "CLIENT-ID",
+        "FLAGS",
+    ]
     assert row == [group, topic, "0", "1", "0", "2", "1", "1", "-", "-", "-", "-"]
 
 
@@ -92,8 +112,7 @@ def test_describe_names_the_member_that_owns_each_partition(broker: str, names: 
     assert row["consumer_id"] == member_id
 
 
-def test_members_verbose_prints_each_members_assignment_as_kafka_does(broker: str,
-                                                                      names: tuple[str, str]) -> None:
+def test_members_verbose_prints_each_members_assignment_as_kafka_does(broker: str, names: tuple[str, str]) -> None:
     topic, group = names
     topic_with_records(broker, topic, [1, 1, 1])
     consumer = joined_consumer(broker, group, topic)
@@ -204,8 +223,9 @@ def test_without_time_lag_the_document_has_no_time_lag_keys(broker: str, names: 
     assert "max_time_lag_ms" not in body and "time_lag_ms" not in body["partitions"][0]
 
 
-def test_regex_and_all_groups_choose_groups_and_only_with_lag_keeps_the_lagging(broker: str,
-                                                                                 names: tuple[str, str]) -> None:
+def test_regex_and_all_groups_choose_groups_and_only_with_lag_keeps_the_lagging(
+    broker: str, names: tuple[str, str]
+) -> None:
     topic, group = names
     topic_with_records(broker, topic, [4, 4, 0])
     lagging, caught_up, other = f"{group}-lagging", f"{group}-caught-up", f"other-{group}"
@@ -232,8 +252,9 @@ def test_describe_needs_groups_to_describe(broker: str) -> None:
     assert "no group matched" in none.stderr
 
 
-def test_describe_topic_shows_every_group_reading_it_and_only_its_partitions(broker: str,
-                                                                            names: tuple[str, str]) -> None:
+def test_describe_topic_shows_every_group_reading_it_and_only_its_partitions(
+    broker: str, names: tuple[str, str]
+) -> None:
     topic, group = names
     other_topic = f"{topic}-other"
     topic_with_records(broker, topic, [4, 4])
@@ -245,8 +266,11 @@ def test_describe_topic_shows_every_group_reading_it_and_only_its_partitions(bro
     result = run("describe", "--topic", topic, "-b", broker, "-o", "json")
 
     assert result.exit_code == 0, result.output
-    mine = {g["group"]: [(p["topic"], p["partition"]) for p in g["partitions"]]
-            for g in json.loads(result.stdout)["groups"] if g["group"].startswith(group)}
+    mine = {
+        g["group"]: [(p["topic"], p["partition"]) for p in g["partitions"]]
+        for g in json.loads(result.stdout)["groups"]
+        if g["group"].startswith(group)
+    }
     assert mine == {f"{group}-a": [(topic, 0)], f"{group}-b": [(topic, 1)]}
     missing = run("describe", "--topic", f"{topic}-none", "-b", broker)
     assert missing.exit_code == 5 and "does not exist" in missing.stderr

@@ -40,8 +40,18 @@ def live_commands(group: str, topic: str, out: Path) -> dict[str, list[str]]:
         "offsets reset": ["offsets", "reset", group, "--all-topics", "--to-earliest"],
         "offsets delete": ["offsets", "delete", group, "--topic", topic],
         "groups delete": ["groups", "delete", group],
-        "lag record": ["lag", "record", "--group", group, "--count", "1", "--interval", "1s",
-                       "--out", str(out / "history")],
+        "lag record": [
+            "lag",
+            "record",
+            "--group",
+            group,
+            "--count",
+            "1",
+            "--interval",
+            "1s",
+            "--out",
+            str(out / "history"),
+        ],
     }
 
 
@@ -107,8 +117,7 @@ def test_a_closed_port_is_exit_4_at_once_on_every_live_command(tmp_path: Path) -
         assert address in line and "no answer within" not in line, (name, line)
 
 
-def test_a_silent_port_is_exit_4_with_the_same_suffix_on_every_live_command(tmp_path: Path,
-                                                                            silent_port: int) -> None:
+def test_a_silent_port_is_exit_4_with_the_same_suffix_on_every_live_command(tmp_path: Path, silent_port: int) -> None:
     address = f"127.0.0.1:{silent_port}"
     for name, args in live_commands("g", "t", tmp_path).items():
         result = kgroup(*args, bootstrap=address, timeout="2")
@@ -117,8 +126,9 @@ def test_a_silent_port_is_exit_4_with_the_same_suffix_on_every_live_command(tmp_
         assert address in line and line.endswith("(no answer within 2 s)"), (name, line)
 
 
-def test_a_missing_group_is_exit_5_on_every_command_that_reads_it(broker: str, names: tuple[str, str],
-                                                                  tmp_path: Path) -> None:
+def test_a_missing_group_is_exit_5_on_every_command_that_reads_it(
+    broker: str, names: tuple[str, str], tmp_path: Path
+) -> None:
     topic, missing = names
     topic_with_records(broker, topic, [2])
     commands = live_commands(missing, topic, tmp_path)
@@ -140,9 +150,11 @@ def test_a_missing_topic_is_exit_5_wherever_a_topic_is_named(broker: str, names:
     topic_with_records(broker, topic, [2])
     commit(broker, group, {(topic, 0): 1})
     absent = f"{topic}-absent"
-    for args in (["describe", group, "--topic", absent], ["offsets", "reset", group, "--topic", absent,
-                                                           "--to-earliest"],
-                 ["offsets", "delete", group, "--topic", absent]):
+    for args in (
+        ["describe", group, "--topic", absent],
+        ["offsets", "reset", group, "--topic", absent, "--to-earliest"],
+        ["offsets", "delete", group, "--topic", absent],
+    ):
         result = kgroup(*args, bootstrap=broker)
         assert result.returncode == 5, (args, result.stderr)
         assert repr(absent) in one_error_line(result)
@@ -155,8 +167,9 @@ def test_a_group_with_an_active_member_is_exit_6_on_every_change(broker: str, na
     try:
         consumer.commit(offsets=[KafkaTopicPartition(topic, 0, 2)], asynchronous=False)
         results = {
-            "offsets reset": kgroup("offsets", "reset", group, "--all-topics", "--to-earliest", "--execute",
-                                    bootstrap=broker),
+            "offsets reset": kgroup(
+                "offsets", "reset", group, "--all-topics", "--to-earliest", "--execute", bootstrap=broker
+            ),
             "offsets delete": kgroup("offsets", "delete", group, "--topic", topic, "--execute", bootstrap=broker),
             "groups delete": kgroup("groups", "delete", group, "--execute", bootstrap=broker),
         }

@@ -49,13 +49,29 @@ class Pump:
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 
-    def join(self, name: str, topics: list[str], assignor: str, rack: str | None = None,
-             instance: str | None = None, classic: bool = False) -> None:
-        config: dict[str, Any] = {"bootstrap.servers": self.broker, "group.id": self.group, "client.id": name,
-                                  "enable.auto.commit": False, "auto.offset.reset": "earliest"}
+    def join(
+        self,
+        name: str,
+        topics: list[str],
+        assignor: str,
+        rack: str | None = None,
+        instance: str | None = None,
+        classic: bool = False,
+    ) -> None:
+        config: dict[str, Any] = {
+            "bootstrap.servers": self.broker,
+            "group.id": self.group,
+            "client.id": name,
+            "enable.auto.commit": False,
+            "auto.offset.reset": "earliest",
+        }
         if classic:  # a classic member joining the consumer-protocol group (KIP-848's upgrade path)
-            config |= {"group.protocol": "classic", "partition.assignment.strategy": "cooperative-sticky",
-                       "session.timeout.ms": 6000, "heartbeat.interval.ms": 500}
+            config |= {
+                "group.protocol": "classic",
+                "partition.assignment.strategy": "cooperative-sticky",
+                "session.timeout.ms": 6000,
+                "heartbeat.interval.ms": 500,
+            }
         else:
             config |= {"group.protocol": "consumer", "group.remote.assignor": assignor}
         if rack:
@@ -85,8 +101,9 @@ class Pump:
 
 
 @pytest.fixture
-def java(broker: str, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory,
-         names: tuple[str, str]) -> Iterator[JavaConsumers]:
+def java(
+    broker: str, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, names: tuple[str, str]
+) -> Iterator[JavaConsumers]:
     """The Java driver: Kafka's consumers and Kafka's own admin describe, in one JVM."""
     consumers = JavaConsumers(broker, names[1], {}, "", compiled(tmp_path_factory), tmp_path, dict(JAVA_SETTINGS))
     try:
@@ -109,8 +126,10 @@ def _kafka_topic_ids(broker: str, topics: list[str]) -> dict[str, str]:
     ids = {}
     for topic, future in admin.describe_topics(TopicCollection(topics)).items():
         uid = future.result(30).topic_id
-        raw = b"".join(half.to_bytes(8, "big", signed=True)
-                       for half in (uid.get_most_significant_bits(), uid.get_least_significant_bits()))
+        raw = b"".join(
+            half.to_bytes(8, "big", signed=True)
+            for half in (uid.get_most_significant_bits(), uid.get_least_significant_bits())
+        )
         ids[topic] = base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
     return ids
 
@@ -122,10 +141,16 @@ def _settled(java: JavaConsumers, group: str, members: int, partitions: int) -> 
     while time.monotonic() < deadline:
         seen = java.describe([group])[group]
         ms = seen["members"]
-        if seen["state"] == "Stable" and len(ms) == members and \
-                sum(len(m["assignment"]) for m in ms) == partitions and \
-                all(m["member_epoch"] == seen["target_assignment_epoch"] and
-                    sorted(m["assignment"]) == sorted(m["target_assignment"]) for m in ms):
+        if (
+            seen["state"] == "Stable"
+            and len(ms) == members
+            and sum(len(m["assignment"]) for m in ms) == partitions
+            and all(
+                m["member_epoch"] == seen["target_assignment_epoch"]
+                and sorted(m["assignment"]) == sorted(m["target_assignment"])
+                for m in ms
+            )
+        ):
             return seen
         time.sleep(0.2)  # between two reads of the condition
     raise AssertionError(f"group {group} did not settle in {SETTLE_TIMEOUT_S} s: {seen}")
@@ -151,18 +176,25 @@ def _type(member: dict[str, Any]) -> str | None:
 def _assert_equals_kafkas(body: dict[str, Any], kafka: dict[str, Any]) -> None:
     """kgroup's describe JSON against Admin.describeConsumerGroups, field by field."""
     assert (body["type"], body["state"], body["assignor"]) == ("consumer", kafka["state"], kafka["assignor"])
-    assert (body["group_epoch"], body["target_assignment_epoch"]) == (kafka["group_epoch"],
-                                                                       kafka["target_assignment_epoch"])
+    assert (body["group_epoch"], body["target_assignment_epoch"]) == (
+        kafka["group_epoch"],
+        kafka["target_assignment_epoch"],
+    )
     ours = {m["member_id"]: m for m in body["member_lag"]}
     assert set(ours) == {m["member_id"] for m in kafka["members"]}
     for theirs in kafka["members"]:
         mine = ours[theirs["member_id"]]
-        assert (mine["current_epoch"], mine["target_epoch"]) == (theirs["member_epoch"],
-                                                                 kafka["target_assignment_epoch"])
+        assert (mine["current_epoch"], mine["target_epoch"]) == (
+            theirs["member_epoch"],
+            kafka["target_assignment_epoch"],
+        )
         assert mine["assignment"] == _listed(theirs["assignment"]), theirs["member_id"]
         assert mine["target_assignment"] == _listed(theirs["target_assignment"] or []), theirs["member_id"]
-        assert (mine["instance_id"], mine["client_id"], mine["host"]) == (theirs["instance_id"], theirs["client_id"],
-                                                                           theirs["host"])
+        assert (mine["instance_id"], mine["client_id"], mine["host"]) == (
+            theirs["instance_id"],
+            theirs["client_id"],
+            theirs["host"],
+        )
         assert mine["member_type"] == _type(theirs)
         owned = {(p["topic"], p["partition"]) for p in mine["assignment"]}
         target = {(p["topic"], p["partition"]) for p in mine["target_assignment"]}
@@ -173,7 +205,8 @@ def _assert_equals_kafkas(body: dict[str, Any], kafka: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("assignor", ["uniform", "range"])
 def test_describe_equals_kafkas_admin_for_librdkafka_and_java_members(
-        broker: str, names: tuple[str, str], java: JavaConsumers, assignor: str) -> None:
+    broker: str, names: tuple[str, str], java: JavaConsumers, assignor: str
+) -> None:
     topic, group = names
     sizes = {f"{topic}-a": 7, f"{topic}-b": 3}
     a, b = sizes
@@ -217,7 +250,8 @@ def test_describe_equals_kafkas_admin_for_librdkafka_and_java_members(
 
 
 def test_a_member_that_has_not_revoked_is_reconciling_and_its_successor_awaits(
-        broker: str, names: tuple[str, str], java: JavaConsumers) -> None:
+    broker: str, names: tuple[str, str], java: JavaConsumers
+) -> None:
     """A librdkafka member that stops polling keeps heartbeating but never acknowledges what its new target
     takes away: Kafka holds it at its old epoch (UNREVOKED_PARTITIONS; ConsumerGroupDescribe then lists only
     the partitions it keeps, not those pending revocation) and the newcomer waits for those partitions
@@ -234,9 +268,12 @@ def test_a_member_that_has_not_revoked_is_reconciling_and_its_successor_awaits(
         while time.monotonic() < deadline:  # until the coordinator holds `first` back, revoking
             kafka = java.describe([group])[group]
             members = {m["client_id"]: m for m in kafka["members"]}
-            if set(members) == {"first", "second"} and members["second"]["target_assignment"] and \
-                    members["first"]["member_epoch"] < kafka["target_assignment_epoch"] and \
-                    sorted(members["first"]["assignment"]) == sorted(members["first"]["target_assignment"]):
+            if (
+                set(members) == {"first", "second"}
+                and members["second"]["target_assignment"]
+                and members["first"]["member_epoch"] < kafka["target_assignment_epoch"]
+                and sorted(members["first"]["assignment"]) == sorted(members["first"]["target_assignment"])
+            ):
                 break
             time.sleep(0.2)  # between two reads of the condition
         else:
@@ -254,8 +291,11 @@ def test_a_member_that_has_not_revoked_is_reconciling_and_its_successor_awaits(
     first, second = by_client["first"], by_client["second"]
     target_epoch = body["target_assignment_epoch"]
     assert first["reconciling"] and first["current_epoch"] < target_epoch and first["partitions_awaited"] == []
-    assert second["reconciling"] and second["assignment"] == [] and \
-        second["partitions_awaited"] == second["target_assignment"] != []
+    assert (
+        second["reconciling"]
+        and second["assignment"] == []
+        and second["partitions_awaited"] == second["target_assignment"] != []
+    )
     assert table.exit_code == 0, table.output
     marks = {row.split()[3]: row.split(None, 11)[-1] for row in table.stdout.splitlines()[1:]}
     awaited = ",".join(str(p["partition"]) for p in second["partitions_awaited"])
@@ -263,8 +303,9 @@ def test_a_member_that_has_not_revoked_is_reconciling_and_its_successor_awaits(
     assert marks["second"] == f"yes: await {topic}:{awaited}"
 
 
-def test_groups_lists_type_and_protocol_and_filters_by_type(broker: str, names: tuple[str, str],
-                                                             java: JavaConsumers) -> None:
+def test_groups_lists_type_and_protocol_and_filters_by_type(
+    broker: str, names: tuple[str, str], java: JavaConsumers
+) -> None:
     topic, group = names
     classic_group = f"{group}-classic"
     _topics(broker, {topic: 2})
@@ -284,12 +325,15 @@ def test_groups_lists_type_and_protocol_and_filters_by_type(broker: str, names: 
     bad = run("groups", "-b", broker, "--type", "dynamic")
 
     assert listed.exit_code == 0, listed.output
-    rows = {g["group"]: (g["type"], g["protocol"], g["state"], g["members"]) for g in json.loads(listed.stdout)["groups"]}
+    rows = {
+        g["group"]: (g["type"], g["protocol"], g["state"], g["members"]) for g in json.loads(listed.stdout)["groups"]
+    }
     assert rows == {group: ("consumer", "consumer", "Stable", 1), classic_group: ("classic", "consumer", "Stable", 1)}
     header, *lines = [line.split() for line in table.stdout.splitlines()]
     assert header[:4] == ["GROUP", "TYPE", "PROTOCOL", "STATE"]
-    assert sorted(line[:4] for line in lines) == sorted([[group, "consumer", "consumer", "Stable"],
-                                                         [classic_group, "classic", "consumer", "Stable"]])
+    assert sorted(line[:4] for line in lines) == sorted(
+        [[group, "consumer", "consumer", "Stable"], [classic_group, "classic", "consumer", "Stable"]]
+    )
     assert [g["group"] for g in json.loads(consumers_only.stdout)["groups"]] == [group]
     assert [g["group"] for g in json.loads(classic_only.stdout)["groups"]] == [classic_group]
     assert {g["group"] for g in json.loads(stable.stdout)["groups"]} == {group, classic_group}
@@ -297,8 +341,9 @@ def test_groups_lists_type_and_protocol_and_filters_by_type(broker: str, names: 
     assert bad.stderr.strip().count("\n") == 0 and "'dynamic'" in bad.stderr and "--type" in bad.stderr
 
 
-def test_snapshot_keeps_every_kip848_field_and_loads_back(broker: str, names: tuple[str, str],
-                                                           java: JavaConsumers, tmp_path: Path) -> None:
+def test_snapshot_keeps_every_kip848_field_and_loads_back(
+    broker: str, names: tuple[str, str], java: JavaConsumers, tmp_path: Path
+) -> None:
     topic, group = names
     sizes = {topic: 5, f"{topic}-x": 2}
     _topics(broker, sizes)
@@ -321,7 +366,10 @@ def test_snapshot_keeps_every_kip848_field_and_loads_back(broker: str, names: tu
     assert {t["name"]: t["id"] for t in doc["cluster"]["topics"]} == _kafka_topic_ids(broker, list(sizes))
     (body,) = doc["groups"]
     assert (body["protocol"], body["generation"], body["assignment_epoch"]) == (
-        "consumer", kafka["group_epoch"], kafka["target_assignment_epoch"])
+        "consumer",
+        kafka["group_epoch"],
+        kafka["target_assignment_epoch"],
+    )
     members = {m["member_id"]: m for m in body["members"]}
     assert set(members) == {m["member_id"] for m in kafka["members"]}
     for theirs in kafka["members"]:
@@ -332,16 +380,22 @@ def test_snapshot_keeps_every_kip848_field_and_loads_back(broker: str, names: tu
     fixture = load_fixture(str(out))
     group_model = fixture.group(group)
     assert fixture.cluster.kafka_version == doc["cluster"]["kafka_version"]
-    assert (group_model.generation, group_model.assignment_epoch) == (kafka["group_epoch"],
-                                                                      kafka["target_assignment_epoch"])
+    assert (group_model.generation, group_model.assignment_epoch) == (
+        kafka["group_epoch"],
+        kafka["target_assignment_epoch"],
+    )
     for theirs in kafka["members"]:
         member = group_model.member(theirs["member_id"])
         assert member is not None
         assert sorted(member.owned) == sorted(tuple(tp) for tp in theirs["assignment"])
-        assert sorted(group_model.assignment.partitions_of(member.member_id)) == \
-            sorted(tuple(tp) for tp in theirs["target_assignment"])
+        assert sorted(group_model.assignment.partitions_of(member.member_id)) == sorted(
+            tuple(tp) for tp in theirs["target_assignment"]
+        )
         assert (member.generation, member.member_type, member.instance_id) == (
-            theirs["member_epoch"], _type(theirs), theirs["instance_id"])
+            theirs["member_epoch"],
+            _type(theirs),
+            theirs["instance_id"],
+        )
     assert {m.client_id: m.rack for m in group_model.members} == {"rdk": "rack-1", "jvm": None}
 
     offline = run("describe", "--fixture", str(out), "--members", "-o", "json")
@@ -349,14 +403,27 @@ def test_snapshot_keeps_every_kip848_field_and_loads_back(broker: str, names: tu
     (offline_body,) = json.loads(offline.stdout)["groups"]
     keys = ("group_epoch", "target_assignment_epoch", "state", "assignor", "type")
     assert {k: offline_body[k] for k in keys} == {k: live[k] for k in keys}
-    member_keys = ("member_id", "instance_id", "client_id", "rack", "current_epoch", "target_epoch", "assignment",
-                   "target_assignment", "member_type", "subscribed_regex", "reconciling")
-    assert sorted([{k: m[k] for k in member_keys} for m in offline_body["member_lag"]], key=str) == \
-        sorted([{k: m[k] for k in member_keys} for m in live["member_lag"]], key=str)
+    member_keys = (
+        "member_id",
+        "instance_id",
+        "client_id",
+        "rack",
+        "current_epoch",
+        "target_epoch",
+        "assignment",
+        "target_assignment",
+        "member_type",
+        "subscribed_regex",
+        "reconciling",
+    )
+    assert sorted([{k: m[k] for k in member_keys} for m in offline_body["member_lag"]], key=str) == sorted(
+        [{k: m[k] for k in member_keys} for m in live["member_lag"]], key=str
+    )
 
 
-def test_a_regex_subscription_is_shown_and_resolved(broker: str, names: tuple[str, str],
-                                                     java: JavaConsumers, tmp_path: Path) -> None:
+def test_a_regex_subscription_is_shown_and_resolved(
+    broker: str, names: tuple[str, str], java: JavaConsumers, tmp_path: Path
+) -> None:
     """librdkafka sends a `^`-prefixed subscription as the member's regex (KIP-848's SubscribedTopicRegex),
     each regex in parentheses, joined by `|` (librdkafka 2.16); the coordinator
     resolves it, and kgroup keeps it and the topics it matched."""
@@ -383,7 +450,8 @@ def test_a_regex_subscription_is_shown_and_resolved(broker: str, names: tuple[st
 
 
 def test_a_classic_member_in_a_consumer_protocol_group_is_described_as_such(
-        broker: str, names: tuple[str, str], java: JavaConsumers) -> None:
+    broker: str, names: tuple[str, str], java: JavaConsumers
+) -> None:
     """KIP-848's upgrade path: a classic consumer joins a consumer-protocol group, whose coordinator runs it
     through JoinGroup/SyncGroup. Kafka's admin reads it `upgraded: false`; kgroup says classic, prints
     Kafka's UPGRADED column and says in one line what it cannot predict."""
@@ -401,8 +469,7 @@ def test_a_classic_member_in_a_consumer_protocol_group_is_described_as_such(
         pump.close()
 
     _assert_equals_kafkas(body, kafka)
-    assert {m["client_id"]: m["member_type"] for m in body["member_lag"]} == {"modern": "consumer",
-                                                                              "legacy": "classic"}
+    assert {m["client_id"]: m["member_type"] for m in body["member_lag"]} == {"modern": "consumer", "legacy": "classic"}
     (note,) = [n for n in body["notes"] if "classic protocol" in n]
     assert note.startswith("1 of 2 members use the classic protocol") and "cannot predict" in note
     assert table.exit_code == 0, table.output
@@ -413,15 +480,21 @@ def test_a_classic_member_in_a_consumer_protocol_group_is_described_as_such(
     assert "classic protocol" in table.stderr
 
 
-def test_alice_reads_her_groups_epochs_over_sasl_ssl_through_kgroups_own_transport(
-        secured_kafka: SecuredKafka) -> None:
+def test_alice_reads_her_groups_epochs_over_sasl_ssl_through_kgroups_own_transport(secured_kafka: SecuredKafka) -> None:
     """ConsumerGroupDescribe goes with the connection settings of every other request: SCRAM over TLS, as
     alice, whose ACLs let her DESCRIBE the group and its topic."""
     suffix = uuid.uuid4().hex[:8]
     topic, group = f"{ALICE_PREFIX}k848-{suffix}", f"{ALICE_PREFIX}k848-group-{suffix}"
     topic_with_records(secured_kafka.setup, topic, [1, 1, 1])
-    consumer = Consumer({"bootstrap.servers": secured_kafka.setup, "group.id": group, "group.protocol": "consumer",
-                         "client.id": "alices-reader", "enable.auto.commit": False})
+    consumer = Consumer(
+        {
+            "bootstrap.servers": secured_kafka.setup,
+            "group.id": group,
+            "group.protocol": "consumer",
+            "client.id": "alices-reader",
+            "enable.auto.commit": False,
+        }
+    )
     try:
         consumer.subscribe([topic])
         deadline = time.monotonic() + SETTLE_TIMEOUT_S
@@ -430,8 +503,19 @@ def test_alice_reads_her_groups_epochs_over_sasl_ssl_through_kgroups_own_transpo
         assert len(consumer.assignment()) == 3, "the consumer never got its assignment"
         member_id = consumer.memberid()
         config = secured_kafka.command_config("alice", "SCRAM-SHA-512", tls=True)
-        result = run_process("describe", group, "--members", "-o", "json", "-b", secured_kafka.address("SASL_SSL"),
-                             "--command-config", str(config), "--timeout", "30")
+        result = run_process(
+            "describe",
+            group,
+            "--members",
+            "-o",
+            "json",
+            "-b",
+            secured_kafka.address("SASL_SSL"),
+            "--command-config",
+            str(config),
+            "--timeout",
+            "30",
+        )
     finally:
         consumer.close()
 
@@ -439,8 +523,13 @@ def test_alice_reads_her_groups_epochs_over_sasl_ssl_through_kgroups_own_transpo
     (body,) = json.loads(result.stdout)["groups"]
     (member,) = body["member_lag"]
     assert (body["type"], body["state"], member["member_id"], member["client_id"]) == (
-        "consumer", "Stable", member_id, "alices-reader")
+        "consumer",
+        "Stable",
+        member_id,
+        "alices-reader",
+    )
     assert member["assignment"] == member["target_assignment"] == [{"topic": topic, "partition": p} for p in range(3)]
     # one member that joined once: the group epoch, the target's epoch and its own are the same, and set
-    assert body["group_epoch"] == body["target_assignment_epoch"] == member["current_epoch"] == \
-        member["target_epoch"] >= 1
+    assert (
+        body["group_epoch"] == body["target_assignment_epoch"] == member["current_epoch"] == member["target_epoch"] >= 1
+    )

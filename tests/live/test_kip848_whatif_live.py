@@ -105,9 +105,15 @@ class Members:
 
 
 def _consumer(broker: str, group: str, assignor: str, name: str, rack: str | None, instance: str | None) -> Consumer:
-    config: dict[str, Any] = {"bootstrap.servers": broker, "group.id": group, "client.id": name,
-                              "group.protocol": "consumer", "group.remote.assignor": assignor,
-                              "enable.auto.commit": False, "auto.offset.reset": "earliest"}
+    config: dict[str, Any] = {
+        "bootstrap.servers": broker,
+        "group.id": group,
+        "client.id": name,
+        "group.protocol": "consumer",
+        "group.remote.assignor": assignor,
+        "enable.auto.commit": False,
+        "auto.offset.reset": "earliest",
+    }
     if rack:
         config["client.rack"] = rack
     if instance:
@@ -130,9 +136,13 @@ def _settled(broker: str, group: str, members: int, after_epoch: int) -> int:
         seen = _described(broker, group)
         ms = seen.get("member_lag") or []
         epoch = seen.get("group_epoch") or 0
-        if seen["state"] == "Stable" and epoch > after_epoch and seen.get("target_assignment_epoch") == epoch \
-                and len(ms) == members and all(m["current_epoch"] == epoch and m["assignment"] == m["target_assignment"]
-                                               for m in ms):
+        if (
+            seen["state"] == "Stable"
+            and epoch > after_epoch
+            and seen.get("target_assignment_epoch") == epoch
+            and len(ms) == members
+            and all(m["current_epoch"] == epoch and m["assignment"] == m["target_assignment"] for m in ms)
+        ):
             return epoch
         time.sleep(0.2)  # between two reads of the condition
     raise AssertionError(f"group {group} did not settle past epoch {after_epoch} in {SETTLE_TIMEOUT_S} s: {seen}")
@@ -141,8 +151,11 @@ def _settled(broker: str, group: str, members: int, after_epoch: int) -> int:
 def _broker_target(admin: AdminClient, group: str) -> dict[str, set[tuple[str, int]]]:
     """The target assignment per member as Kafka's ConsumerGroupDescribe gives it to confluent-kafka."""
     description = admin.describe_consumer_groups([group])[group].result(30)
-    return {m.member_id: {(tp.topic, tp.partition) for tp in m.target_assignment.topic_partitions}
-            for m in description.members if m.target_assignment is not None}
+    return {
+        m.member_id: {(tp.topic, tp.partition) for tp in m.target_assignment.topic_partitions}
+        for m in description.members
+        if m.target_assignment is not None
+    }
 
 
 class Prediction(NamedTuple):
@@ -154,20 +167,24 @@ class Prediction(NamedTuple):
 def _targets(doc: dict[str, Any]) -> dict[str, set[tuple[str, int]]]:
     (run,) = doc["results"]
     assert "reconciliation" in run, "a consumer-protocol what-if shows the reconciliation path"
-    return {m: {(tp.rsplit("-", 1)[0], int(tp.rsplit("-", 1)[1])) for tp in parts}
-            for m, parts in run["assignment"].items()}
+    return {
+        m: {(tp.rsplit("-", 1)[0], int(tp.rsplit("-", 1)[1])) for tp in parts} for m, parts in run["assignment"].items()
+    }
 
 
 def _kafka_topic_id(admin: AdminClient, topic: str) -> str:
     """The topic's Kafka Uuid in Kafka's text form (URL-safe base64 of its 16 bytes, unpadded)."""
     uid = admin.describe_topics(TopicCollection([topic]))[topic].result(30).topic_id
-    raw = b"".join(half.to_bytes(8, "big", signed=True)
-                   for half in (uid.get_most_significant_bits(), uid.get_least_significant_bits()))
+    raw = b"".join(
+        half.to_bytes(8, "big", signed=True)
+        for half in (uid.get_most_significant_bits(), uid.get_least_significant_bits())
+    )
     return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
 
 
-def _predicted(broker: str, admin: AdminClient, group: str, sizes: dict[str, int], folder: Path,
-               *flags: str) -> Prediction:
+def _predicted(
+    broker: str, admin: AdminClient, group: str, sizes: dict[str, int], folder: Path, *flags: str
+) -> Prediction:
     result = run_process("simulate", "-b", broker, "--group", group, *flags, "-o", "json", "--timeout", "30")
     assert result.returncode == 0, result.stderr
     doc = json.loads(result.stdout)
@@ -219,10 +236,16 @@ def _layout(seed: int, assignor: str) -> tuple[dict[str, int], list[dict[str, An
     members = []
     for i in range(rng.randint(2, 5)):  # with the newcomer, up to 6 members
         topics = names if identical else rng.sample(names, rng.randint(1, len(names)))
-        members.append({"name": f"m{i}", "topics": topics, "rack": rng.choice(RACKS) if rng.random() < 0.4 else None,
-                        "instance": f"static-{tag}-{i}" if rng.random() < 0.25 else None,
-                        # Kafka's Java consumer in the first JAVA_LAYOUTS layouts (every other member)
-                        "java": seed <= JAVA_LAYOUTS and i % 2 == 1})
+        members.append(
+            {
+                "name": f"m{i}",
+                "topics": topics,
+                "rack": rng.choice(RACKS) if rng.random() < 0.4 else None,
+                "instance": f"static-{tag}-{i}" if rng.random() < 0.25 else None,
+                # Kafka's Java consumer in the first JAVA_LAYOUTS layouts (every other member)
+                "java": seed <= JAVA_LAYOUTS and i % 2 == 1,
+            }
+        )
     return sizes, members, rng
 
 
@@ -234,15 +257,36 @@ def _one_layout(broker: str, assignor: str, seed: int, folder: Path, classes: Pa
         future.result(30)
     group = f"k848-{assignor}-{seed}-{uuid.uuid4().hex[:6]}"
     members = Members()
-    java = JavaConsumers(broker, group, {}, "", classes, folder, {
-        "group.protocol": "consumer", "group.remote.assignor": assignor, "enable.auto.commit": "false",
-        "auto.offset.reset": "earliest"}) if any(m["java"] for m in layout) else None
+    java = (
+        JavaConsumers(
+            broker,
+            group,
+            {},
+            "",
+            classes,
+            folder,
+            {
+                "group.protocol": "consumer",
+                "group.remote.assignor": assignor,
+                "enable.auto.commit": "false",
+                "auto.offset.reset": "earliest",
+            },
+        )
+        if any(m["java"] for m in layout)
+        else None
+    )
     points: list[Point] = []
 
     def judge(what: str, prediction: Prediction) -> None:
         target = _broker_target(admin, group)
-        points.append(Point(_same(prediction.live, target), _same(prediction.with_topic_ids, target),
-                            prediction.release_mattered, f"{what}: predicted {prediction.live}, broker {target}"))
+        points.append(
+            Point(
+                _same(prediction.live, target),
+                _same(prediction.with_topic_ids, target),
+                prediction.release_mattered,
+                f"{what}: predicted {prediction.live}, broker {target}",
+            )
+        )
 
     try:
         ids = {}
@@ -251,8 +295,9 @@ def _one_layout(broker: str, assignor: str, seed: int, folder: Path, classes: Pa
                 assert java is not None
                 java.join(m["name"], tuple(m["topics"]), m["instance"])  # its id: the broker's describe has it
                 continue
-            ids[m["name"]] = members.add(_consumer(broker, group, assignor, m["name"], m["rack"], m["instance"]),
-                                         m["topics"])
+            ids[m["name"]] = members.add(
+                _consumer(broker, group, assignor, m["name"], m["rack"], m["instance"]), m["topics"]
+            )
         epoch = _settled(broker, group, len(layout), 0)
         if seed == 1:
             TOPIC_IDS[assignor] = _topic_ids_read(broker, group)
@@ -260,7 +305,9 @@ def _one_layout(broker: str, assignor: str, seed: int, folder: Path, classes: Pa
         names = list(sizes)
         newcomer = _consumer(broker, group, assignor, "joiner", rng.choice((None,) + RACKS), None)
         topics = names if seed % 2 == 0 else rng.sample(names, rng.randint(1, len(names)))
-        predicted = _predicted(broker, admin, group, sizes, folder, "--add-member", f"{newcomer.memberid()}={','.join(topics)}")
+        predicted = _predicted(
+            broker, admin, group, sizes, folder, "--add-member", f"{newcomer.memberid()}={','.join(topics)}"
+        )
         members.add(newcomer, topics)
         epoch = _settled(broker, group, len(layout) + 1, epoch)
         judge("join", predicted)
@@ -286,8 +333,9 @@ def _one_layout(broker: str, assignor: str, seed: int, folder: Path, classes: Pa
         # A dynamic member leaves (a static one's close is a temporary leave: its partitions wait for it).
         leaving = next((ids[m["name"]] for m in layout if not m["instance"] and not m["java"]), None)
         if leaving is not None:
-            predicted = _predicted(broker, admin, group, grown_sizes(sizes, grown, total), folder,
-                                   "--remove-member", leaving)
+            predicted = _predicted(
+                broker, admin, group, grown_sizes(sizes, grown, total), folder, "--remove-member", leaving
+            )
             members.remove(leaving)
             _settled(broker, group, len(layout), epoch)
             judge("leave", predicted)
@@ -299,26 +347,36 @@ def _one_layout(broker: str, assignor: str, seed: int, folder: Path, classes: Pa
 
 
 @pytest.mark.parametrize("assignor", ["uniform", "range"])
-def test_the_live_kip848_what_if_is_the_brokers_next_target(broker: str, assignor: str, tmp_path: Path,
-                                                             tmp_path_factory: pytest.TempPathFactory,
-                                                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_live_kip848_what_if_is_the_brokers_next_target(
+    broker: str,
+    assignor: str,
+    tmp_path: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     with ThreadPoolExecutor(max_workers=min(SEEDS, 5)) as pool:
         classes = compiled(tmp_path_factory)
-        outcomes = list(pool.map(lambda seed: _one_layout(broker, assignor, seed, tmp_path, classes),
-                                 range(1, SEEDS + 1)))
+        outcomes = list(
+            pool.map(lambda seed: _one_layout(broker, assignor, seed, tmp_path, classes), range(1, SEEDS + 1))
+        )
     points = [p for layout in outcomes for p in layout]
     RESULTS[(assignor, "points")] += len(points)
     RESULTS[(assignor, "exact")] += sum(p.exact for p in points)
     with_ids = sum(p.exact_with_topic_ids for p in points)
     mattered = sum(p.release_mattered for p in points)
     with capsys.disabled():
-        print(f"\nKIP-848 live what-if on Apache Kafka {jars.version()}, {assignor}: {len(points)} points "
-              f"({SEEDS} layouts x join, subscription change, partition increase, a leave), "
-              f"{RESULTS[(assignor, 'exact')]} exact; {with_ids} exact from the snapshot given Kafka's topic ids"
-              + (f"; at {mattered} the release decided (KAFKA-18688)" if assignor == "uniform" else ""))
+        print(
+            f"\nKIP-848 live what-if on Apache Kafka {jars.version()}, {assignor}: {len(points)} points "
+            f"({SEEDS} layouts x join, subscription change, partition increase, a leave), "
+            f"{RESULTS[(assignor, 'exact')]} exact; {with_ids} exact from the snapshot given Kafka's topic ids"
+            + (f"; at {mattered} the release decided (KAFKA-18688)" if assignor == "uniform" else "")
+        )
     missed = [p.detail for p in points if not p.exact]
-    hint = "" if TOPIC_IDS.get(assignor, True) else \
-        "\n(the live read gave no topic ids: kgroup broke uniform's ties with ids derived from the names)"
+    hint = (
+        ""
+        if TOPIC_IDS.get(assignor, True)
+        else "\n(the live read gave no topic ids: kgroup broke uniform's ties with ids derived from the names)"
+    )
     if missed:
         with capsys.disabled():
             print("missed:\n" + "\n".join(missed))

@@ -99,8 +99,7 @@ def test_lag_record_appends_complete_samples(broker: str, names: tuple[str, str]
     _consume_commit_and_stop(broker, group, topic, partitions=2)
     out = tmp_path / "history"
 
-    result = run("lag", "record", "-b", broker, "--group", group, "--interval", "1s", "--count", "3",
-                 "--out", str(out))
+    result = run("lag", "record", "-b", broker, "--group", group, "--interval", "1s", "--count", "3", "--out", str(out))
 
     assert result.exit_code == 0, result.output
     assert "recorded: 3 polls, 12 rows" in result.stderr and "no gaps" in result.stderr
@@ -113,8 +112,9 @@ def test_lag_record_appends_complete_samples(broker: str, names: tuple[str, str]
     assert not list(out.rglob(".*.tmp"))
 
 
-def test_a_resumed_recording_keeps_when_an_offset_was_first_seen(broker: str, names: tuple[str, str],
-                                                                  tmp_path: Path) -> None:
+def test_a_resumed_recording_keeps_when_an_offset_was_first_seen(
+    broker: str, names: tuple[str, str], tmp_path: Path
+) -> None:
     topic, group = names
     topic_with_records(broker, topic, [6])
     _consume_commit_and_stop(broker, group, topic)
@@ -137,15 +137,17 @@ def test_lag_record_needs_a_stop_condition_and_a_reachable_broker(tmp_path: Path
     out = tmp_path / "h"
     missing = run("lag", "record", "-b", "127.0.0.1:1", "--group", "g", "--out", str(out))
     assert missing.exit_code == 2 and "--duration" in missing.stderr
-    gone = run("lag", "record", "-b", "127.0.0.1:1", "--group", "g", "--count", "1", "--out", str(out),
-               "--timeout", "2")
+    gone = run(
+        "lag", "record", "-b", "127.0.0.1:1", "--group", "g", "--count", "1", "--out", str(out), "--timeout", "2"
+    )
     assert gone.exit_code == 4, gone.output
     assert not out.exists()  # nothing created for a broker that never answered
 
 
 @pytest.mark.parametrize("gaps", [(), (0.01,), (0.1,)], ids=["ctrl-c", "ctrl-c-twice", "ctrl-c-again-on-the-way-out"])
-def test_ctrl_c_leaves_a_valid_data_set(broker: str, names: tuple[str, str], tmp_path: Path,
-                                        gaps: tuple[float, ...]) -> None:
+def test_ctrl_c_leaves_a_valid_data_set(
+    broker: str, names: tuple[str, str], tmp_path: Path, gaps: tuple[float, ...]
+) -> None:
     """Once: the poll in flight is written, the recorder says what it saved and exits 130. Twice in a row: it stops at once (or,
     if the first already ended the loop, on its way out), still with every visible file whole. A press 0.1 s later lands
     after the loop has ended, while the summary is written: it must still be exit 130, not a death by SIGINT (-2)."""
@@ -154,8 +156,25 @@ def test_ctrl_c_leaves_a_valid_data_set(broker: str, names: tuple[str, str], tmp
     _consume_commit_and_stop(broker, group, topic)
     out = tmp_path / "history"
     script = Path(sys.executable).parent / "kgroup"
-    process = subprocess.Popen([str(script), "lag", "record", "-b", broker, "--group", group, "--interval", "200ms",
-                                "--count", "1000", "--out", str(out)], stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [
+            str(script),
+            "lag",
+            "record",
+            "-b",
+            broker,
+            "--group",
+            group,
+            "--interval",
+            "200ms",
+            "--count",
+            "1000",
+            "--out",
+            str(out),
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 120  # generous: a loaded 2-core machine starts the recorder slowly
         while len(table_files(str(out), COMMITS)) < 3 and time.monotonic() < deadline:
@@ -183,20 +202,47 @@ def test_lag_record_follows_the_groups_a_regex_picks(broker: str, names: tuple[s
         commit(broker, chosen, {(topic, 0): 1})
     out = tmp_path / "history"
 
-    result = run("lag", "record", "-b", broker, "-r", f"^{group}-", "--group", f"not-{group}", "--count", "1",
-                 "--interval", "1s", "--out", str(out))
+    result = run(
+        "lag",
+        "record",
+        "-b",
+        broker,
+        "-r",
+        f"^{group}-",
+        "--group",
+        f"not-{group}",
+        "--count",
+        "1",
+        "--interval",
+        "1s",
+        "--out",
+        str(out),
+    )
 
     assert result.exit_code == 0, result.output
     commits, _ = read_samples(str(out))
     assert sorted(c.group for c in commits) == sorted([f"{group}-a", f"{group}-b", f"not-{group}"])
-    only_regex = run("lag", "record", "-b", broker, "-r", f"^{group}-a$", "--count", "1", "--interval", "1s",
-                     "--out", str(tmp_path / "a"))
+    only_regex = run(
+        "lag",
+        "record",
+        "-b",
+        broker,
+        "-r",
+        f"^{group}-a$",
+        "--count",
+        "1",
+        "--interval",
+        "1s",
+        "--out",
+        str(tmp_path / "a"),
+    )
     assert only_regex.exit_code == 0, only_regex.output
     assert [c.group for c in read_samples(str(tmp_path / "a"))[0]] == [f"{group}-a"]
 
 
-def test_lag_record_appends_to_a_history_with_a_damaged_file(broker: str, names: tuple[str, str],
-                                                             tmp_path: Path) -> None:
+def test_lag_record_appends_to_a_history_with_a_damaged_file(
+    broker: str, names: tuple[str, str], tmp_path: Path
+) -> None:
     topic, group = names
     topic_with_records(broker, topic, [3])
     commit(broker, group, {(topic, 0): 2})
@@ -206,8 +252,7 @@ def test_lag_record_appends_to_a_history_with_a_damaged_file(broker: str, names:
     (damaged,) = table_files(str(out), COMMITS)
     Path(damaged).write_bytes(b"PAR1 not a whole file")
 
-    second = run("lag", "record", "-b", broker, "--group", group, "--interval", "1s", "--count", "1",
-                 "--out", str(out))
+    second = run("lag", "record", "-b", broker, "--group", group, "--interval", "1s", "--count", "1", "--out", str(out))
 
     assert second.exit_code == 0, second.output
     assert f"{damaged}: not readable as Parquet" in second.stderr

@@ -79,9 +79,11 @@ def test_an_unresolvable_host_is_exit_4_without_waiting_out_the_timeout() -> Non
 def test_an_authentication_failure_says_so_with_exit_7(broker: str, tmp_path: Path) -> None:
     """SASL against a broker that does not take these credentials: an answer, not an unreachable cluster."""
     config = tmp_path / "client.properties"
-    config.write_text("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-512\n"
-                      'sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required '
-                      'username="alice" password="s3cr3t-value";\n')
+    config.write_text(
+        "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-512\n"
+        "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required "
+        'username="alice" password="s3cr3t-value";\n'
+    )
     done, elapsed = _kgroup("groups", "-b", broker, "--command-config", str(config), "--timeout", "30")
     assert done.returncode == 7, done.stderr
     line = _one_line(done.stderr)
@@ -95,8 +97,9 @@ def test_a_broker_killed_while_a_request_is_in_flight_is_exit_4(own_broker: tupl
     bootstrap, process = own_broker
     process.send_signal(signal.SIGSTOP)
     threading.Timer(2.0, process.kill).start()
-    done, elapsed = _kgroup("offsets", "reset", "billing", "--all-topics", "--to-earliest", "-b", bootstrap,
-                            "--timeout", "30")
+    done, elapsed = _kgroup(
+        "offsets", "reset", "billing", "--all-topics", "--to-earliest", "-b", bootstrap, "--timeout", "30"
+    )
     assert done.returncode == 4, done.stderr
     line = _one_line(done.stderr)
     assert line.startswith(f"kgroup: error: cannot reach {bootstrap}") and "during " in line

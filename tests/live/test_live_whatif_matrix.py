@@ -53,8 +53,9 @@ from tests.kafka import jars
 from tests.live import java_consumers
 from tests.live.real_consumers import Consumers, Group
 
-CASES = [("librdkafka", s) for s in ("range", "roundrobin", "cooperative-sticky")] + \
-        [("java", s) for s in ("range", "roundrobin", "sticky", "cooperative-sticky")]
+CASES = [("librdkafka", s) for s in ("range", "roundrobin", "cooperative-sticky")] + [
+    ("java", s) for s in ("range", "roundrobin", "sticky", "cooperative-sticky")
+]
 _SEEDS = os.environ.get("KGROUP_MATRIX_SEEDS", "2")  # N: seeds 1..N; or a list: 3,6
 SEEDS = [int(s) for s in _SEEDS.split(",")] if "," in _SEEDS else list(range(1, 1 + int(_SEEDS)))
 NEW_TOPICS = os.environ.get("KGROUP_MATRIX_NEW_TOPICS") == "1"
@@ -115,8 +116,9 @@ def _assignments(stdout: str) -> list[dict[str, set]]:
 
 
 def _predict(broker: str, group: Group, change: list[str], tmp_path: Path, offline: bool) -> list[dict[str, set]]:
-    live = run_process("simulate", "-b", broker, "--group", group.group, "-a", group.strategy, *change, "-o", "json",
-                       env=DEBUG)
+    live = run_process(
+        "simulate", "-b", broker, "--group", group.group, "-a", group.strategy, *change, "-o", "json", env=DEBUG
+    )
     assert live.returncode == 0, live.stderr
     assert json.loads(live.stdout)["client"] == group.client, f"kgroup read the wrong client: {live.stdout[:2000]}"
     predicted = _assignments(live.stdout)
@@ -135,8 +137,14 @@ def _named(predicted: dict[str, set], ids: dict[str, str]) -> dict[str, set]:
     return {by_id.get(member, member): parts for member, parts in predicted.items() if parts}
 
 
-def _compare(case: tuple[str, str], predicted: list[dict[str, set]], actual: dict[str, set], ids: dict[str, str],
-             misses: list[str], what: str) -> None:
+def _compare(
+    case: tuple[str, str],
+    predicted: list[dict[str, set]],
+    actual: dict[str, set],
+    ids: dict[str, str],
+    misses: list[str],
+    what: str,
+) -> None:
     got = {name: parts for name, parts in actual.items() if parts}
     candidates = [_named(p, ids) for p in predicted]
     with _RESULTS_LOCK:
@@ -151,9 +159,11 @@ def _compare(case: tuple[str, str], predicted: list[dict[str, set]], actual: dic
             counts[2] += 1
         else:
             counts[3] += 1
-            misses.append(f"{what}: predicted {sorted((n, sorted(p)) for n, p in candidates[0].items())} "
-                          f"(+{len(candidates) - 1} alternatives) "
-                          f"actual {sorted((n, sorted(p)) for n, p in got.items())}")
+            misses.append(
+                f"{what}: predicted {sorted((n, sorted(p)) for n, p in candidates[0].items())} "
+                f"(+{len(candidates) - 1} alternatives) "
+                f"actual {sorted((n, sorted(p)) for n, p in got.items())}"
+            )
 
 
 def _leavers(plan: Plan) -> list[str]:
@@ -174,8 +184,11 @@ def _one_group(broker: str, case: tuple[str, str], seed: int, folder: Path, clas
     shared = f"app-{suffix}" if seed % 3 == 0 and (SHARED_CLIENT_ID or case in ANNOUNCES_PLACES) else None
     _create_topics(broker, topics)
     group = f"matrix-{client}-{strategy}-{seed}-{suffix}"
-    consumers: Group = (java_consumers.JavaConsumers(broker, group, topics, strategy, classes, folder)
-                        if classes is not None else Consumers(broker, group, topics, strategy))
+    consumers: Group = (
+        java_consumers.JavaConsumers(broker, group, topics, strategy, classes, folder)
+        if classes is not None
+        else Consumers(broker, group, topics, strategy)
+    )
     misses: list[str] = []
     try:
         for name, subscribed, instance in plan[:2]:
@@ -184,7 +197,8 @@ def _one_group(broker: str, case: tuple[str, str], seed: int, folder: Path, clas
         for step, (name, subscribed, instance) in enumerate(plan[2:]):
             added = shared or name  # the newcomer as a user names it: by its client.id
             change = ["--add-member", f"{added}={','.join(subscribed)}"] + (
-                ["--instance", f"{added}={instance}"] if instance else [])
+                ["--instance", f"{added}={instance}"] if instance else []
+            )
             predicted = _predict(broker, consumers, change, folder, offline=step == 0)
             before = consumers.callbacks()
             consumers.join(name, subscribed, instance, shared)
@@ -200,12 +214,12 @@ def _one_group(broker: str, case: tuple[str, str], seed: int, folder: Path, clas
             # A static member's close sends no LeaveGroup: the rebalance starts when its session times out.
             consumers.leave(name)
             actual = consumers.settle(before)
-            _compare(case, predicted, actual, consumers.member_ids(), misses,
-                     f"{name} ({static or 'dynamic'}) leaves")
+            _compare(case, predicted, actual, consumers.member_ids(), misses, f"{name} ({static or 'dynamic'}) leaves")
     finally:
         consumers.close()
-    return [f"seed {seed}, layout {topics} {plan}{f', client.id {shared}' if shared else ''}: {miss}"
-            for miss in misses]
+    return [
+        f"seed {seed}, layout {topics} {plan}{f', client.id {shared}' if shared else ''}: {miss}" for miss in misses
+    ]
 
 
 def _seeds(case: tuple[str, str]) -> list[int]:
@@ -214,29 +228,45 @@ def _seeds(case: tuple[str, str]) -> list[int]:
 
 def _selected(session: pytest.Session) -> list[tuple[str, str]]:
     """The cases this run selected (-k, node ids), in CASES' order."""
-    chosen = {(item.callspec.params["client"], item.callspec.params["strategy"]) for item in session.items
-              if getattr(item, "originalname", "") == "test_live_what_if_equals_what_real_consumers_get"}
+    chosen = {
+        (item.callspec.params["client"], item.callspec.params["strategy"])
+        for item in session.items
+        if getattr(item, "originalname", "") == "test_live_what_if_equals_what_real_consumers_get"
+    }
     return [case for case in CASES if case in chosen]
 
 
 @pytest.fixture(scope="module")
-def matrix(broker: str, request: pytest.FixtureRequest,
-           tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[tuple[str, str], dict[int, Future]]]:
+def matrix(
+    broker: str, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[tuple[str, str], dict[int, Future]]]:
     """Every selected group, started at once on a few threads: a group spends most of its time waiting for
     rebalances (heartbeats, the quiet spell, a static member's session), not on the CPU."""
     cases = _selected(request.session)
     classes = request.getfixturevalue("java_classes") if any(c == "java" for c, _ in cases) else None
     folder = tmp_path_factory.mktemp("matrix")
     with ThreadPoolExecutor(WORKERS) as pool:
-        yield {case: {seed: pool.submit(_one_group, broker, case, seed, folder / f"{'-'.join(case)}-{seed}",
-                                        classes if case[0] == "java" else None)
-                      for seed in _seeds(case)} for case in cases}
+        yield {
+            case: {
+                seed: pool.submit(
+                    _one_group,
+                    broker,
+                    case,
+                    seed,
+                    folder / f"{'-'.join(case)}-{seed}",
+                    classes if case[0] == "java" else None,
+                )
+                for seed in _seeds(case)
+            }
+            for case in cases
+        }
         # leaving the block waits for every group, so no consumer outlives the broker
 
 
 @pytest.mark.parametrize("client,strategy", CASES, ids=[f"{c}-{s}" for c, s in CASES])
-def test_live_what_if_equals_what_real_consumers_get(client: str, strategy: str,
-                                                     matrix: dict[tuple[str, str], dict[int, Future]]) -> None:
+def test_live_what_if_equals_what_real_consumers_get(
+    client: str, strategy: str, matrix: dict[tuple[str, str], dict[int, Future]]
+) -> None:
     failures: list[str] = []
     for seed, run in matrix[(client, strategy)].items():
         try:

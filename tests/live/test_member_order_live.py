@@ -58,16 +58,27 @@ class _DefaultClientIds(Consumers):
         super().__init__(*args)
         self.logs: dict[str, _AssignorLog] = {}
 
-    def join(self, name: str, topics: tuple[str, ...], instance_id: str | None = None,
-             client_id: str | None = None, extra: dict[str, Any] | None = None) -> Member:
+    def join(
+        self,
+        name: str,
+        topics: tuple[str, ...],
+        instance_id: str | None = None,
+        client_id: str | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> Member:
         log = _AssignorLog()
         logger = logging.getLogger(f"kgroup.live.{self.group}.{name}")
         logger.addHandler(log)
         logger.setLevel(logging.DEBUG)
         logger.propagate = False
         self.logs[name] = log
-        return super().join(name, topics, instance_id, client_id=name if instance_id else DEFAULT_CLIENT_ID,
-                            extra={"debug": "assignor", "logger": logger})
+        return super().join(
+            name,
+            topics,
+            instance_id,
+            client_id=name if instance_id else DEFAULT_CLIENT_ID,
+            extra={"debug": "assignor", "logger": logger},
+        )
 
     def leader_order(self) -> list[str]:
         """The member order of the newest assignor run with every member in it (only the leader runs it)."""
@@ -115,18 +126,26 @@ def _plans(count: int) -> list[tuple[dict[str, int], list[tuple[str, str | None]
     plans = []
     for _ in range(count):
         sizes = {"a": rng.randint(3, 9), "b": rng.randint(2, 7)}
-        members = [("m0", "s9"), ("m1", None)] + [(f"m{i}", f"s{9 - i}" if rng.random() < 0.3 else None)
-                                                 for i in range(2, 6)]
+        members = [("m0", "s9"), ("m1", None)] + [
+            (f"m{i}", f"s{9 - i}" if rng.random() < 0.3 else None) for i in range(2, 6)
+        ]
         plans.append((sizes, members))
     return plans
 
 
-RESULTS: dict[str, Any] = {"points": 0, "primary_right": 0, "expected": 0.0, "variance": 0.0, "among": 0,
-                           "uncertain_points": 0}
+RESULTS: dict[str, Any] = {
+    "points": 0,
+    "primary_right": 0,
+    "expected": 0.0,
+    "variance": 0.0,
+    "among": 0,
+    "uncertain_points": 0,
+}
 
 
-def _predict(broker: str, group: str, name: str, topics: tuple[str, ...],
-             instance: str | None) -> list[tuple[dict, float]]:
+def _predict(
+    broker: str, group: str, name: str, topics: tuple[str, ...], instance: str | None
+) -> list[tuple[dict, float]]:
     """The assignments `kgroup simulate -b` announces for the join, each with its stated likelihood."""
     # The what-if names a dynamic newcomer by its client.id: the broker will call it client.id-UUID.
     newcomer = name if instance else DEFAULT_CLIENT_ID

@@ -39,14 +39,17 @@ def test_every_live_command_names_an_http_server_in_one_line_fast(http_port: int
         took = time.monotonic() - started
         assert result.returncode == 4, (name, result.stderr)  # README: the cluster cannot be reached
         line = one_error_line(result)
-        assert line.startswith(f"kgroup: error: {address} answered but not as a Kafka broker (is it the right "
-                               "port, and does security.protocol match?)"), (name, line)
+        assert line.startswith(
+            f"kgroup: error: {address} answered but not as a Kafka broker (is it the right "
+            "port, and does security.protocol match?)"
+        ), (name, line)
         assert "HTTP server" in line and "all brokers are down" not in line, (name, line)
         assert took < BOUND_S, (name, took)  # not the 60 s --timeout
 
 
 def test_a_kafka_listener_with_the_wrong_security_protocol_is_named_not_taken_for_something_else(
-        broker: str, tmp_path: Path) -> None:
+    broker: str, tmp_path: Path
+) -> None:
     config = tmp_path / "ssl.properties"
     config.write_text("security.protocol=SSL\n")
     started = time.monotonic()
@@ -59,7 +62,8 @@ def test_a_kafka_listener_with_the_wrong_security_protocol_is_named_not_taken_fo
 
 
 def test_a_plaintext_probe_of_a_tls_listener_names_tls_and_a_right_config_is_never_probed_wrong(
-        secured_kafka, tmp_path: Path) -> None:
+    secured_kafka, tmp_path: Path
+) -> None:
     ssl_address = secured_kafka.address("SSL")
     plain = tmp_path / "plain.properties"
     plain.write_text("security.protocol=PLAINTEXT\n")

@@ -33,8 +33,10 @@ def _deletes_an_empty_groups_offsets(bootstrap: str, names: tuple[str, str]) -> 
     assert dry.exit_code == 0, dry.output
     doc = json.loads(dry.stdout)
     assert doc["kind"] == "offset-delete" and doc["executed"] is False
-    assert [(p["topic"], p["partition"], p["current_offset"], p["status"]) for p in doc["groups"][0]["partitions"]] \
-        == [(topic, 0, 4, None), (topic, 1, 2, None)]
+    assert [(p["topic"], p["partition"], p["current_offset"], p["status"]) for p in doc["groups"][0]["partitions"]] == [
+        (topic, 0, 4, None),
+        (topic, 1, 2, None),
+    ]
     assert "add --execute" in dry.stderr
     assert committed(bootstrap, group, list(before)) == before  # the dry run changed nothing
 
@@ -43,7 +45,9 @@ def _deletes_an_empty_groups_offsets(bootstrap: str, names: tuple[str, str]) -> 
     doc = json.loads(done.stdout)
     assert doc["executed"] is True and doc["groups"][0]["result"] == "deleted"
     assert {(p["topic"], p["partition"]): p["status"] for p in doc["groups"][0]["partitions"]} == {
-        (topic, 0): "deleted", (topic, 1): "deleted"}
+        (topic, 0): "deleted",
+        (topic, 1): "deleted",
+    }
     assert committed(bootstrap, group, list(before)) == {(topic, 0): NONE, (topic, 1): NONE, (other, 0): 3}
     described = run("describe", group, "-b", bootstrap, "-o", "json")
     assert described.exit_code == 0, described.output
@@ -66,13 +70,39 @@ def test_an_active_group_subscribed_to_the_topic_is_refused(broker: str, names: 
     topic_with_records(broker, unsubscribed, [5])
     consumer = joined_consumer(broker, group, topic)
     try:
-        consumer.commit(offsets=[KafkaTopicPartition(topic, 0, 3), KafkaTopicPartition(unsubscribed, 0, 2)],
-                        asynchronous=False)
-        whole = run("offsets", "delete", group, "--topic", topic, "--topic", unsubscribed, "--execute",
-                    "-b", broker, "-o", "json")
+        consumer.commit(
+            offsets=[KafkaTopicPartition(topic, 0, 3), KafkaTopicPartition(unsubscribed, 0, 2)], asynchronous=False
+        )
+        whole = run(
+            "offsets",
+            "delete",
+            group,
+            "--topic",
+            topic,
+            "--topic",
+            unsubscribed,
+            "--execute",
+            "-b",
+            broker,
+            "-o",
+            "json",
+        )
         after_whole = committed(broker, group, [(topic, 0), (unsubscribed, 0)])
-        partial = run("offsets", "delete", group, "--topic", topic, "--topic", unsubscribed, "--execute",
-                      "--allow-partial", "-b", broker, "-o", "json")
+        partial = run(
+            "offsets",
+            "delete",
+            group,
+            "--topic",
+            topic,
+            "--topic",
+            unsubscribed,
+            "--execute",
+            "--allow-partial",
+            "-b",
+            broker,
+            "-o",
+            "json",
+        )
         after_partial = committed(broker, group, [(topic, 0), (unsubscribed, 0)])
     finally:
         consumer.close()

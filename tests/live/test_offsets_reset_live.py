@@ -46,15 +46,17 @@ def test_execute_applies_the_plan_and_it_reads_back(broker: str, names: tuple[st
     topic_with_records(broker, topic, [5, 3, 2])
     commit(broker, group, {(topic, 0): 4, (topic, 1): 1, (topic, 2): 2})
 
-    result = run("offsets", "reset", group, "--all-topics", "--shift-by", "-2", "--execute", "-b", broker,
-                 "-o", "json")
+    result = run("offsets", "reset", group, "--all-topics", "--shift-by", "-2", "--execute", "-b", broker, "-o", "json")
 
     # 4-2 = 2; 1-2 = -1 is clamped to the log start 0; 2-2 = 0
     assert _plan(result) == {(topic, 0): 2, (topic, 1): 0, (topic, 2): 0}
     statuses = {p["status"] for p in json.loads(result.stdout)["groups"][0]["partitions"]}
     assert statuses == {"applied"}
-    assert committed(broker, group, [(topic, 0), (topic, 1), (topic, 2)]) == {(topic, 0): 2, (topic, 1): 0,
-                                                                             (topic, 2): 0}
+    assert committed(broker, group, [(topic, 0), (topic, 1), (topic, 2)]) == {
+        (topic, 0): 2,
+        (topic, 1): 0,
+        (topic, 2): 0,
+    }
 
 
 def test_to_offset_is_clamped_and_only_the_named_partitions_move(broker: str, names: tuple[str, str]) -> None:
@@ -62,12 +64,27 @@ def test_to_offset_is_clamped_and_only_the_named_partitions_move(broker: str, na
     topic_with_records(broker, topic, [5, 3, 2])
     commit(broker, group, {(topic, 0): 1, (topic, 1): 1, (topic, 2): 1})
 
-    result = run("offsets", "reset", group, "--topic", f"{topic}:0,1", "--to-offset", "4", "--execute",
-                 "-b", broker, "-o", "json")
+    result = run(
+        "offsets",
+        "reset",
+        group,
+        "--topic",
+        f"{topic}:0,1",
+        "--to-offset",
+        "4",
+        "--execute",
+        "-b",
+        broker,
+        "-o",
+        "json",
+    )
 
     assert _plan(result) == {(topic, 0): 4, (topic, 1): 3}  # partition 1 ends at 3
-    assert committed(broker, group, [(topic, 0), (topic, 1), (topic, 2)]) == {(topic, 0): 4, (topic, 1): 3,
-                                                                             (topic, 2): 1}
+    assert committed(broker, group, [(topic, 0), (topic, 1), (topic, 2)]) == {
+        (topic, 0): 4,
+        (topic, 1): 3,
+        (topic, 2): 1,
+    }
 
 
 def test_the_exported_plan_round_trips_through_from_file(broker: str, names: tuple[str, str], tmp_path: Path) -> None:
@@ -109,8 +126,12 @@ def test_the_broker_refusing_some_partitions_is_reported_per_partition(broker: s
     consumer = joined_consumer(broker, group, topic)
     try:
         admin = LiveAdmin(ConnectionSettings(broker), 10)
-        plan = GroupPlan(group, "empty", None, (PlannedOffset(TopicPartition(topic, 0), None, 1),
-                                                PlannedOffset(TopicPartition(topic, 1), None, 2)))
+        plan = GroupPlan(
+            group,
+            "empty",
+            None,
+            (PlannedOffset(TopicPartition(topic, 0), None, 1), PlannedOffset(TopicPartition(topic, 1), None, 2)),
+        )
         (outcome,) = apply_reset(admin, [plan])
     finally:
         consumer.close()
@@ -119,8 +140,7 @@ def test_the_broker_refusing_some_partitions_is_reported_per_partition(broker: s
     assert all("Unknown member" in why for why in outcome.failed.values()), outcome.failed
 
 
-def test_to_datetime_finds_the_first_record_at_or_after_the_time(broker: str,
-                                                                names: tuple[str, str]) -> None:
+def test_to_datetime_finds_the_first_record_at_or_after_the_time(broker: str, names: tuple[str, str]) -> None:
     """Records stamped 3, 2 and 1 hours ago. Not 1970: noida-db's retention deletes records older than its
     retention within seconds (seen: the log start jumped to 3 about 10 s after producing), which made this
     test fail whenever the cleaner ran between the produce and the lookup."""
@@ -136,8 +156,9 @@ def test_to_datetime_finds_the_first_record_at_or_after_the_time(broker: str,
 
     def plan(when_ms: int) -> dict[tuple[str, int], int]:
         when = datetime.fromtimestamp(when_ms / 1000, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000")
-        return _plan(run("offsets", "reset", group, "--topic", topic, "--to-datetime", when, "-b", broker,
-                         "-o", "json"))
+        return _plan(
+            run("offsets", "reset", group, "--topic", topic, "--to-datetime", when, "-b", broker, "-o", "json")
+        )
 
     assert plan(first + 1_800_000) == {(topic, 0): 1}  # half-way between the first two: the second record
     assert plan(first - 3_600_000) == {(topic, 0): 0}
@@ -183,13 +204,26 @@ def test_several_groups_are_reset_all_or_nothing(broker: str, names: tuple[str, 
     try:
         consumer.commit(offsets=[KafkaTopicPartition(topic, 0, 3)], asynchronous=False)
         dry = run("offsets", "reset", idle, busy, "--all-topics", "--to-earliest", "-b", broker)
-        whole = run("offsets", "reset", idle, busy, "--all-topics", "--to-earliest", "--execute", "-b", broker,
-                    "-o", "json")
+        whole = run(
+            "offsets", "reset", idle, busy, "--all-topics", "--to-earliest", "--execute", "-b", broker, "-o", "json"
+        )
         untouched = committed(broker, idle, [(topic, 0)])
         table = run("offsets", "reset", idle, busy, "--all-topics", "--to-earliest", "--execute", "-b", broker)
         after_table = committed(broker, idle, [(topic, 0)])
-        partial = run("offsets", "reset", idle, busy, "--all-topics", "--to-earliest", "--execute",
-                      "--allow-partial", "-b", broker, "-o", "json")
+        partial = run(
+            "offsets",
+            "reset",
+            idle,
+            busy,
+            "--all-topics",
+            "--to-earliest",
+            "--execute",
+            "--allow-partial",
+            "-b",
+            broker,
+            "-o",
+            "json",
+        )
         busy_after = committed(broker, busy, [(topic, 0)])
     finally:
         consumer.close()
@@ -234,7 +268,10 @@ def test_to_group_copies_another_groups_commits(broker: str, names: tuple[str, s
 
     applied = run("offsets", "reset", group, "--to-group", source, "--execute", "-b", broker, "-o", "json")
     assert _plan(applied) == {(topic, 0): 5, (topic, 1): 2} and json.loads(applied.stdout)["executed"] is True
-    assert committed(broker, group, [(topic, 0), (topic, 1), (topic, 2)]) == {(topic, 0): 5, (topic, 1): 2,
-                                                                             (topic, 2): 3}
+    assert committed(broker, group, [(topic, 0), (topic, 1), (topic, 2)]) == {
+        (topic, 0): 5,
+        (topic, 1): 2,
+        (topic, 2): 3,
+    }
     itself = run("offsets", "reset", group, "--to-group", group, "-b", broker)
     assert itself.exit_code == 2 and "--to-group" in itself.stderr

@@ -30,7 +30,9 @@ def _groups_describe_snapshot_and_reset(bootstrap: str, names: tuple[str, str], 
     assert described.exit_code == 0, described.output
     (body,) = json.loads(described.stdout)["groups"]
     assert {(p["topic"], p["partition"]): (p["current_offset"], p["lag"]) for p in body["partitions"]} == {
-        (topic, 0): (4, 1), (topic, 1): (1, 2)}
+        (topic, 0): (4, 1),
+        (topic, 1): (1, 2),
+    }
 
     out = tmp_path / "group.yaml"
     snap = run("snapshot", group, "-b", bootstrap, "-o", str(out))
@@ -42,13 +44,11 @@ def _groups_describe_snapshot_and_reset(bootstrap: str, names: tuple[str, str], 
     assert committed(bootstrap, group, [(topic, 0), (topic, 1)]) == {(topic, 0): 0, (topic, 1): 0}
 
 
-def test_tansu_lists_describes_snapshots_and_resets(tansu_broker: str, names: tuple[str, str],
-                                                    tmp_path: Path) -> None:
+def test_tansu_lists_describes_snapshots_and_resets(tansu_broker: str, names: tuple[str, str], tmp_path: Path) -> None:
     _groups_describe_snapshot_and_reset(tansu_broker, names, tmp_path)
 
 
-def test_noida_lists_describes_snapshots_and_resets(noida_broker: str, names: tuple[str, str],
-                                                    tmp_path: Path) -> None:
+def test_noida_lists_describes_snapshots_and_resets(noida_broker: str, names: tuple[str, str], tmp_path: Path) -> None:
     _groups_describe_snapshot_and_reset(noida_broker, names, tmp_path)
 
 

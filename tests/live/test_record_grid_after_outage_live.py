@@ -32,8 +32,22 @@ def _recording(node: Node, out: Path) -> subprocess.Popen:
     """`lag record` of a group with one commit, as a separate process (stderr piped, not a terminal)."""
     topic_with_records(node.address, "orders", [3])
     commit(node.address, "billing", {("orders", 0): 1})
-    args = ["lag", "record", "-b", node.address, "--group", "billing", "--interval", f"{INTERVAL_MS}ms",
-            "--duration", "10m", "--timeout", "5", "--out", str(out)]
+    args = [
+        "lag",
+        "record",
+        "-b",
+        node.address,
+        "--group",
+        "billing",
+        "--interval",
+        f"{INTERVAL_MS}ms",
+        "--duration",
+        "10m",
+        "--timeout",
+        "5",
+        "--out",
+        str(out),
+    ]
     return subprocess.Popen([str(Path(sys.executable).parent / "kgroup"), *args], stderr=subprocess.PIPE, text=True)
 
 

@@ -23,9 +23,26 @@ def test_a_recording_rides_out_a_broker_restart_and_saves_the_gap(own_kafka: Nod
     commit(bootstrap, "billing", {("orders", 0): 1})
     out = tmp_path / "history"
     recorder = subprocess.Popen(
-        [str(Path(sys.executable).parent / "kgroup"), "lag", "record", "-b", bootstrap, "--group", "billing",
-         "--interval", "500ms", "--duration", "60s", "--timeout", "5", "--out", str(out)],
-        stderr=subprocess.PIPE, text=True)
+        [
+            str(Path(sys.executable).parent / "kgroup"),
+            "lag",
+            "record",
+            "-b",
+            bootstrap,
+            "--group",
+            "billing",
+            "--interval",
+            "500ms",
+            "--duration",
+            "60s",
+            "--timeout",
+            "5",
+            "--out",
+            str(out),
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 120  # a loaded 2-core machine starts the recorder slowly (> 30 s seen in CI)
         while len(table_files(str(out), COMMITS)) < 3 and time.monotonic() < deadline:
@@ -57,16 +74,36 @@ def test_a_recording_rides_out_a_broker_restart_and_saves_the_gap(own_kafka: Nod
     assert summary.startswith("kgroup: recorded:") and "1 gap(s)" in summary, stderr
 
 
-def test_a_recording_gives_up_after_max_outage_with_exit_4_and_says_what_it_saved(own_kafka: Node,
-                                                                                   tmp_path: Path) -> None:
+def test_a_recording_gives_up_after_max_outage_with_exit_4_and_says_what_it_saved(
+    own_kafka: Node, tmp_path: Path
+) -> None:
     bootstrap = own_kafka.address
     topic_with_records(bootstrap, "orders", [3])
     commit(bootstrap, "billing", {("orders", 0): 1})
     out = tmp_path / "history"
     recorder = subprocess.Popen(
-        [str(Path(sys.executable).parent / "kgroup"), "lag", "record", "-b", bootstrap, "--group", "billing",
-         "--interval", "500ms", "--duration", "10m", "--max-outage", "3s", "--timeout", "2", "--out", str(out)],
-        stderr=subprocess.PIPE, text=True)
+        [
+            str(Path(sys.executable).parent / "kgroup"),
+            "lag",
+            "record",
+            "-b",
+            bootstrap,
+            "--group",
+            "billing",
+            "--interval",
+            "500ms",
+            "--duration",
+            "10m",
+            "--max-outage",
+            "3s",
+            "--timeout",
+            "2",
+            "--out",
+            str(out),
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 120
         while len(table_files(str(out), COMMITS)) < 2 and time.monotonic() < deadline:

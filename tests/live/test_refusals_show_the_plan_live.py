@@ -24,8 +24,9 @@ def test_a_refused_reset_and_a_refused_delete_show_their_plan_and_why(broker: st
     try:
         consumer.commit(offsets=[KafkaTopicPartition(topic, p, 2 + p) for p in range(3)], asynchronous=False)
         reset = run_process("offsets", "reset", group, "--all-topics", "--to-earliest", "-b", broker)
-        reset_json = run_process("offsets", "reset", group, "--all-topics", "--to-earliest", "--execute", "-b",
-                                 broker, "-o", "json")
+        reset_json = run_process(
+            "offsets", "reset", group, "--all-topics", "--to-earliest", "--execute", "-b", broker, "-o", "json"
+        )
         delete = run_process("groups", "delete", group, "--execute", "-b", broker)
         delete_json = run_process("groups", "delete", group, "-b", broker, "-o", "json")
         offsets_delete = run_process("offsets", "delete", group, "--topic", topic, "--execute", "-b", broker)
@@ -47,8 +48,9 @@ def test_a_refused_reset_and_a_refused_delete_show_their_plan_and_why(broker: st
 
     (body,) = json.loads(reset_json.stdout)["groups"]
     assert reset_json.returncode == 6 and body["state"] == state and body["refused"]
-    assert [(p["partition"], p["current_offset"], p["new_offset"], p["status"]) for p in body["partitions"]] == \
-        [(p, 2 + p, 0, "refused") for p in range(3)]
+    assert [(p["partition"], p["current_offset"], p["new_offset"], p["status"]) for p in body["partitions"]] == [
+        (p, 2 + p, 0, "refused") for p in range(3)
+    ]
 
     assert delete.returncode == 6, delete.stderr
     offsets = [row for row in _rows(delete.stdout, group) if row[1] == topic]

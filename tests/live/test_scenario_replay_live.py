@@ -61,9 +61,14 @@ CASES = [
 
 
 @pytest.mark.parametrize(("scenario", "client", "protocol"), CASES)
-def test_the_broker_does_what_kgroup_simulate_predicts(replay_kafka: kafka_broker.Node, scenario: str, client: str,
-                                                       protocol: str, tmp_path: Path,
-                                                       tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_the_broker_does_what_kgroup_simulate_predicts(
+    replay_kafka: kafka_broker.Node,
+    scenario: str,
+    client: str,
+    protocol: str,
+    tmp_path: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
     path = SCENARIOS / scenario
     data = yaml.safe_load(path.read_text())
     suffix = uuid.uuid4().hex[:6]
@@ -78,10 +83,14 @@ def test_the_broker_does_what_kgroup_simulate_predicts(replay_kafka: kafka_broke
     print(f"\n[{client}, {protocol}] {report}")
     if protocol == "consumer":  # the starting assignment is the broker's: it depends on random member ids
         assert live.start_generation == data["groups"][0]["generation"], (
-            "the broker settled the starting group at another group epoch than the scenario's")
+            "the broker settled the starting group at another group epoch than the scenario's"
+        )
     else:
-        expected = {m: frozenset(f"{t}-{p}" for t, ps in a.items() for p in ps)
-                    for m, a in data["groups"][0]["assignment"].items()}
+        expected = {
+            m: frozenset(f"{t}-{p}" for t, ps in a.items() for p in ps)
+            for m, a in data["groups"][0]["assignment"].items()
+        }
         assert (live.start_generation, live.start_assignment) == (data["groups"][0]["generation"], expected), (
-            "the broker settled the starting group differently from the scenario's starting state")
+            "the broker settled the starting group differently from the scenario's starting state"
+        )
     assert differences == []

@@ -54,15 +54,24 @@ def _allow(kind: ResourceType, name: str, operation: AclOperation) -> AclBinding
 @pytest.fixture(scope="module")
 def access(secured_kafka: SecuredKafka) -> Access:
     suffix = uuid.uuid4().hex[:8]
-    made = Access(f"{ALICE_PREFIX}acl-topic-{suffix}", f"shared-{suffix}", f"hidden-{suffix}",
-                  f"{ALICE_PREFIX}acl-group-{suffix}", f"watched-{suffix}")
+    made = Access(
+        f"{ALICE_PREFIX}acl-topic-{suffix}",
+        f"shared-{suffix}",
+        f"hidden-{suffix}",
+        f"{ALICE_PREFIX}acl-group-{suffix}",
+        f"watched-{suffix}",
+    )
     topic_with_records(secured_kafka.setup, made.topic, [5, 3])
     topic_with_records(secured_kafka.setup, made.described_topic, [4])
     topic_with_records(secured_kafka.setup, made.hidden_topic, [2])
     secured_kafka.commit(made.group, {(made.topic, 0): 2, (made.topic, 1): 3, (made.described_topic, 0): 1})
     secured_kafka.commit(made.looked_at, {(made.topic, 0): 1})
-    secured_kafka.grant([_allow(ResourceType.GROUP, made.looked_at, AclOperation.DESCRIBE),
-                         _allow(ResourceType.TOPIC, made.described_topic, AclOperation.DESCRIBE)])
+    secured_kafka.grant(
+        [
+            _allow(ResourceType.GROUP, made.looked_at, AclOperation.DESCRIBE),
+            _allow(ResourceType.TOPIC, made.described_topic, AclOperation.DESCRIBE),
+        ]
+    )
     return made
 
 
@@ -100,9 +109,11 @@ def committed(secured: SecuredKafka, group: str, topic: str) -> dict[int, int]:
 
 @pytest.mark.parametrize("way", ["SASL SCRAM-SHA-512", "SSL client certificate"])
 def test_describing_a_group_without_describe_names_the_group_and_the_acl(
-        secured_kafka: SecuredKafka, access: Access, way: str) -> None:
-    listener, mechanism, cert = ("SASL_PLAINTEXT", "SCRAM-SHA-512", False) if way.startswith("SASL") \
-        else ("SSL", None, True)
+    secured_kafka: SecuredKafka, access: Access, way: str
+) -> None:
+    listener, mechanism, cert = (
+        ("SASL_PLAINTEXT", "SCRAM-SHA-512", False) if way.startswith("SASL") else ("SSL", None, True)
+    )
     config = secured_kafka.command_config("mallory", mechanism, tls=cert, client_cert=cert)
 
     line = denied(kgroup(secured_kafka, listener, "describe", access.group, config=config), secured_kafka)
@@ -114,34 +125,46 @@ def test_describing_a_group_without_describe_names_the_group_and_the_acl(
 
 
 def test_reading_offsets_of_a_group_without_describe_is_refused_for_offset_fetch(
-        secured_kafka: SecuredKafka, access: Access) -> None:
+    secured_kafka: SecuredKafka, access: Access
+) -> None:
     # `--to-group` reads the other group's commits (OffsetFetch) without describing it first.
     other = f"other-{uuid.uuid4().hex[:8]}"
 
-    line = denied(as_alice(secured_kafka, "offsets", "reset", access.group, "--all-topics", "--to-group", other),
-                  secured_kafka)
+    line = denied(
+        as_alice(secured_kafka, "offsets", "reset", access.group, "--all-topics", "--to-group", other), secured_kafka
+    )
 
     assert f"not authorized to DESCRIBE group '{other}' (GROUP_AUTHORIZATION_FAILED, OffsetFetch)" in line
     assert "User:alice" in line
 
 
 def test_a_topic_hidden_by_acls_is_not_authorized_rather_than_missing(
-        secured_kafka: SecuredKafka, access: Access) -> None:
+    secured_kafka: SecuredKafka, access: Access
+) -> None:
     # Kafka leaves the topic out of a Metadata answer for all topics; asked by name, it answers
     # TOPIC_AUTHORIZATION_FAILED, which Kafka's tool reports rather than "does not exist".
-    line = denied(as_alice(secured_kafka, "offsets", "reset", access.group, "--topic", access.hidden_topic,
-                           "--to-earliest"), secured_kafka)
+    line = denied(
+        as_alice(secured_kafka, "offsets", "reset", access.group, "--topic", access.hidden_topic, "--to-earliest"),
+        secured_kafka,
+    )
 
     assert f"not authorized to DESCRIBE topic '{access.hidden_topic}'" in line
     assert "TOPIC_AUTHORIZATION_FAILED" in line
 
 
 def test_a_consumer_group_assigned_a_topic_alice_cannot_describe_is_refused_for_the_topic(
-        secured_kafka: SecuredKafka, access: Access) -> None:
+    secured_kafka: SecuredKafka, access: Access
+) -> None:
     # ConsumerGroupDescribe refuses the whole group when an assigned topic is not describable (KafkaApis).
     group = f"{ALICE_PREFIX}cg-{uuid.uuid4().hex[:8]}"
-    consumer = Consumer({"bootstrap.servers": secured_kafka.setup, "group.id": group, "group.protocol": "consumer",
-                         "enable.auto.commit": False})
+    consumer = Consumer(
+        {
+            "bootstrap.servers": secured_kafka.setup,
+            "group.id": group,
+            "group.protocol": "consumer",
+            "enable.auto.commit": False,
+        }
+    )
     try:
         consumer.subscribe([access.hidden_topic])
         deadline = time.monotonic() + 60
@@ -167,45 +190,69 @@ def test_a_consumer_group_assigned_a_topic_alice_cannot_describe_is_refused_for_
 
 
 def test_offsets_reset_execute_without_read_on_the_group_changes_nothing(
-        secured_kafka: SecuredKafka, access: Access) -> None:
+    secured_kafka: SecuredKafka, access: Access
+) -> None:
     before = committed(secured_kafka, access.looked_at, access.topic)
 
-    line = denied(as_alice(secured_kafka, "offsets", "reset", access.looked_at, "--topic", access.topic,
-                           "--to-earliest", "--execute"), secured_kafka)
+    line = denied(
+        as_alice(
+            secured_kafka, "offsets", "reset", access.looked_at, "--topic", access.topic, "--to-earliest", "--execute"
+        ),
+        secured_kafka,
+    )
 
     assert f"not authorized to READ group '{access.looked_at}'" in line
     assert committed(secured_kafka, access.looked_at, access.topic) == before == {0: 1}
 
 
 def test_offsets_reset_execute_without_read_on_the_topic_names_the_topic(
-        secured_kafka: SecuredKafka, access: Access) -> None:
-    line = denied(as_alice(secured_kafka, "offsets", "reset", access.group, "--topic", access.described_topic,
-                           "--to-earliest", "--execute"), secured_kafka)
+    secured_kafka: SecuredKafka, access: Access
+) -> None:
+    line = denied(
+        as_alice(
+            secured_kafka,
+            "offsets",
+            "reset",
+            access.group,
+            "--topic",
+            access.described_topic,
+            "--to-earliest",
+            "--execute",
+        ),
+        secured_kafka,
+    )
 
     assert f"not authorized to READ topic '{access.described_topic}'" in line
     assert committed(secured_kafka, access.group, access.described_topic) == {0: 1}
 
 
 def test_offsets_delete_execute_without_delete_on_the_group_changes_nothing(
-        secured_kafka: SecuredKafka, access: Access) -> None:
-    line = denied(as_alice(secured_kafka, "offsets", "delete", access.looked_at, "--topic", access.topic,
-                           "--execute"), secured_kafka)
+    secured_kafka: SecuredKafka, access: Access
+) -> None:
+    line = denied(
+        as_alice(secured_kafka, "offsets", "delete", access.looked_at, "--topic", access.topic, "--execute"),
+        secured_kafka,
+    )
 
     assert f"not authorized to DELETE group '{access.looked_at}'" in line
     assert committed(secured_kafka, access.looked_at, access.topic) == {0: 1}
 
 
 def test_offsets_delete_execute_without_read_on_the_topic_names_the_topic(
-        secured_kafka: SecuredKafka, access: Access) -> None:
-    line = denied(as_alice(secured_kafka, "offsets", "delete", access.group, "--topic", access.described_topic,
-                           "--execute"), secured_kafka)
+    secured_kafka: SecuredKafka, access: Access
+) -> None:
+    line = denied(
+        as_alice(secured_kafka, "offsets", "delete", access.group, "--topic", access.described_topic, "--execute"),
+        secured_kafka,
+    )
 
     assert f"not authorized to READ topic '{access.described_topic}'" in line
     assert committed(secured_kafka, access.group, access.described_topic) == {0: 1}
 
 
 def test_groups_delete_execute_without_delete_on_the_group_deletes_nothing(
-        secured_kafka: SecuredKafka, access: Access) -> None:
+    secured_kafka: SecuredKafka, access: Access
+) -> None:
     result = as_alice(secured_kafka, "groups", "delete", access.looked_at, "--execute")
 
     line = denied(result, secured_kafka)
@@ -216,12 +263,15 @@ def test_groups_delete_execute_without_delete_on_the_group_deletes_nothing(
 
 @pytest.mark.parametrize("command", ["snapshot", "simulate", "explain", "groups delete"])
 def test_a_group_without_describe_is_refused_by_every_command_that_reads_it(
-        secured_kafka: SecuredKafka, access: Access, command: str, tmp_path: Path) -> None:
+    secured_kafka: SecuredKafka, access: Access, command: str, tmp_path: Path
+) -> None:
     out = tmp_path / "snap.yaml"
-    args = {"snapshot": ("snapshot", access.group, "-o", str(out)),
-            "simulate": ("simulate", "--group", access.group, "--add-member", f"x={access.topic}"),
-            "explain": ("explain", "--group", access.group, "--add-member", f"x={access.topic}"),
-            "groups delete": ("groups", "delete", access.group, "--execute")}[command]
+    args = {
+        "snapshot": ("snapshot", access.group, "-o", str(out)),
+        "simulate": ("simulate", "--group", access.group, "--add-member", f"x={access.topic}"),
+        "explain": ("explain", "--group", access.group, "--add-member", f"x={access.topic}"),
+        "groups delete": ("groups", "delete", access.group, "--execute"),
+    }[command]
     config = secured_kafka.command_config("mallory", "SCRAM-SHA-512")
 
     result = kgroup(secured_kafka, "SASL_PLAINTEXT", *args, config=config)
@@ -236,9 +286,20 @@ def test_a_group_without_describe_is_refused_by_every_command_that_reads_it(
 def hidden_assignments(secured_kafka: SecuredKafka, access: Access) -> Iterator[dict[str, str]]:
     """Per protocol (classic, consumer), a live group of alice's whose member (joined as the super user) is
     assigned the topic alice may not DESCRIBE as well as hers."""
-    groups = {protocol: f"{ALICE_PREFIX}hides-{protocol}-{uuid.uuid4().hex[:8]}" for protocol in ("classic", "consumer")}
-    consumers = [Consumer({"bootstrap.servers": secured_kafka.setup, "group.id": group, "group.protocol": protocol,
-                           "enable.auto.commit": False}) for protocol, group in groups.items()]
+    groups = {
+        protocol: f"{ALICE_PREFIX}hides-{protocol}-{uuid.uuid4().hex[:8]}" for protocol in ("classic", "consumer")
+    }
+    consumers = [
+        Consumer(
+            {
+                "bootstrap.servers": secured_kafka.setup,
+                "group.id": group,
+                "group.protocol": protocol,
+                "enable.auto.commit": False,
+            }
+        )
+        for protocol, group in groups.items()
+    ]
     try:
         for consumer in consumers:
             consumer.subscribe([access.topic, access.hidden_topic])
@@ -256,13 +317,21 @@ def hidden_assignments(secured_kafka: SecuredKafka, access: Access) -> Iterator[
 @pytest.mark.parametrize("protocol", ["classic", "consumer"])
 @pytest.mark.parametrize("command", ["describe", "snapshot", "simulate"])
 def test_a_group_assigned_a_topic_alice_cannot_describe_is_refused_naming_the_topic(
-        secured_kafka: SecuredKafka, access: Access, hidden_assignments: dict[str, str], protocol: str,
-        command: str, tmp_path: Path) -> None:
+    secured_kafka: SecuredKafka,
+    access: Access,
+    hidden_assignments: dict[str, str],
+    protocol: str,
+    command: str,
+    tmp_path: Path,
+) -> None:
     # Kafka's ConsumerGroupCommand fails on the topic (TopicAuthorizationException); a snapshot without the
     # topic's size would not load, and a what-if would take the topic for a missing one (exit 2).
     group, out = hidden_assignments[protocol], tmp_path / "snap.yaml"
-    args = {"describe": ("describe", group), "snapshot": ("snapshot", group, "-o", str(out)),
-            "simulate": ("simulate", "--group", group, "--add-member", f"x={access.topic}")}[command]
+    args = {
+        "describe": ("describe", group),
+        "snapshot": ("snapshot", group, "-o", str(out)),
+        "simulate": ("simulate", "--group", group, "--add-member", f"x={access.topic}"),
+    }[command]
 
     result = as_alice(secured_kafka, *args)
 
@@ -275,7 +344,9 @@ def test_a_group_assigned_a_topic_alice_cannot_describe_is_refused_naming_the_to
     assert result.stdout == "" and not out.exists()
 
 
-@pytest.mark.parametrize("args", [("describe", "--topic"), ("offsets", "reset", "any-group", "--to-earliest", "--topic")])
+@pytest.mark.parametrize(
+    "args", [("describe", "--topic"), ("offsets", "reset", "any-group", "--to-earliest", "--topic")]
+)
 def test_asking_for_a_topic_that_does_not_exist_never_creates_it(secured_kafka: SecuredKafka, args: tuple) -> None:
     # This broker creates topics on first use (Kafka's default) for a principal that may: admin, here. A read or a
     # dry run must not be that first use (Kafka's Admin client never asks for it; librdkafka's, a producer, does).
@@ -296,7 +367,8 @@ def test_asking_for_a_topic_that_does_not_exist_never_creates_it(secured_kafka: 
 
 
 def test_an_empty_listing_over_an_authenticated_connection_says_acls_may_hide_groups(
-        secured_kafka: SecuredKafka, access: Access) -> None:
+    secured_kafka: SecuredKafka, access: Access
+) -> None:
     config = secured_kafka.command_config("mallory", "SCRAM-SHA-256")
 
     result = kgroup(secured_kafka, "SASL_PLAINTEXT", "groups", "-o", "json", config=config)
@@ -321,7 +393,8 @@ def test_an_empty_listing_as_anonymous_has_no_acl_note(secured_kafka: SecuredKaf
 
 
 def test_tls_without_the_ca_is_an_authentication_failure_naming_the_ca_settings(
-        secured_kafka: SecuredKafka, tmp_path: Path) -> None:
+    secured_kafka: SecuredKafka, tmp_path: Path
+) -> None:
     config = tmp_path / "no-ca.properties"
     config.write_text("security.protocol=SSL\n")
 
@@ -334,8 +407,7 @@ def test_tls_without_the_ca_is_an_authentication_failure_naming_the_ca_settings(
     assert secured_kafka.ssl in line
 
 
-def test_kgroups_own_transport_counts_an_untrusted_certificate_as_authentication(
-        secured_kafka: SecuredKafka) -> None:
+def test_kgroups_own_transport_counts_an_untrusted_certificate_as_authentication(secured_kafka: SecuredKafka) -> None:
     # Every command asks librdkafka first, so the wire transport is called directly here.
     from kgroup.inspectors.errors import AuthenticationError
     from kgroup.inspectors.live.connection_settings import ConnectionSettings
@@ -366,35 +438,66 @@ def alice_java_pem(request: pytest.FixtureRequest, secured_kafka: SecuredKafka, 
     if request.param == "keystore file":
         keystore = tmp_path / "alice-keystore.pem"  # the private key, then the certificate chain
         keystore.write_text(key.read_text() + cert.read_text())
-        lines = ["ssl.truststore.type=PEM", f"ssl.truststore.location={secured_kafka.ca_file}",
-                 "ssl.keystore.type=PEM", f"ssl.keystore.location={keystore}"]
+        lines = [
+            "ssl.truststore.type=PEM",
+            f"ssl.truststore.location={secured_kafka.ca_file}",
+            "ssl.keystore.type=PEM",
+            f"ssl.keystore.location={keystore}",
+        ]
     else:
-        lines = ["ssl.truststore.type=PEM", f"ssl.truststore.certificates={_continued(secured_kafka.ca_file.read_text())}",
-                 "ssl.keystore.type=PEM", f"ssl.keystore.certificate.chain={_continued(cert.read_text())}",
-                 f"ssl.keystore.key={_continued(key.read_text())}"]
+        lines = [
+            "ssl.truststore.type=PEM",
+            f"ssl.truststore.certificates={_continued(secured_kafka.ca_file.read_text())}",
+            "ssl.keystore.type=PEM",
+            f"ssl.keystore.certificate.chain={_continued(cert.read_text())}",
+            f"ssl.keystore.key={_continued(key.read_text())}",
+        ]
     config.write_text("\n".join(["security.protocol=SSL", *lines]) + "\n")
     config.chmod(0o600)
     return config
 
 
 def test_a_java_pem_keystore_authenticates_as_alice_through_librdkafka(
-        secured_kafka: SecuredKafka, access: Access, alice_java_pem: Path) -> None:
+    secured_kafka: SecuredKafka, access: Access, alice_java_pem: Path
+) -> None:
     # As User:ANONYMOUS (no certificate shown) every group would be listed: only alice's mean her certificate.
-    result = kgroup(secured_kafka, "SSL", "groups", "-r", f"^({access.group}|{access.looked_at})$", "-o", "json",
-                    config=alice_java_pem)
+    result = kgroup(
+        secured_kafka,
+        "SSL",
+        "groups",
+        "-r",
+        f"^({access.group}|{access.looked_at})$",
+        "-o",
+        "json",
+        config=alice_java_pem,
+    )
 
     assert result.returncode == 0, result.stderr
     assert {g["group"] for g in json.loads(result.stdout)["groups"]} == {access.group, access.looked_at}
-    line = denied(kgroup(secured_kafka, "SSL", "describe", f"other-{uuid.uuid4().hex[:6]}", config=alice_java_pem),
-                  secured_kafka)
+    line = denied(
+        kgroup(secured_kafka, "SSL", "describe", f"other-{uuid.uuid4().hex[:6]}", config=alice_java_pem), secured_kafka
+    )
     assert "GROUP_AUTHORIZATION_FAILED" in line
 
 
 def test_a_java_pem_keystore_authenticates_as_alice_through_kgroups_own_transport(
-        secured_kafka: SecuredKafka, access: Access, alice_java_pem: Path) -> None:
+    secured_kafka: SecuredKafka, access: Access, alice_java_pem: Path
+) -> None:
     # OffsetDelete is sent by kgroup's own transport: alice (not the super user ANONYMOUS) may not DELETE there.
-    line = denied(kgroup(secured_kafka, "SSL", "offsets", "delete", access.looked_at, "--topic", access.topic,
-                         "--execute", config=alice_java_pem), secured_kafka)
+    line = denied(
+        kgroup(
+            secured_kafka,
+            "SSL",
+            "offsets",
+            "delete",
+            access.looked_at,
+            "--topic",
+            access.topic,
+            "--execute",
+            config=alice_java_pem,
+        ),
+        secured_kafka,
+    )
 
     assert f"DELETE group '{access.looked_at}'" in line
     assert "(GROUP_AUTHORIZATION_FAILED, OffsetDelete)" in line

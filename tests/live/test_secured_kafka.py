@@ -93,8 +93,9 @@ def _config(secured: SecuredKafka, way: str) -> tuple[str, Path, str | None]:
 def test_groups_lists_what_the_principal_may_see(secured_kafka: SecuredKafka, setup: Setup, way: str) -> None:
     listener, config, user = _config(secured_kafka, way)
 
-    result = kgroup(secured_kafka, listener, "groups", "-r", f"^({setup.group}|{setup.other})$", "-o", "json",
-                    config=config)
+    result = kgroup(
+        secured_kafka, listener, "groups", "-r", f"^({setup.group}|{setup.other})$", "-o", "json", config=config
+    )
 
     assert result.returncode == 0, result.stderr
     listed = {g["group"]: g["total_lag"] for g in json.loads(result.stdout)["groups"]}
@@ -113,8 +114,9 @@ def test_describe_shows_the_committed_offsets_and_lag(secured_kafka: SecuredKafk
 
     assert result.returncode == 0, result.stderr
     (body,) = json.loads(result.stdout)["groups"]
-    rows = {p["partition"]: (p["topic"], p["current_offset"], p["log_end_offset"], p["lag"])
-            for p in body["partitions"]}
+    rows = {
+        p["partition"]: (p["topic"], p["current_offset"], p["log_end_offset"], p["lag"]) for p in body["partitions"]
+    }
     assert rows == {0: (setup.topic, 2, 5, 3), 1: (setup.topic, 3, 3, 0)}
     assert body["total_lag"] == 3
     assert_secret_free(result, *secured_kafka.passwords.values())
@@ -124,8 +126,14 @@ def test_describe_shows_the_committed_offsets_and_lag(secured_kafka: SecuredKafk
 def alices_live_group(secured_kafka: SecuredKafka, setup: Setup) -> Iterator[str]:
     """A group alice's own consumer (SASL_SSL, SCRAM-SHA-512) has joined and holds both partitions of."""
     group = f"{ALICE_PREFIX}live-{uuid.uuid4().hex[:8]}"
-    consumer = Consumer({**secured_kafka.client_config("alice", "SCRAM-SHA-512", tls=True), "group.id": group,
-                         "client.id": "reader-1", **CONSUMER})
+    consumer = Consumer(
+        {
+            **secured_kafka.client_config("alice", "SCRAM-SHA-512", tls=True),
+            "group.id": group,
+            "client.id": "reader-1",
+            **CONSUMER,
+        }
+    )
     try:
         consumer.subscribe([setup.topic])
         deadline = time.monotonic() + 60
@@ -139,7 +147,8 @@ def alices_live_group(secured_kafka: SecuredKafka, setup: Setup) -> Iterator[str
 
 @pytest.mark.parametrize("way", ["SASL SCRAM-SHA-256", "SASL_SSL PLAIN", "SSL client certificate"])
 def test_snapshot_reads_the_members_subscription_through_kgroups_own_transport(
-        secured_kafka: SecuredKafka, setup: Setup, alices_live_group: str, way: str) -> None:
+    secured_kafka: SecuredKafka, setup: Setup, alices_live_group: str, way: str
+) -> None:
     # snapshot reads DescribeGroups itself (inspectors/live/wire): a subscription it could not read would be
     # inferred from the assignment and marked `inferred: true`.
     listener, config, _ = _config(secured_kafka, way)
@@ -152,10 +161,12 @@ def test_snapshot_reads_the_members_subscription_through_kgroups_own_transport(
     assert_secret_free(result, *secured_kafka.passwords.values())
 
 
-@pytest.mark.parametrize(("mechanism", "command"), [("PLAIN", "describe"), ("SCRAM-SHA-256", "groups"),
-                                                    ("SCRAM-SHA-512", "describe")])
+@pytest.mark.parametrize(
+    ("mechanism", "command"), [("PLAIN", "describe"), ("SCRAM-SHA-256", "groups"), ("SCRAM-SHA-512", "describe")]
+)
 def test_a_wrong_password_is_one_line_and_exit_7_without_the_password(
-        secured_kafka: SecuredKafka, setup: Setup, mechanism: str, command: str) -> None:
+    secured_kafka: SecuredKafka, setup: Setup, mechanism: str, command: str
+) -> None:
     wrong = f"wrong-{uuid.uuid4().hex}"
     config = secured_kafka.command_config("alice", mechanism, password=wrong)
     args = ("describe", setup.group) if command == "describe" else ("groups",)
@@ -171,7 +182,8 @@ def test_a_wrong_password_is_one_line_and_exit_7_without_the_password(
 
 @pytest.mark.parametrize("way", ["SASL SCRAM-SHA-512", "SSL client certificate"])
 def test_mallory_describing_alices_group_is_told_the_group_authorization_failed(
-        secured_kafka: SecuredKafka, setup: Setup, way: str) -> None:
+    secured_kafka: SecuredKafka, setup: Setup, way: str
+) -> None:
     listener, _, mechanism, tls, cert = ROUTES[way]
     config = secured_kafka.command_config("mallory", mechanism, tls=tls, client_cert=cert)
 
@@ -211,7 +223,8 @@ def test_tls_without_the_ca_is_refused_in_one_line(secured_kafka: SecuredKafka, 
 
 @pytest.mark.parametrize("command", ["groups", "describe", "snapshot"])
 def test_an_unknown_user_is_one_line_and_exit_7_without_the_password(
-        secured_kafka: SecuredKafka, setup: Setup, command: str) -> None:
+    secured_kafka: SecuredKafka, setup: Setup, command: str
+) -> None:
     # SCRAM: the broker has no credentials for the user (Kafka's ScramSaslServer answers as for a wrong password).
     secret = f"secret-{uuid.uuid4().hex}"
     config = secured_kafka.command_config(f"nobody-{uuid.uuid4().hex[:6]}", "SCRAM-SHA-256", password=secret)
@@ -227,10 +240,29 @@ def test_an_unknown_user_is_one_line_and_exit_7_without_the_password(
 
 
 def test_a_ca_that_did_not_sign_the_brokers_certificate_is_refused_in_one_line(
-        secured_kafka: SecuredKafka, tmp_path: Path) -> None:
+    secured_kafka: SecuredKafka, tmp_path: Path
+) -> None:
     other_ca, key = tmp_path / "other-ca.pem", tmp_path / "other-ca.key"
-    made = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=another CA",
-                           "-days", "1", "-keyout", str(key), "-out", str(other_ca)], capture_output=True, timeout=60)
+    made = subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-subj",
+            "/CN=another CA",
+            "-days",
+            "1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(other_ca),
+        ],
+        capture_output=True,
+        timeout=60,
+    )
     assert made.returncode == 0, made.stderr
     config = tmp_path / "wrong-ca.properties"
     config.write_text(f"security.protocol=SSL\nssl.truststore.type=PEM\nssl.truststore.location={other_ca}\n")
@@ -247,7 +279,8 @@ def test_a_ca_that_did_not_sign_the_brokers_certificate_is_refused_in_one_line(
 
 @pytest.mark.parametrize("command", ["groups", "describe", "snapshot"])
 def test_a_certificate_that_does_not_name_the_broker_is_one_line_and_exit_7_without_the_password(
-        secured_kafka: SecuredKafka, setup: Setup, command: str) -> None:
+    secured_kafka: SecuredKafka, setup: Setup, command: str
+) -> None:
     # The MISNAMED listener (127.0.0.2) has the CA's certificate for 127.0.0.1 and localhost: the CA is right,
     # the name is not. librdkafka verifies the host name by default (ssl.endpoint.identification.algorithm=https).
     config = secured_kafka.command_config("alice", "SCRAM-SHA-512", tls=True)
@@ -271,8 +304,10 @@ def test_kgroups_own_transport_verifies_the_brokers_host_name(secured_kafka: Sec
     from kgroup.inspectors.live.wire.describe_groups import describe_classic_members
     from kgroup.inspectors.live.wire.errors import AuthenticationFailed
 
-    config = {**secured_kafka.client_config("alice", "SCRAM-SHA-256", tls=True),
-              "bootstrap.servers": secured_kafka.misnamed}
+    config = {
+        **secured_kafka.client_config("alice", "SCRAM-SHA-256", tls=True),
+        "bootstrap.servers": secured_kafka.misnamed,
+    }
     settings = ConnectionSettings(secured_kafka.misnamed, {k: v for k, v in config.items() if k != "bootstrap.servers"})
 
     with pytest.raises(AuthenticationFailed) as raw:
@@ -282,22 +317,25 @@ def test_kgroups_own_transport_verifies_the_brokers_host_name(secured_kafka: Sec
 
     assert raw.value.untrusted and "IP address mismatch" in str(raw.value)
     assert "does not name the address" in str(told.value) and secured_kafka.misnamed in str(told.value)
-    assert_secret_free(subprocess.CompletedProcess([], 0, str(raw.value), str(told.value)),
-                       *secured_kafka.passwords.values())
+    assert_secret_free(
+        subprocess.CompletedProcess([], 0, str(raw.value), str(told.value)), *secured_kafka.passwords.values()
+    )
     unverified = {**config, "ssl.endpoint.identification.algorithm": "none"}
     assert describe_classic_members(unverified, [setup.group], 30.0)[setup.group].error is None
 
 
 def test_an_empty_endpoint_identification_turns_the_host_check_off_as_in_kafkas_clients(
-        secured_kafka: SecuredKafka, setup: Setup, tmp_path: Path) -> None:
+    secured_kafka: SecuredKafka, setup: Setup, tmp_path: Path
+) -> None:
     # kafka-consumer-groups.sh users write `ssl.endpoint.identification.algorithm=` to skip the host name check
     # (the CA is still verified): kgroup honours it for librdkafka (groups: Metadata) and its own transport
     # (groups: ListGroups; describe: OffsetFetch, ListOffsets).
     config = secured_kafka.command_config("alice", "SCRAM-SHA-256", tls=True)
     config.write_text(config.read_text() + "ssl.endpoint.identification.algorithm=\n")
 
-    listed = kgroup(secured_kafka, "MISNAMED", "groups", "-r", f"^({setup.group}|{setup.other})$", "-o", "json",
-                    config=config)
+    listed = kgroup(
+        secured_kafka, "MISNAMED", "groups", "-r", f"^({setup.group}|{setup.other})$", "-o", "json", config=config
+    )
 
     assert listed.returncode == 0, listed.stderr
     assert [g["group"] for g in json.loads(listed.stdout)["groups"]] == [setup.group]  # as alice: ACLs apply
@@ -307,24 +345,31 @@ def test_an_empty_endpoint_identification_turns_the_host_check_off_as_in_kafkas_
 
 
 def test_alices_writes_and_recordings_work_over_sasl_and_hold_no_secret(
-        secured_kafka: SecuredKafka, setup: Setup, tmp_path: Path) -> None:
+    secured_kafka: SecuredKafka, setup: Setup, tmp_path: Path
+) -> None:
     """The commands not run above, each over another way in, as alice on a group of her own: the writes
     (OffsetCommit through librdkafka; OffsetDelete and DeleteGroups), a what-if, triage and a lag recording.
     Every file kgroup writes (a snapshot, the lag data set) is searched for every password."""
     group = f"{ALICE_PREFIX}writes-{uuid.uuid4().hex[:8]}"
     secured_kafka.commit(group, {(setup.topic, 0): 4, (setup.topic, 1): 1})
-    ways = {"SCRAM-SHA-512": ("SASL_PLAINTEXT", secured_kafka.command_config("alice", "SCRAM-SHA-512")),
-            "SASL_SSL SCRAM-SHA-256": ("SASL_SSL", secured_kafka.command_config("alice", "SCRAM-SHA-256", tls=True)),
-            "SASL_SSL PLAIN": ("SASL_SSL", secured_kafka.command_config("alice", "PLAIN", tls=True))}
+    ways = {
+        "SCRAM-SHA-512": ("SASL_PLAINTEXT", secured_kafka.command_config("alice", "SCRAM-SHA-512")),
+        "SASL_SSL SCRAM-SHA-256": ("SASL_SSL", secured_kafka.command_config("alice", "SCRAM-SHA-256", tls=True)),
+        "SASL_SSL PLAIN": ("SASL_SSL", secured_kafka.command_config("alice", "PLAIN", tls=True)),
+    }
     snapshot, history = tmp_path / "snap.yaml", tmp_path / "history"
-    runs = [("SCRAM-SHA-512", ("snapshot", group, "-o", str(snapshot))),
-            ("SASL_SSL PLAIN", ("simulate", "--group", group, "--add-member", f"x={setup.topic}", "-o", "json")),
-            ("SASL_SSL SCRAM-SHA-256", ("triage", "--group", group, "--samples", "1", "--max-wait", "0", "-o", "json")),
-            ("SASL_SSL SCRAM-SHA-256", ("lag", "record", "--group", group, "--count", "2", "--interval", "500ms",
-                                        "--out", str(history))),
-            ("SCRAM-SHA-512", ("offsets", "reset", group, "--topic", setup.topic, "--to-earliest", "--execute")),
-            ("SASL_SSL PLAIN", ("offsets", "delete", group, "--topic", f"{setup.topic}:1", "--execute")),
-            ("SASL_SSL SCRAM-SHA-256", ("groups", "delete", group, "--execute"))]
+    runs = [
+        ("SCRAM-SHA-512", ("snapshot", group, "-o", str(snapshot))),
+        ("SASL_SSL PLAIN", ("simulate", "--group", group, "--add-member", f"x={setup.topic}", "-o", "json")),
+        ("SASL_SSL SCRAM-SHA-256", ("triage", "--group", group, "--samples", "1", "--max-wait", "0", "-o", "json")),
+        (
+            "SASL_SSL SCRAM-SHA-256",
+            ("lag", "record", "--group", group, "--count", "2", "--interval", "500ms", "--out", str(history)),
+        ),
+        ("SCRAM-SHA-512", ("offsets", "reset", group, "--topic", setup.topic, "--to-earliest", "--execute")),
+        ("SASL_SSL PLAIN", ("offsets", "delete", group, "--topic", f"{setup.topic}:1", "--execute")),
+        ("SASL_SSL SCRAM-SHA-256", ("groups", "delete", group, "--execute")),
+    ]
     for way, args in runs:
         listener, config = ways[way]
         result = kgroup(secured_kafka, listener, *args, config=config)

@@ -38,8 +38,13 @@ class ShareDriver:
     def __init__(self, classes: Path, log_path: Path) -> None:
         self.log = log_path.open("w")
         self.process = subprocess.Popen(
-            ["java", *JVM_FLAGS, "-cp", f"{classes}:{jars.classpath()}", "ShareDriver"], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=self.log, text=True, env=jars.java_env())
+            ["java", *JVM_FLAGS, "-cp", f"{classes}:{jars.classpath()}", "ShareDriver"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.log,
+            text=True,
+            env=jars.java_env(),
+        )
         self.events: queue.Queue[dict[str, Any]] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
         self.expect(lambda e: e["event"] == "ready", "the driver's JVM to start")
@@ -84,8 +89,13 @@ def driver(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Iterator
 
     require_kafka()
     classes = tmp_path_factory.mktemp("share-driver")
-    compiled = subprocess.run(["javac", "-nowarn", "-d", str(classes), "-cp", jars.classpath(), str(DRIVER_SOURCE)],
-                              capture_output=True, text=True, timeout=180, env=jars.java_env())
+    compiled = subprocess.run(
+        ["javac", "-nowarn", "-d", str(classes), "-cp", jars.classpath(), str(DRIVER_SOURCE)],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=jars.java_env(),
+    )
     assert compiled.returncode == 0, compiled.stdout + compiled.stderr
     one = ShareDriver(classes, tmp_path / "share-driver.log")
     try:
@@ -101,14 +111,26 @@ def _kafka_reading(driver: ShareDriver, broker: str, group: str, n: int) -> dict
 
 def _kgroup_reading(body: dict[str, Any]) -> dict[str, Any]:
     """kgroup's body in the shape of the driver's Admin reading (ShareDriver.describe)."""
-    return {"state": body["state"], "group_epoch": body["group_epoch"],
-            "assignment_epoch": body["target_assignment_epoch"], "coordinator": body["coordinator"],
-            "members": [{"member_id": m["member_id"], "rack": m["rack"], "client_id": m["client_id"],
-                         "host": m["host"], "member_epoch": m["member_epoch"],
-                         "assignment": [[p["topic"], p["partition"]] for p in m["assignment"]]}
-                        for m in body["share_members"]],
-            "offsets": [{k: p[k] for k in ("topic", "partition", "start_offset", "leader_epoch", "lag")}
-                        for p in body["partitions"]]}
+    return {
+        "state": body["state"],
+        "group_epoch": body["group_epoch"],
+        "assignment_epoch": body["target_assignment_epoch"],
+        "coordinator": body["coordinator"],
+        "members": [
+            {
+                "member_id": m["member_id"],
+                "rack": m["rack"],
+                "client_id": m["client_id"],
+                "host": m["host"],
+                "member_epoch": m["member_epoch"],
+                "assignment": [[p["topic"], p["partition"]] for p in m["assignment"]],
+            }
+            for m in body["share_members"]
+        ],
+        "offsets": [
+            {k: p[k] for k in ("topic", "partition", "start_offset", "leader_epoch", "lag")} for p in body["partitions"]
+        ],
+    }
 
 
 def test_describe_share_group_equals_kafkas_admin(broker: str, driver: ShareDriver) -> None:
@@ -116,8 +138,9 @@ def test_describe_share_group_equals_kafkas_admin(broker: str, driver: ShareDriv
     topic, group = f"share-orders-{suffix}", f"share-group-{suffix}"
     topic_with_records(broker, topic, [6, 4, 5])
     # share.auto.offset.reset is `latest` by default (GroupConfig): the records already written are to be read.
-    driver.send(op="config", id="config", bootstrap=broker, group=group,
-                configs={"share.auto.offset.reset": "earliest"})
+    driver.send(
+        op="config", id="config", bootstrap=broker, group=group, configs={"share.auto.offset.reset": "earliest"}
+    )
     driver.expect(lambda e: e["event"] == "configured", "group config set")
     totals = {"m1": 0, "m2": 0}
     for name in totals:
@@ -145,8 +168,12 @@ def test_describe_share_group_equals_kafkas_admin(broker: str, driver: ShareDriv
         assert result.returncode == 0, result.stderr
         body = json.loads(result.stdout)["groups"][0]
         after = _kafka_reading(driver, broker, group, 2 * attempt + 1)
-        settled = before == after and before["state"] == "Stable" and len(before["members"]) == 2 and \
-            sum(o["lag"] or 0 for o in before["offsets"]) == 3
+        settled = (
+            before == after
+            and before["state"] == "Stable"
+            and len(before["members"]) == 2
+            and sum(o["lag"] or 0 for o in before["offsets"]) == 3
+        )
         if settled or time.monotonic() > end:
             break
         time.sleep(1)
@@ -174,12 +201,26 @@ def test_describe_share_group_equals_kafkas_admin(broker: str, driver: ShareDriv
     # kafka-share-groups.sh's columns (ShareGroupCommand.printMembers, printStates with --verbose).
     members = run_process("describe", group, "--members", "--verbose", "-b", broker)
     assert members.returncode == 0, members.stderr
-    assert members.stdout.split("\n")[0].split() == ["GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS",
-                                                     "MEMBER-EPOCH", "ASSIGNMENT"]
+    assert members.stdout.split("\n")[0].split() == [
+        "GROUP",
+        "CONSUMER-ID",
+        "HOST",
+        "CLIENT-ID",
+        "#PARTITIONS",
+        "MEMBER-EPOCH",
+        "ASSIGNMENT",
+    ]
     state = run_process("describe", group, "--state", "--verbose", "-b", broker)
     assert state.returncode == 0, state.stderr
-    assert state.stdout.split("\n")[0].split() == ["GROUP", "COORDINATOR", "(ID)", "STATE", "GROUP-EPOCH",
-                                                   "ASSIGNMENT-EPOCH", "#MEMBERS"]
+    assert state.stdout.split("\n")[0].split() == [
+        "GROUP",
+        "COORDINATOR",
+        "(ID)",
+        "STATE",
+        "GROUP-EPOCH",
+        "ASSIGNMENT-EPOCH",
+        "#MEMBERS",
+    ]
     assert state.stdout.split("\n")[1].split()[3] == "Stable"
 
     # `groups` reads the share group as describe does: its members, assignor, coordinator and total lag.
@@ -187,5 +228,10 @@ def test_describe_share_group_equals_kafkas_admin(broker: str, driver: ShareDriv
     assert listed.returncode == 0, listed.stderr
     entry = next(g for g in json.loads(listed.stdout)["groups"] if g["group"] == group)
     assert (entry["type"], entry["state"], entry["members"], entry["assignor"], entry["total_lag"]) == (
-        "share", "Stable", 2, "simple", 3)
+        "share",
+        "Stable",
+        2,
+        "simple",
+        3,
+    )
     assert entry["coordinator"] == before["coordinator"]

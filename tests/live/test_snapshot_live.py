@@ -12,7 +12,8 @@ from tests.live.traffic import commit, joined_consumer, topic_with_records
 
 
 def test_snapshot_of_an_empty_group_keeps_its_offsets_and_replays_as_a_fixture(
-        broker: str, names: tuple[str, str], tmp_path: Path) -> None:
+    broker: str, names: tuple[str, str], tmp_path: Path
+) -> None:
     topic, group = names
     topic_with_records(broker, topic, [5, 4, 3])
     commit(broker, group, {(topic, 0): 2, (topic, 2): 3})
@@ -26,8 +27,10 @@ def test_snapshot_of_an_empty_group_keeps_its_offsets_and_replays_as_a_fixture(
     assert doc["cluster"]["topics"] == [{"name": topic, "partitions": 3}]
     (body,) = doc["groups"]
     assert body["group_id"] == group and body["members"] == []
-    assert body["offsets"] == {f"{topic}-0": {"committed": 2, "log_start": 0, "log_end": 5},
-                               f"{topic}-2": {"committed": 3, "log_start": 0, "log_end": 3}}
+    assert body["offsets"] == {
+        f"{topic}-0": {"committed": 2, "log_start": 0, "log_end": 5},
+        f"{topic}-2": {"committed": 3, "log_start": 0, "log_end": 3},
+    }
     # The fixture replays: a consumer joining the empty group would get every partition.
     replay = run("simulate", str(out), "--add-member", f"c1={topic}", "-o", "json")
     assert replay.exit_code == 0, replay.output
@@ -48,7 +51,8 @@ def test_snapshot_writes_nothing_when_the_broker_cannot_be_reached(tmp_path: Pat
 
 
 def test_snapshot_and_live_what_if_of_a_group_with_a_real_member(
-        broker: str, names: tuple[str, str], tmp_path: Path) -> None:
+    broker: str, names: tuple[str, str], tmp_path: Path
+) -> None:
     topic, group = names
     topic_with_records(broker, topic, [1, 1, 1, 1])
     consumer = joined_consumer(broker, group, topic)
@@ -57,11 +61,11 @@ def test_snapshot_and_live_what_if_of_a_group_with_a_real_member(
         out = tmp_path / "group.yaml"
         snap = run("snapshot", group, "-b", broker, "-o", str(out))
         plan = tmp_path / "plan.yaml"
-        what_if = run("simulate", "-b", broker, "--group", group, "--add-member", "c2", "-o", "json",
-                      "--save-plan", str(plan))
+        what_if = run(
+            "simulate", "-b", broker, "--group", group, "--add-member", "c2", "-o", "json", "--save-plan", str(plan)
+        )
         # No --client: the member is librdkafka (its bytes say so), so the librdkafka port explains.
-        why = run("explain", "-b", broker, "--group", group, f"{topic}-1", "--add-member", "c2",
-                  "-o", "json")
+        why = run("explain", "-b", broker, "--group", group, f"{topic}-1", "--add-member", "c2", "-o", "json")
     finally:
         consumer.close()
 
@@ -102,8 +106,9 @@ def test_a_live_what_if_needs_the_group(broker: str) -> None:
     assert "--group" in result.stderr
 
 
-def test_describe_of_a_snapshot_equals_describe_of_the_live_group(broker: str, names: tuple[str, str],
-                                                                  tmp_path: Path) -> None:
+def test_describe_of_a_snapshot_equals_describe_of_the_live_group(
+    broker: str, names: tuple[str, str], tmp_path: Path
+) -> None:
     """A live group saved as a fixture and described offline shows what describe showed live."""
     topic, group = names
     topic_with_records(broker, topic, [5, 4, 3])
@@ -115,9 +120,18 @@ def test_describe_of_a_snapshot_equals_describe_of_the_live_group(broker: str, n
     offline = run("describe", "--fixture", str(out), "-o", "json")
 
     assert live.exit_code == 0 and offline.exit_code == 0, live.output + offline.output
-    columns = ("topic", "partition", "current_offset", "log_start_offset", "log_end_offset", "lag", "flags",
-               "consumer_id")
+    columns = (
+        "topic",
+        "partition",
+        "current_offset",
+        "log_start_offset",
+        "log_end_offset",
+        "lag",
+        "flags",
+        "consumer_id",
+    )
     (live_body,), (offline_body,) = json.loads(live.stdout)["groups"], json.loads(offline.stdout)["groups"]
-    assert [{c: p[c] for c in columns} for p in offline_body["partitions"]] == \
-        [{c: p[c] for c in columns} for p in live_body["partitions"]]
+    assert [{c: p[c] for c in columns} for p in offline_body["partitions"]] == [
+        {c: p[c] for c in columns} for p in live_body["partitions"]
+    ]
     assert offline_body["total_lag"] == live_body["total_lag"] == 3

@@ -65,9 +65,16 @@ LINE_S = 25.0
 
 
 def _group_configs(admin: AdminClient, group: str) -> None:
-    resource = ConfigResource(ResourceType.GROUP, group, incremental_configs=[
-        ConfigEntry("consumer.session.timeout.ms", str(SESSION_MS), incremental_operation=AlterConfigOpType.SET),
-        ConfigEntry("consumer.heartbeat.interval.ms", str(HEARTBEAT_MS), incremental_operation=AlterConfigOpType.SET)])
+    resource = ConfigResource(
+        ResourceType.GROUP,
+        group,
+        incremental_configs=[
+            ConfigEntry("consumer.session.timeout.ms", str(SESSION_MS), incremental_operation=AlterConfigOpType.SET),
+            ConfigEntry(
+                "consumer.heartbeat.interval.ms", str(HEARTBEAT_MS), incremental_operation=AlterConfigOpType.SET
+            ),
+        ],
+    )
     for future in admin.incremental_alter_configs([resource]).values():
         future.result(30)
 
@@ -91,8 +98,15 @@ def test_a_static_members_temporary_leave_keeps_its_last_heartbeats_session_dead
     for future in admin.create_topics([NewTopic(topic, 3)]).values():
         future.result(30)
     _group_configs(admin, group)
-    consumer = Consumer({"bootstrap.servers": broker, "group.id": group, "group.protocol": "consumer",
-                         "group.instance.id": "static-1", "enable.auto.commit": False})
+    consumer = Consumer(
+        {
+            "bootstrap.servers": broker,
+            "group.id": group,
+            "group.protocol": "consumer",
+            "group.instance.id": "static-1",
+            "enable.auto.commit": False,
+        }
+    )
     consumer.subscribe([topic])
     stop = threading.Event()
 
@@ -104,8 +118,11 @@ def test_a_static_members_temporary_leave_keeps_its_last_heartbeats_session_dead
     poller.start()
     try:
         # Its heartbeat acknowledging the assignment is the last one before the leave.
-        acknowledged = _wait("the static member owns its 3 partitions", 60, lambda: any(
-            len(m.assignment.topic_partitions) == 3 for m in _members(admin, group)))
+        acknowledged = _wait(
+            "the static member owns its 3 partitions",
+            60,
+            lambda: any(len(m.assignment.topic_partitions) == 3 for m in _members(admin, group)),
+        )
         time.sleep(max(0.0, acknowledged + LEAVE_AFTER_S - time.monotonic()))  # the leave's moment, not a sync
     finally:
         stop.set()
@@ -115,43 +132,76 @@ def test_a_static_members_temporary_leave_keeps_its_last_heartbeats_session_dead
     consumer.close()  # a static member's close: ConsumerGroupHeartbeat with member epoch -2
     parked = _members(admin, group)
     assert len(parked) == 1, "a temporary leave keeps the static member's record (and its partitions)"
-    fenced = _wait("the parked static member's session expires", SESSION_MS / 1000 + 30,
-                   lambda: not _members(admin, group))
+    fenced = _wait(
+        "the parked static member's session expires", SESSION_MS / 1000 + 30, lambda: not _members(admin, group)
+    )
     after_leave = fenced - left
     after_last_heartbeat = fenced - acknowledged
     # Kept deadline: fenced SESSION after the last heartbeat (about 20 s after the leave); restarted: 30 s.
-    assert after_leave < LINE_S, (f"fenced {after_leave:.1f} s after the leave, {after_last_heartbeat:.1f} s after "
-                                  "the last heartbeat: the leave restarted the session timer")
+    assert after_leave < LINE_S, (
+        f"fenced {after_leave:.1f} s after the leave, {after_last_heartbeat:.1f} s after "
+        "the last heartbeat: the leave restarted the session timer"
+    )
     assert after_last_heartbeat >= SESSION_MS / 1000 - 1.0, after_last_heartbeat
 
     # kgroup's coordinator on the same timings (request level): joined at 0, left 10 s later, fenced at 30 s.
     leave_ms = int(LEAVE_AFTER_S * 1000)
-    failures = replay({
-        "name": "static temporary leave, timed as on the broker", "protocol": "consumer", "topics": {"t": 3},
-        "config": {"group_consumer_session_timeout_ms": SESSION_MS,
-                   "group_consumer_heartbeat_interval_ms": HEARTBEAT_MS},
-        "events": [
-            {"id": "e1", "at_ms": 0, "kind": "heartbeat", "member_id": "M", "instance_id": "static-1",
-             "member_epoch": 0, "rebalance_timeout_ms": 300000, "subscribed_topics": ["t"], "owned": {}},
-            {"id": "e2", "at_ms": leave_ms, "kind": "leave", "member_id": "M", "instance_id": "static-1",
-             "member_epoch": -2}],
-        "expect": [
-            {"after": "e2", "group": {"members": ["M"]}, "timers": {"session": {"M": SESSION_MS}}},
-            {"at_ms": SESSION_MS, "group": {"members": []}}]})
+    failures = replay(
+        {
+            "name": "static temporary leave, timed as on the broker",
+            "protocol": "consumer",
+            "topics": {"t": 3},
+            "config": {
+                "group_consumer_session_timeout_ms": SESSION_MS,
+                "group_consumer_heartbeat_interval_ms": HEARTBEAT_MS,
+            },
+            "events": [
+                {
+                    "id": "e1",
+                    "at_ms": 0,
+                    "kind": "heartbeat",
+                    "member_id": "M",
+                    "instance_id": "static-1",
+                    "member_epoch": 0,
+                    "rebalance_timeout_ms": 300000,
+                    "subscribed_topics": ["t"],
+                    "owned": {},
+                },
+                {
+                    "id": "e2",
+                    "at_ms": leave_ms,
+                    "kind": "leave",
+                    "member_id": "M",
+                    "instance_id": "static-1",
+                    "member_epoch": -2,
+                },
+            ],
+            "expect": [
+                {"after": "e2", "group": {"members": ["M"]}, "timers": {"session": {"M": SESSION_MS}}},
+                {"at_ms": SESSION_MS, "group": {"members": []}},
+            ],
+        }
+    )
     assert not failures, "\n".join(failures)
 
 
 def _classic(broker: str, group: str, name: str, instance: str | None) -> Consumer:
-    settings = {"bootstrap.servers": broker, "group.id": group, "group.protocol": "classic", "client.id": name,
-                "partition.assignment.strategy": "range", "session.timeout.ms": 30000,
-                "heartbeat.interval.ms": 1000, "enable.auto.commit": False}
+    settings = {
+        "bootstrap.servers": broker,
+        "group.id": group,
+        "group.protocol": "classic",
+        "client.id": name,
+        "partition.assignment.strategy": "range",
+        "session.timeout.ms": 30000,
+        "heartbeat.interval.ms": 1000,
+        "enable.auto.commit": False,
+    }
     if instance:
         settings["group.instance.id"] = instance
     return Consumer(settings)
 
 
-def test_a_static_member_restarting_within_its_session_timeout_takes_its_place_without_a_rebalance(
-        broker: str) -> None:
+def test_a_static_member_restarting_within_its_session_timeout_takes_its_place_without_a_rebalance(broker: str) -> None:
     admin = AdminClient({"bootstrap.servers": broker})
     topic, group = f"timer-{uuid.uuid4().hex[:6]}", f"static-restart-{uuid.uuid4().hex[:6]}"
     for future in admin.create_topics([NewTopic(topic, 4)]).values():
@@ -174,10 +224,15 @@ def test_a_static_member_restarting_within_its_session_timeout_takes_its_place_w
     poller = threading.Thread(target=poll, daemon=True)
     poller.start()
     try:
+
         def settled() -> bool:
             description = admin.describe_consumer_groups([group])[group].result(30)
-            return len(description.members) == 2 and enum_name(description.state) == "stable" and all(
-                len(m.assignment.topic_partitions) == 2 for m in description.members)
+            return (
+                len(description.members) == 2
+                and enum_name(description.state) == "stable"
+                and all(len(m.assignment.topic_partitions) == 2 for m in description.members)
+            )
+
         _wait("both members own 2 partitions", 90, settled)
         before = admin.describe_consumer_groups([group])[group].result(30)
         (old,) = [m for m in before.members if m.group_instance_id == "static-r"]
@@ -193,8 +248,12 @@ def test_a_static_member_restarting_within_its_session_timeout_takes_its_place_w
         def replaced() -> bool:
             description = admin.describe_consumer_groups([group])[group].result(30)
             ids = {m.member_id for m in description.members}
-            return old.member_id not in ids and len(ids) == 2 and all(
-                m.assignment.topic_partitions for m in description.members)
+            return (
+                old.member_id not in ids
+                and len(ids) == 2
+                and all(m.assignment.topic_partitions for m in description.members)
+            )
+
         _wait("the restarted static member is in the group under a new member id", 60, replaced)
         time.sleep(3 * 1.0)  # three heartbeat intervals: a rebalance would have reached the other member by now
         after = admin.describe_consumer_groups([group])[group].result(30)
@@ -210,23 +269,52 @@ def test_a_static_member_restarting_within_its_session_timeout_takes_its_place_w
             consumer.close()
 
     # kgroup's coordinator, request level: the same generation, NONE, and the old partitions from SyncGroup.
-    failures = replay_classic({
-        "name": "static member restarts within its session timeout", "protocol": "classic",
-        "config": {"group_initial_rebalance_delay_ms": 0},
-        "members": [{"handle": "S", "session_timeout_ms": 30000, "rebalance_timeout_ms": 30000,
-                     "protocols": ["range"], "join_version": 9},
-                    {"handle": "R", "instance_id": "static-r", "session_timeout_ms": 30000,
-                     "rebalance_timeout_ms": 30000, "protocols": ["range"], "join_version": 9}],
-        "events": [
-            {"id": "e1", "at_ms": 0, "kind": "join", "member": "R", "member_id": ""},
-            {"id": "e2", "at_ms": 0, "kind": "sync", "member": "R", "generation": 1, "assignments": {"R": ["t-0", "t-1"]}},
-            {"id": "e3", "at_ms": 5000, "kind": "join", "member": "R", "member_id": "", "bind": "R2"},
-            {"id": "e4", "at_ms": 5000, "kind": "sync", "member": "R2", "generation": 1}],
-        "expect": [
-            {"after": "e3", "group": {"state": "Stable", "generation": 1},
-             "responses": {"e3": {"done": True, "error": "NONE", "generation": 1}}},
-            {"after": "e4", "responses": {"e4": {"done": True, "error": "NONE", "assignment": ["t-0", "t-1"]}}}]},
-        None)
+    failures = replay_classic(
+        {
+            "name": "static member restarts within its session timeout",
+            "protocol": "classic",
+            "config": {"group_initial_rebalance_delay_ms": 0},
+            "members": [
+                {
+                    "handle": "S",
+                    "session_timeout_ms": 30000,
+                    "rebalance_timeout_ms": 30000,
+                    "protocols": ["range"],
+                    "join_version": 9,
+                },
+                {
+                    "handle": "R",
+                    "instance_id": "static-r",
+                    "session_timeout_ms": 30000,
+                    "rebalance_timeout_ms": 30000,
+                    "protocols": ["range"],
+                    "join_version": 9,
+                },
+            ],
+            "events": [
+                {"id": "e1", "at_ms": 0, "kind": "join", "member": "R", "member_id": ""},
+                {
+                    "id": "e2",
+                    "at_ms": 0,
+                    "kind": "sync",
+                    "member": "R",
+                    "generation": 1,
+                    "assignments": {"R": ["t-0", "t-1"]},
+                },
+                {"id": "e3", "at_ms": 5000, "kind": "join", "member": "R", "member_id": "", "bind": "R2"},
+                {"id": "e4", "at_ms": 5000, "kind": "sync", "member": "R2", "generation": 1},
+            ],
+            "expect": [
+                {
+                    "after": "e3",
+                    "group": {"state": "Stable", "generation": 1},
+                    "responses": {"e3": {"done": True, "error": "NONE", "generation": 1}},
+                },
+                {"after": "e4", "responses": {"e4": {"done": True, "error": "NONE", "assignment": ["t-0", "t-1"]}}},
+            ],
+        },
+        None,
+    )
     assert not failures, "\n".join(failures)
 
 
@@ -247,8 +335,13 @@ STUCK_SESSION_MS, STUCK_X_REBALANCE_MS, STUCK_Y_REBALANCE_MS = 30_000, 4_000, 10
 TOLERANCE_S = 2.5
 
 API_JOIN_GROUP, API_HEARTBEAT, API_SYNC_GROUP = 11, 12, 14
-ERROR_NAMES = {0: "NONE", 22: "ILLEGAL_GENERATION", 25: "UNKNOWN_MEMBER_ID", 27: "REBALANCE_IN_PROGRESS",
-               79: "MEMBER_ID_REQUIRED"}
+ERROR_NAMES = {
+    0: "NONE",
+    22: "ILLEGAL_GENERATION",
+    25: "UNKNOWN_MEMBER_ID",
+    27: "REBALANCE_IN_PROGRESS",
+    79: "MEMBER_ID_REQUIRED",
+}
 
 
 def _bytes(data: bytes) -> bytes:
@@ -267,8 +360,16 @@ class RawClassicMember:
     def join(self) -> dict[str, Any]:
         # ConsumerProtocolSubscription v0: the topics, no user data
         metadata = struct.pack(">h", 0) + struct.pack(">i", 1) + string(self.topic) + struct.pack(">i", -1)
-        body = (string(self.group) + struct.pack(">ii", self.session_ms, self.rebalance_ms) + string(self.member_id)
-                + string(None) + string("consumer") + struct.pack(">i", 1) + string("range") + _bytes(metadata))
+        body = (
+            string(self.group)
+            + struct.pack(">ii", self.session_ms, self.rebalance_ms)
+            + string(self.member_id)
+            + string(None)
+            + string("consumer")
+            + struct.pack(">i", 1)
+            + string("range")
+            + _bytes(metadata)
+        )
         r = self.connection.request(API_JOIN_GROUP, 5, body, False, "JoinGroup v5")
         r.i32("throttle")
         error = ERROR_NAMES.get(r.i16("error"), "OTHER")
@@ -284,18 +385,28 @@ class RawClassicMember:
         self.member_id = member_id
         if error == "NONE":
             self.generation = generation
-        return {"error": error, "generation": generation, "leader": leader, "member_id": member_id,
-                "members": members}
+        return {"error": error, "generation": generation, "leader": leader, "member_id": member_id, "members": members}
 
     def sync(self, assignment: dict[str, list[int]]) -> str:
         entries = b""
         for member, partitions in assignment.items():
-            data = (struct.pack(">h", 0) + struct.pack(">i", 1) + string(self.topic)
-                    + struct.pack(">i", len(partitions)) + b"".join(struct.pack(">i", p) for p in partitions)
-                    + struct.pack(">i", -1))
+            data = (
+                struct.pack(">h", 0)
+                + struct.pack(">i", 1)
+                + string(self.topic)
+                + struct.pack(">i", len(partitions))
+                + b"".join(struct.pack(">i", p) for p in partitions)
+                + struct.pack(">i", -1)
+            )
             entries += string(member) + _bytes(data)
-        body = (string(self.group) + struct.pack(">i", self.generation) + string(self.member_id) + string(None)
-                + struct.pack(">i", len(assignment)) + entries)
+        body = (
+            string(self.group)
+            + struct.pack(">i", self.generation)
+            + string(self.member_id)
+            + string(None)
+            + struct.pack(">i", len(assignment))
+            + entries
+        )
         r = self.connection.request(API_SYNC_GROUP, 3, body, False, "SyncGroup v3")
         r.i32("throttle")
         return ERROR_NAMES.get(r.i16("error"), "OTHER")
@@ -313,18 +424,34 @@ class RawClassicMember:
 def _kgroup_stuck_join_ms(y_joins_at: int) -> tuple[int, list[str]]:
     """kgroup's coordinator, request level, on the broker's timings: when Y's JoinGroup is answered (ms after
     it was sent), and what it checked on the way (X heartbeating through the join phase, then gone)."""
-    members = [{"handle": "X", "session_timeout_ms": STUCK_SESSION_MS, "rebalance_timeout_ms": STUCK_X_REBALANCE_MS,
-                "protocols": ["range"], "join_version": 5},
-               {"handle": "Y", "session_timeout_ms": STUCK_SESSION_MS, "rebalance_timeout_ms": STUCK_Y_REBALANCE_MS,
-                "protocols": ["range"], "join_version": 5}]
-    events = [{"id": "x1", "at_ms": 0, "kind": "join", "member": "X", "member_id": "", "bind": "X"},
-              {"id": "x2", "at_ms": 0, "kind": "join", "member": "X", "member_id": "X"},
-              {"id": "xs", "at_ms": 0, "kind": "sync", "member": "X", "generation": 1, "assignments": {"X": ["t-0"]}},
-              {"id": "y1", "at_ms": y_joins_at, "kind": "join", "member": "Y", "member_id": "", "bind": "Y"},
-              {"id": "y2", "at_ms": y_joins_at, "kind": "join", "member": "Y", "member_id": "Y"}]
+    members = [
+        {
+            "handle": "X",
+            "session_timeout_ms": STUCK_SESSION_MS,
+            "rebalance_timeout_ms": STUCK_X_REBALANCE_MS,
+            "protocols": ["range"],
+            "join_version": 5,
+        },
+        {
+            "handle": "Y",
+            "session_timeout_ms": STUCK_SESSION_MS,
+            "rebalance_timeout_ms": STUCK_Y_REBALANCE_MS,
+            "protocols": ["range"],
+            "join_version": 5,
+        },
+    ]
+    events = [
+        {"id": "x1", "at_ms": 0, "kind": "join", "member": "X", "member_id": "", "bind": "X"},
+        {"id": "x2", "at_ms": 0, "kind": "join", "member": "X", "member_id": "X"},
+        {"id": "xs", "at_ms": 0, "kind": "sync", "member": "X", "generation": 1, "assignments": {"X": ["t-0"]}},
+        {"id": "y1", "at_ms": y_joins_at, "kind": "join", "member": "Y", "member_id": "", "bind": "Y"},
+        {"id": "y2", "at_ms": y_joins_at, "kind": "join", "member": "Y", "member_id": "Y"},
+    ]
     horizon = y_joins_at + STUCK_SESSION_MS + 10_000
-    events += [{"id": f"h{t}", "at_ms": t, "kind": "heartbeat", "member": "X", "generation": 1}
-               for t in range(1000, horizon, 1000)]
+    events += [
+        {"id": f"h{t}", "at_ms": t, "kind": "heartbeat", "member": "X", "generation": 1}
+        for t in range(1000, horizon, 1000)
+    ]
     run = ClassicScenario.from_spec({"members": members, "config": {"group_initial_rebalance_delay_ms": 0}}, None)
     seen: list[str] = []
     for instant in range(0, horizon, 100):
@@ -339,13 +466,15 @@ def _kgroup_stuck_join_ms(y_joins_at: int) -> tuple[int, list[str]]:
             seen.append(str(run.responses["after"]))
             group = run.coordinator.groups[GROUP_ID]
             assert (answer.error, answer.generation, set(group.members)) == (  # type: ignore[union-attr]
-                "NONE", 2, {run.member_id("Y")}), (answer, group.members)
+                "NONE",
+                2,
+                {run.member_id("Y")},
+            ), (answer, group.members)
             return instant - y_joins_at, seen
     raise AssertionError("kgroup never answered Y's JoinGroup")
 
 
-def test_a_member_stuck_in_a_long_join_is_removed_at_the_groups_rebalance_timeout_not_its_session(
-        broker: str) -> None:
+def test_a_member_stuck_in_a_long_join_is_removed_at_the_groups_rebalance_timeout_not_its_session(broker: str) -> None:
     admin = AdminClient({"bootstrap.servers": broker})
     topic, group = f"timer-{uuid.uuid4().hex[:6]}", f"stuck-join-{uuid.uuid4().hex[:6]}"
     for future in admin.create_topics([NewTopic(topic, 2)]).values():
@@ -380,11 +509,17 @@ def test_a_member_stuck_in_a_long_join_is_removed_at_the_groups_rebalance_timeou
         y.close()
     broker_s = answer["at"] - sent
     kgroup_ms, kgroup_heartbeats = _kgroup_stuck_join_ms(2_000)
-    print(f"\nstuck join: the broker answered Y {broker_s:.2f} s after its JoinGroup, kgroup {kgroup_ms / 1000:.2f} s; "
-          f"group rebalance timeout {STUCK_Y_REBALANCE_MS / 1000:g} s, X's own {STUCK_X_REBALANCE_MS / 1000:g} s, "
-          f"session {STUCK_SESSION_MS / 1000:g} s")
+    print(
+        f"\nstuck join: the broker answered Y {broker_s:.2f} s after its JoinGroup, kgroup {kgroup_ms / 1000:.2f} s; "
+        f"group rebalance timeout {STUCK_Y_REBALANCE_MS / 1000:g} s, X's own {STUCK_X_REBALANCE_MS / 1000:g} s, "
+        f"session {STUCK_SESSION_MS / 1000:g} s"
+    )
     assert (answer["error"], answer["generation"], answer["leader"], answer["members"]) == (
-        "NONE", 2, y.member_id, [y.member_id]), answer
+        "NONE",
+        2,
+        y.member_id,
+        [y.member_id],
+    ), answer
     assert "REBALANCE_IN_PROGRESS" in heartbeats and after_x_gone == "UNKNOWN_MEMBER_ID", (heartbeats, after_x_gone)
     assert "REBALANCE_IN_PROGRESS" in kgroup_heartbeats and kgroup_heartbeats[-1] == "UNKNOWN_MEMBER_ID"
     assert abs(broker_s - kgroup_ms / 1000) <= TOLERANCE_S, (broker_s, kgroup_ms)
@@ -438,26 +573,50 @@ class Poller:
 def _kgroup_classic_poll_leave(topic: str) -> tuple[int, int, int, list[str]]:
     """`kgroup simulate` of the same timings: (rebalance start, end, generation) after the stall, and a's final."""
     scenario = {
-        "schema": "kgroup/v1", "kind": "scenario", "description": "b stops polling (max.poll.interval.ms)",
+        "schema": "kgroup/v1",
+        "kind": "scenario",
+        "description": "b stops polling (max.poll.interval.ms)",
         "cluster": {"topics": [{"name": topic, "partitions": 4}]},
-        "groups": [{"group_id": "g", "protocol": "classic", "assignors": ["range"], "generation": 1,
-                    "members": [{"member_id": "a", "topics": [topic]}, {"member_id": "b", "topics": [topic]}],
-                    "assignment": {"a": {topic: [0, 1]}, "b": {topic: [2, 3]}}}],
+        "groups": [
+            {
+                "group_id": "g",
+                "protocol": "classic",
+                "assignors": ["range"],
+                "generation": 1,
+                "members": [{"member_id": "a", "topics": [topic]}, {"member_id": "b", "topics": [topic]}],
+                "assignment": {"a": {topic: [0, 1]}, "b": {topic: [2, 3]}},
+            }
+        ],
         "broker": {"group.initial.rebalance.delay.ms": "0s", "group.min.session.timeout.ms": "1s"},
-        "clients": {"default": {"session.timeout.ms": f"{POLL_SESSION_MS}ms",
-                                "heartbeat.interval.ms": f"{POLL_HEARTBEAT_MS}ms",
-                                "max.poll.interval.ms": f"{POLL_MS}ms", "partition.assignment.strategy": ["range"]}},
+        "clients": {
+            "default": {
+                "session.timeout.ms": f"{POLL_SESSION_MS}ms",
+                "heartbeat.interval.ms": f"{POLL_HEARTBEAT_MS}ms",
+                "max.poll.interval.ms": f"{POLL_MS}ms",
+                "partition.assignment.strategy": ["range"],
+            }
+        },
         "duration": "30s",
-        "events": [f"slow-poll b at {STALL_AT_MS}ms processing 60s"]}
+        "events": [f"slow-poll b at {STALL_AT_MS}ms processing 60s"],
+    }
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "poll-leave.yaml"
         path.write_text(yaml.safe_dump(scenario))
-        out = subprocess.run([str(Path(sys.executable).parent / "kgroup"), "simulate", str(path), "-o", "json"],
-                             capture_output=True, text=True, timeout=120, check=True)
+        out = subprocess.run(
+            [str(Path(sys.executable).parent / "kgroup"), "simulate", str(path), "-o", "json"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
     body = json.loads(out.stdout)
     (rebalance,) = body["rebalances"]
-    return (rebalance["start_ms"] - STALL_AT_MS, rebalance["end_ms"] - STALL_AT_MS, rebalance["generation"],
-            sorted(body["final_assignment"]["a"]))
+    return (
+        rebalance["start_ms"] - STALL_AT_MS,
+        rebalance["end_ms"] - STALL_AT_MS,
+        rebalance["generation"],
+        sorted(body["final_assignment"]["a"]),
+    )
 
 
 def test_a_classic_consumer_that_does_not_poll_in_time_leaves_and_the_group_rebalances_at_once(broker: str) -> None:
@@ -465,36 +624,64 @@ def test_a_classic_consumer_that_does_not_poll_in_time_leaves_and_the_group_reba
     topic, group = f"timer-{uuid.uuid4().hex[:6]}", f"poll-leave-{uuid.uuid4().hex[:6]}"
     for future in admin.create_topics([NewTopic(topic, 4)]).values():
         future.result(30)
-    settings = {"bootstrap.servers": broker, "group.id": group, "group.protocol": "classic",
-                "partition.assignment.strategy": "range", "session.timeout.ms": POLL_SESSION_MS,
-                "heartbeat.interval.ms": POLL_HEARTBEAT_MS, "max.poll.interval.ms": POLL_MS,
-                "enable.auto.commit": False}
+    settings = {
+        "bootstrap.servers": broker,
+        "group.id": group,
+        "group.protocol": "classic",
+        "partition.assignment.strategy": "range",
+        "session.timeout.ms": POLL_SESSION_MS,
+        "heartbeat.interval.ms": POLL_HEARTBEAT_MS,
+        "max.poll.interval.ms": POLL_MS,
+        "enable.auto.commit": False,
+    }
     a, b = Consumer({**settings, "client.id": "a"}), Consumer({**settings, "client.id": "b"})
     a.subscribe([topic])
     b.subscribe([topic])
     poller = Poller({"a": a, "b": b})
     try:
+
         def description() -> Any:
             return admin.describe_consumer_groups([group])[group].result(30)
 
-        _wait("both members own 2 partitions", 90, lambda: (lambda d: len(d.members) == 2 and enum_name(
-            d.state) == "stable" and all(len(m.assignment.topic_partitions) == 2 for m in d.members))(description()))
+        _wait(
+            "both members own 2 partitions",
+            90,
+            lambda: (
+                lambda d: (
+                    len(d.members) == 2
+                    and enum_name(d.state) == "stable"
+                    and all(len(m.assignment.topic_partitions) == 2 for m in d.members)
+                )
+            )(description()),
+        )
         (b_id,) = [m.member_id for m in description().members if m.client_id == "b"]
         stalled = poller.stall("b")
-        left = _wait("b leaves the group", POLL_MS / 1000 + 30,
-                     lambda: b_id not in {m.member_id for m in description().members})
-        settled = _wait("a owns all 4 partitions", 30, lambda: (lambda d: enum_name(d.state) == "stable" and [
-            len(m.assignment.topic_partitions) for m in d.members] == [4])(description()))
+        left = _wait(
+            "b leaves the group", POLL_MS / 1000 + 30, lambda: b_id not in {m.member_id for m in description().members}
+        )
+        settled = _wait(
+            "a owns all 4 partitions",
+            30,
+            lambda: (
+                lambda d: (
+                    enum_name(d.state) == "stable" and [len(m.assignment.topic_partitions) for m in d.members] == [4]
+                )
+            )(description()),
+        )
     finally:
         poller.close()
         a.close()
         b.close()
     broker_left, broker_settled = left - stalled, settled - stalled
     kgroup_start, kgroup_end, generation, a_final = _kgroup_classic_poll_leave(topic)
-    print(f"\nclassic poll timeout: b left the broker's group {broker_left:.2f} s after its last poll, the group was "
-          f"Stable again at {broker_settled:.2f} s; kgroup: rebalance {kgroup_start / 1000:.2f}-{kgroup_end / 1000:.2f} "
-          f"s (generation {generation}); max.poll.interval.ms {POLL_MS / 1000:g} s, session {POLL_SESSION_MS / 1000:g} s")
-    assert broker_left >= POLL_MS / 1000 - 0.5, f"removed {broker_left:.2f} s after its last poll: before the poll timeout"
+    print(
+        f"\nclassic poll timeout: b left the broker's group {broker_left:.2f} s after its last poll, the group was "
+        f"Stable again at {broker_settled:.2f} s; kgroup: rebalance {kgroup_start / 1000:.2f}-{kgroup_end / 1000:.2f} "
+        f"s (generation {generation}); max.poll.interval.ms {POLL_MS / 1000:g} s, session {POLL_SESSION_MS / 1000:g} s"
+    )
+    assert broker_left >= POLL_MS / 1000 - 0.5, (
+        f"removed {broker_left:.2f} s after its last poll: before the poll timeout"
+    )
     assert abs(broker_left - kgroup_start / 1000) <= TOLERANCE_S, (broker_left, kgroup_start)
     assert abs(broker_settled - kgroup_end / 1000) <= TOLERANCE_S, (broker_settled, kgroup_end)
     assert generation == 2 and a_final == [f"{topic}-{p}" for p in range(4)], (generation, a_final)
@@ -503,12 +690,16 @@ def test_a_classic_consumer_that_does_not_poll_in_time_leaves_and_the_group_reba
 def _kgroup_kip848_poll_leave(topic: str, epoch: int, owned: dict[str, list[int]]) -> tuple[int, int, set[str]]:
     """kgroup's KIP-848 simulation on the broker's timings and starting group: when b's poll timeout bumps the
     group epoch (ms after its last poll), to what, and who is left."""
-    sim = ConsumerSimulation.create({topic: 4}, ConsumerConfig(session_timeout_ms=KIP848_SESSION_MS,
-                                                               heartbeat_interval_ms=POLL_HEARTBEAT_MS), "g")
+    sim = ConsumerSimulation.create(
+        {topic: 4}, ConsumerConfig(session_timeout_ms=KIP848_SESSION_MS, heartbeat_interval_ms=POLL_HEARTBEAT_MS), "g"
+    )
     for handle in ("a", "b"):
         sim.add_client(handle, ClientConfig(max_poll_interval_ms=POLL_MS), [topic])
-    sim.load(epoch, {h: [TopicPartition(topic, p) for p in ps] for h, ps in owned.items()},
-             heartbeat_phase={"a": 0, "b": POLL_HEARTBEAT_MS // 2})
+    sim.load(
+        epoch,
+        {h: [TopicPartition(topic, p) for p in ps] for h, ps in owned.items()},
+        heartbeat_phase={"a": 0, "b": POLL_HEARTBEAT_MS // 2},
+    )
     sim.at(STALL_AT_MS, sim.process, sim.clients["b"], 60_000)
     sim.run_until(STALL_AT_MS + KIP848_SESSION_MS + 10_000)
     bump = next(b for b in sim.bumps if b.at_ms >= STALL_AT_MS)
@@ -517,7 +708,8 @@ def _kgroup_kip848_poll_leave(topic: str, epoch: int, owned: dict[str, list[int]
 
 
 def test_a_kip848_consumer_that_does_not_poll_in_time_leaves_with_epoch_minus_one_at_once(
-        broker: str, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    broker: str, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     """Kafka's Java consumer: librdkafka 2.16.0 under KIP-848 sends no leave heartbeat on its poll timeout
     (measured here: removed at 8 s + the group's 30 s session timeout), so it is not the client that settles
     what AbstractMembershipManager does."""
@@ -525,14 +717,26 @@ def test_a_kip848_consumer_that_does_not_poll_in_time_leaves_with_epoch_minus_on
     topic, group = f"timer-{uuid.uuid4().hex[:6]}", f"poll-leave-848-{uuid.uuid4().hex[:6]}"
     for future in admin.create_topics([NewTopic(topic, 4)]).values():
         future.result(30)
-    resource = ConfigResource(ResourceType.GROUP, group, incremental_configs=[
-        ConfigEntry("consumer.session.timeout.ms", str(KIP848_SESSION_MS), incremental_operation=AlterConfigOpType.SET),
-        ConfigEntry("consumer.heartbeat.interval.ms", str(POLL_HEARTBEAT_MS),
-                    incremental_operation=AlterConfigOpType.SET)])
+    resource = ConfigResource(
+        ResourceType.GROUP,
+        group,
+        incremental_configs=[
+            ConfigEntry(
+                "consumer.session.timeout.ms", str(KIP848_SESSION_MS), incremental_operation=AlterConfigOpType.SET
+            ),
+            ConfigEntry(
+                "consumer.heartbeat.interval.ms", str(POLL_HEARTBEAT_MS), incremental_operation=AlterConfigOpType.SET
+            ),
+        ],
+    )
     for future in admin.incremental_alter_configs([resource]).values():
         future.result(30)
-    settings = {"group.protocol": "consumer", "max.poll.interval.ms": str(POLL_MS), "enable.auto.commit": "false",
-                "auto.offset.reset": "earliest"}
+    settings = {
+        "group.protocol": "consumer",
+        "max.poll.interval.ms": str(POLL_MS),
+        "enable.auto.commit": "false",
+        "auto.offset.reset": "earliest",
+    }
     java = JavaConsumers(broker, group, {topic: 4}, "", compiled(tmp_path_factory), tmp_path, settings)
 
     def described() -> Any:
@@ -541,23 +745,33 @@ def test_a_kip848_consumer_that_does_not_poll_in_time_leaves_with_epoch_minus_on
     try:
         java.join("a", (topic,))
         java.join("b", (topic,))
-        _wait("both members own 2 partitions", 120, lambda: (lambda g: g.state == "Stable" and sorted(
-            len(m.assignment) for m in g.members) == [2, 2])(described()))
+        _wait(
+            "both members own 2 partitions",
+            120,
+            lambda: (lambda g: g.state == "Stable" and sorted(len(m.assignment) for m in g.members) == [2, 2])(
+                described()
+            ),
+        )
         before = described()
         ids = {m.client_id: m.member_id for m in before.members}
         owned = {m.client_id: sorted(partition for _, partition in m.assignment) for m in before.members}
         stalled = time.monotonic()  # b's thread sees the command within its 100 ms poll
         java._send({"op": "stall", "name": "b", "ms": 2 * POLL_MS + 10_000})
-        left = _wait("b leaves the group", KIP848_SESSION_MS / 1000 + 30,
-                     lambda: ids["b"] not in {m.member_id for m in described().members})
+        left = _wait(
+            "b leaves the group",
+            KIP848_SESSION_MS / 1000 + 30,
+            lambda: ids["b"] not in {m.member_id for m in described().members},
+        )
         after = described()
     finally:
         java.close()
     broker_left = left - stalled
     kgroup_left, kgroup_epoch, kgroup_members = _kgroup_kip848_poll_leave(topic, before.group_epoch or 0, owned)
-    print(f"\nKIP-848 poll timeout (Java): b left the broker's group {broker_left:.2f} s after its last poll (group "
-          f"epoch {before.group_epoch} -> {after.group_epoch}); kgroup {kgroup_left / 1000:.2f} s (epoch {kgroup_epoch}); "
-          f"max.poll.interval.ms {POLL_MS / 1000:g} s, group session {KIP848_SESSION_MS / 1000:g} s")
+    print(
+        f"\nKIP-848 poll timeout (Java): b left the broker's group {broker_left:.2f} s after its last poll (group "
+        f"epoch {before.group_epoch} -> {after.group_epoch}); kgroup {kgroup_left / 1000:.2f} s (epoch {kgroup_epoch}); "
+        f"max.poll.interval.ms {POLL_MS / 1000:g} s, group session {KIP848_SESSION_MS / 1000:g} s"
+    )
     assert broker_left >= POLL_MS / 1000 - 0.5, f"left {broker_left:.2f} s after its last poll: before the poll timeout"
     # at once: a member that only went silent would be fenced at its 30 s session timeout instead
     assert abs(broker_left - kgroup_left / 1000) <= TOLERANCE_S, (broker_left, kgroup_left)

@@ -43,13 +43,22 @@ def _traffic(broker: str, topic: str, partitions: int) -> Iterator[None]:
 
 
 @contextmanager
-def _auto_committing(broker: str, group: str, topic: str, commit_ms: int, paused: threading.Event | None = None
-                     ) -> Iterator[Consumer]:
+def _auto_committing(
+    broker: str, group: str, topic: str, commit_ms: int, paused: threading.Event | None = None
+) -> Iterator[Consumer]:
     """A real consumer with enable.auto.commit, polling all the time in a thread until the block ends. When
     `paused` is set it pauses its partitions: still a member (it polls and heartbeats), consuming nothing."""
-    consumer = Consumer({"bootstrap.servers": broker, "group.id": group, "enable.auto.commit": True,
-                         "auto.commit.interval.ms": commit_ms, "auto.offset.reset": "earliest",
-                         "session.timeout.ms": 6000, "heartbeat.interval.ms": 500})
+    consumer = Consumer(
+        {
+            "bootstrap.servers": broker,
+            "group.id": group,
+            "enable.auto.commit": True,
+            "auto.commit.interval.ms": commit_ms,
+            "auto.offset.reset": "earliest",
+            "session.timeout.ms": 6000,
+            "heartbeat.interval.ms": 500,
+        }
+    )
     done, did_pause, assigned = threading.Event(), threading.Event(), threading.Event()
     # the callback runs in the pump thread (inside poll): the test's thread never calls into the consumer
     consumer.subscribe([topic], on_assign=lambda _consumer, partitions: partitions and assigned.set())
@@ -95,20 +104,21 @@ def _triage(broker: str, group: str, *args: str) -> tuple[int, dict, str]:
 
 # (auto.commit.interval.ms, --samples, --interval): commit intervals from 0.5 to 5 s, polls shorter and
 # longer than them, from 2 polls up
-HEALTHY = [(500, 2, "1s"), (1000, 4, "250ms"), (2000, 2, "500ms"), (5000, 2, "1s"), (5000, 3, "2s"),
-           (3000, 2, "5s")]
+HEALTHY = [(500, 2, "1s"), (1000, 4, "250ms"), (2000, 2, "500ms"), (5000, 2, "1s"), (5000, 3, "2s"), (3000, 2, "5s")]
 
 
 @pytest.mark.parametrize(("commit_ms", "samples", "interval"), HEALTHY)
-def test_triage_never_alarms_on_a_healthy_auto_committing_consumer(broker: str, names: tuple[str, str],
-                                                                   commit_ms: int, samples: int,
-                                                                   interval: str) -> None:
+def test_triage_never_alarms_on_a_healthy_auto_committing_consumer(
+    broker: str, names: tuple[str, str], commit_ms: int, samples: int, interval: str
+) -> None:
     topic, group = names
     topic_with_records(broker, topic, [5, 5, 5])
     with _traffic(broker, topic, 3), _auto_committing(broker, group, topic, commit_ms):
         _wait_for_commits(broker, group, topic, 3)
-        runs = [_triage(broker, group, "--samples", str(samples), "--interval", interval, "--max-wait", "40s")
-                for _ in range(2)]
+        runs = [
+            _triage(broker, group, "--samples", str(samples), "--interval", interval, "--max-wait", "40s")
+            for _ in range(2)
+        ]
     for code, doc, stderr in runs:
         statuses = {(p["partition"], p["status"]) for p in doc["partitions"]}
         assert code == 0 and not {s for _, s in statuses} & ALARMS, (commit_ms, samples, interval, statuses, stderr)
@@ -131,8 +141,9 @@ def test_triage_alarms_on_a_closed_consumer_whose_lag_grows(broker: str, names: 
     assert {p["status"] for p in doc["partitions"]} == {"STOP"} and doc["samples"] == 2  # decided at once
 
 
-def test_triage_alarms_on_a_paused_member_once_its_offset_stays_put_too_long(broker: str,
-                                                                            names: tuple[str, str]) -> None:
+def test_triage_alarms_on_a_paused_member_once_its_offset_stays_put_too_long(
+    broker: str, names: tuple[str, str]
+) -> None:
     """Alive (a member, heartbeating) but consuming nothing: two polls cannot tell it from a consumer between
     two commits; polling on past twice the commit interval can, and then it is STOP."""
     topic, group = names

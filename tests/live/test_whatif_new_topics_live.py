@@ -54,15 +54,18 @@ def _check(doc: dict, actual: dict[str, set], ids: dict[str, str], what: str) ->
     by_id = {member_id: name for name, member_id in ids.items()}
     named = [{by_id.get(m, m): parts for m, parts in c.items() if parts} for c in _candidates(doc)]
     got = {name: parts for name, parts in actual.items() if parts}
-    assert got in named, (f"{what}: predicted {sorted((n, sorted(p)) for n, p in named[0].items())} "
-                          f"(+{len(named) - 1} alternatives), actual {sorted((n, sorted(p)) for n, p in got.items())}")
+    assert got in named, (
+        f"{what}: predicted {sorted((n, sorted(p)) for n, p in named[0].items())} "
+        f"(+{len(named) - 1} alternatives), actual {sorted((n, sorted(p)) for n, p in got.items())}"
+    )
 
 
 def _resubscribe(consumers: Consumers, name: str, topics: tuple[str, ...]) -> None:
     member = consumers.members[name]
     member.topics = topics
-    member.consumer.subscribe(list(topics), on_assign=member.on_assign, on_revoke=member.on_revoke,
-                              on_lost=member.on_revoke)
+    member.consumer.subscribe(
+        list(topics), on_assign=member.on_assign, on_revoke=member.on_revoke, on_lost=member.on_revoke
+    )
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
@@ -105,8 +108,21 @@ def test_what_ifs_naming_topics_the_group_does_not_consume(broker: str, strategy
 
         # 4. z does not exist: kgroup says so, and the prediction, which assigns nothing of it, is what happens.
         plan = tmp_path / "missing.yaml"
-        missing = run_process("simulate", "-b", broker, "--group", group, "-a", strategy,
-                              "--add-member", f"c4={b},{z}", "--save-plan", str(plan), "-o", "json")
+        missing = run_process(
+            "simulate",
+            "-b",
+            broker,
+            "--group",
+            group,
+            "-a",
+            strategy,
+            "--add-member",
+            f"c4={b},{z}",
+            "--save-plan",
+            str(plan),
+            "-o",
+            "json",
+        )
         assert missing.returncode == 0, missing.stderr
         doc = json.loads(missing.stdout)
         assert doc["unknown_topics"] == {z: ["c4"]}
@@ -162,8 +178,9 @@ def test_a_regex_subscribers_matched_topics_are_read(broker: str) -> None:
     try:
         pattern = consumers.join("c0", (a, b))
         # The same member subscribes by pattern before it ever polls: librdkafka matches it to a and b.
-        pattern.consumer.subscribe([f"^rx-{suffix}-.*"], on_assign=pattern.on_assign, on_revoke=pattern.on_revoke,
-                                   on_lost=pattern.on_revoke)
+        pattern.consumer.subscribe(
+            [f"^rx-{suffix}-.*"], on_assign=pattern.on_assign, on_revoke=pattern.on_revoke, on_lost=pattern.on_revoke
+        )
         consumers.settle({})
         joined = _predict(broker, group, "roundrobin", ["--add-member", f"c1={a}"])
         c0 = consumers.member_ids()["c0"]

@@ -9,8 +9,12 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 # Session 6 s and heartbeats every 0.5 s: a dead member is noticed in seconds (Tansu's joins take
 # session/2, so this also keeps them near 3 s).
-CONSUMER = {"session.timeout.ms": 6000, "heartbeat.interval.ms": 500, "enable.auto.commit": False,
-            "auto.offset.reset": "earliest"}
+CONSUMER = {
+    "session.timeout.ms": 6000,
+    "heartbeat.interval.ms": 500,
+    "enable.auto.commit": False,
+    "auto.offset.reset": "earliest",
+}
 
 
 # One record per batch: Tansu's log-end offset is wrong for larger batches (docs/brokers.md). Idempotence:

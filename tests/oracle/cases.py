@@ -32,12 +32,23 @@ def with_gone_topic_ids(case: dict[str, Any]) -> dict[str, Any]:
 
 
 def to_kgroup(case: dict[str, Any]) -> tuple[Cluster, list[Member]]:
-    topics = tuple(Topic(t["name"], t["partitions"],
-                         tuple(frozenset(racks) for racks in t.get("replica_racks") or []), t.get("id"))
-                   for t in case["topics"])
-    members = [Member(m["member_id"], tuple(m["topics"]), m.get("instance_id"), m.get("rack"),
-                      owned=tuple(TopicPartition(t, p) for t, p in m["owned"]), generation=m.get("generation"))
-               for m in case["members"]]
+    topics = tuple(
+        Topic(
+            t["name"], t["partitions"], tuple(frozenset(racks) for racks in t.get("replica_racks") or []), t.get("id")
+        )
+        for t in case["topics"]
+    )
+    members = [
+        Member(
+            m["member_id"],
+            tuple(m["topics"]),
+            m.get("instance_id"),
+            m.get("rack"),
+            owned=tuple(TopicPartition(t, p) for t, p in m["owned"]),
+            generation=m.get("generation"),
+        )
+        for m in case["members"]
+    ]
     return Cluster(topics), members
 
 
@@ -66,8 +77,11 @@ def differences(kafka: dict[str, Any], kgroup: dict[str, Any]) -> dict[str, Any]
         return {} if kafka_error == kgroup_error else {"<error>": (kafka.get("error"), kgroup.get("error"))}
     theirs = {m: {tuple(tp) for tp in parts} for m, parts in kafka["assignment"].items()}
     ours = {m: {tuple(tp) for tp in parts} for m, parts in kgroup["assignment"].items()}
-    return {m: (sorted(theirs.get(m, ())), sorted(ours.get(m, ())))
-            for m in sorted(set(theirs) | set(ours)) if theirs.get(m, set()) != ours.get(m, set())}
+    return {
+        m: (sorted(theirs.get(m, ())), sorted(ours.get(m, ())))
+        for m in sorted(set(theirs) | set(ours))
+        if theirs.get(m, set()) != ours.get(m, set())
+    }
 
 
 def report(case: dict[str, Any], release: str, diff: dict[str, Any]) -> str:

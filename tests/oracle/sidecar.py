@@ -49,10 +49,22 @@ class Sidecar:
         self._compile()
         self._log = open(self._folder / "stderr.log", "wb")
         self._process = subprocess.Popen(
-            ["java", "-Xmx512m", "-Xss8m", "-XX:+UseSerialGC", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-             "-cp", f"{self._folder / 'classes'}{os.pathsep}{jars.classpath(release)}", "Sidecar"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, env=jars.java_env(),
-            start_new_session=True)
+            [
+                "java",
+                "-Xmx512m",
+                "-Xss8m",
+                "-XX:+UseSerialGC",
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                "-cp",
+                f"{self._folder / 'classes'}{os.pathsep}{jars.classpath(release)}",
+                "Sidecar",
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._log,
+            env=jars.java_env(),
+            start_new_session=True,
+        )
         self._buffer = b""
         self.requests = 0
 
@@ -60,9 +72,21 @@ class Sidecar:
         classes = self._folder / "classes"
         classes.mkdir()
         result = subprocess.run(
-            ["javac", "-nowarn", "-Xlint:none", "-d", str(classes), "-cp", jars.classpath(self.release),
-             *sorted(str(p) for p in JAVA_SOURCES.glob("*.java"))],
-            capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S, env=jars.java_env())
+            [
+                "javac",
+                "-nowarn",
+                "-Xlint:none",
+                "-d",
+                str(classes),
+                "-cp",
+                jars.classpath(self.release),
+                *sorted(str(p) for p in JAVA_SOURCES.glob("*.java")),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=COMPILE_TIMEOUT_S,
+            env=jars.java_env(),
+        )
         if result.returncode != 0:
             raise SidecarError(f"javac failed against Kafka {self.release}:\n{result.stdout}{result.stderr}")
 

@@ -43,8 +43,9 @@ def _member_ids(draw: st.DrawFn, count: int) -> list[str]:
         return [f"C{i}" for i in range(count)]
     if style == "consumer":
         return [f"consumer-g-{i + 1}-{i * 7919 % 1000:03d}" for i in range(count)]
-    return draw(st.lists(st.text(MEMBER_ALPHABET, min_size=1, max_size=12), min_size=count, max_size=count,
-                         unique=True))
+    return draw(
+        st.lists(st.text(MEMBER_ALPHABET, min_size=1, max_size=12), min_size=count, max_size=count, unique=True)
+    )
 
 
 @st.composite
@@ -52,8 +53,11 @@ def _topics(draw: st.DrawFn, with_racks: bool, with_ids: bool) -> list[dict[str,
     names = draw(st.lists(st.sampled_from(TOPIC_NAMES), min_size=1, max_size=5, unique=True))
     rack_mode = draw(st.sampled_from(("none", "some", "all"))) if with_racks else "none"
     # Distinct ids: a topic id names one topic.
-    raw_ids = draw(st.lists(st.binary(min_size=16, max_size=16), min_size=len(names), max_size=len(names),
-                            unique=True)) if with_ids else []
+    raw_ids = (
+        draw(st.lists(st.binary(min_size=16, max_size=16), min_size=len(names), max_size=len(names), unique=True))
+        if with_ids
+        else []
+    )
     topics = []
     for position, name in enumerate(names):
         count = draw(_now_and_then_larger(st.integers(1, 12), st.integers(13, 40)))
@@ -112,15 +116,17 @@ def _optional_per_member(draw: st.DrawFn, count: int, values: st.SearchStrategy[
 
 def _instance_ids(count: int) -> st.SearchStrategy[list[str | None]]:
     # Unique when present: two static members never share a group.instance.id.
-    return st.lists(st.sampled_from([f"i{k}" for k in range(24)]), min_size=count, max_size=count,
-                    unique=True).flatmap(
+    return st.lists(st.sampled_from([f"i{k}" for k in range(24)]), min_size=count, max_size=count, unique=True).flatmap(
         lambda ids: st.lists(st.booleans(), min_size=count, max_size=count).map(
-            lambda keep: [i if k else None for i, k in zip(ids, keep)]))
+            lambda keep: [i if k else None for i, k in zip(ids, keep)]
+        )
+    )
 
 
 @st.composite
-def _client_ownership(draw: st.DrawFn, topics: list[dict[str, Any]],
-                      count: int) -> list[tuple[list[list[Any]], int | None]]:
+def _client_ownership(
+    draw: st.DrawFn, topics: list[dict[str, Any]], count: int
+) -> list[tuple[list[list[Any]], int | None]]:
     """(owned, generation) per member; a member that was never assigned (None) owns nothing."""
     existing = [[t["name"], p] for t in topics for p in range(t["partitions"])]
     mode = draw(st.sampled_from(("fresh", "previous", "messy")))
@@ -157,9 +163,17 @@ def client_cases(draw: st.DrawFn, assignor: str) -> dict[str, Any]:
     racks = draw(_optional_per_member(count, st.sampled_from(RACKS + ("r9",))))
     instances = draw(_instance_ids(count))
     ownership = draw(_client_ownership(topics, count))
-    members = [{"member_id": ids[i], "topics": subscriptions[i], "owned": ownership[i][0],
-                "generation": ownership[i][1], "rack": racks[i], "instance_id": instances[i]}
-               for i in range(count)]
+    members = [
+        {
+            "member_id": ids[i],
+            "topics": subscriptions[i],
+            "owned": ownership[i][0],
+            "generation": ownership[i][1],
+            "rack": racks[i],
+            "instance_id": instances[i],
+        }
+        for i in range(count)
+    ]
     return {"assignor": assignor, "topics": topics, "members": members}
 
 
@@ -180,7 +194,15 @@ def server_cases(draw: st.DrawFn, assignor: str) -> dict[str, Any]:
         for tp, owner in zip(held, owners):
             if owner >= 0:
                 owned[owner].append(tp)
-    members = [{"member_id": ids[i], "topics": subscriptions[i], "owned": owned[i], "generation": None,
-                "rack": racks[i], "instance_id": instances[i]}
-               for i in range(count)]
+    members = [
+        {
+            "member_id": ids[i],
+            "topics": subscriptions[i],
+            "owned": owned[i],
+            "generation": None,
+            "rack": racks[i],
+            "instance_id": instances[i],
+        }
+        for i in range(count)
+    ]
     return {"assignor": assignor, "topics": topics, "members": members}

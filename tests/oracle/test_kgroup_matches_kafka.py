@@ -54,8 +54,13 @@ def test_kgroup_assigns_as_kafka(assignor: str, release: str, oracle: Callable[[
     sidecar = oracle(release)
     strategy = client_cases(assignor) if assignor in CLIENT else server_cases(assignor)
 
-    @settings(max_examples=CASES, deadline=None, database=None, derandomize=SEED is None,
-              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @settings(
+        max_examples=CASES,
+        deadline=None,
+        database=None,
+        derandomize=SEED is None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
     @given(strategy)
     def same_assignment(case: dict) -> None:
         case = with_gone_topic_ids(case)
@@ -76,4 +81,3 @@ def test_kgroup_assigns_as_kafka(assignor: str, release: str, oracle: Callable[[
         # The draws met states where 4.0's and 4.2's rules give different targets, so this release was told
         # apart from the other, not matched by luck.
         assert RULES_DIFFER[(assignor, release)] > 0, f"no drawn state told Kafka {release}'s uniform apart"
-

@@ -24,16 +24,41 @@ def loopback_connect_server(folder: Path, *spark_args: str) -> Iterator[tuple[st
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    env = {**os.environ, "SPARK_HOME": str(home), "SPARK_LOG_DIR": str(folder), "SPARK_PID_DIR": str(folder),
-           "SPARK_LOCAL_IP": "127.0.0.1", "SPARK_NO_DAEMONIZE": "1"}
+    env = {
+        **os.environ,
+        "SPARK_HOME": str(home),
+        "SPARK_LOG_DIR": str(folder),
+        "SPARK_PID_DIR": str(folder),
+        "SPARK_LOCAL_IP": "127.0.0.1",
+        "SPARK_NO_DAEMONIZE": "1",
+    }
     with open(folder / "server.log", "wb") as log:
         process = subprocess.Popen(
-            ["bash", str(home / "sbin" / "start-connect-server.sh"), "--wait", "--master", "local[2]", *spark_args,
-             "--conf", "spark.connect.grpc.binding.address=127.0.0.1",
-             "--conf", f"spark.connect.grpc.binding.port={port}",
-             "--conf", "spark.driver.host=127.0.0.1", "--conf", "spark.driver.bindAddress=127.0.0.1",
-             "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.shuffle.partitions=8"],
-            env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+            [
+                "bash",
+                str(home / "sbin" / "start-connect-server.sh"),
+                "--wait",
+                "--master",
+                "local[2]",
+                *spark_args,
+                "--conf",
+                "spark.connect.grpc.binding.address=127.0.0.1",
+                "--conf",
+                f"spark.connect.grpc.binding.port={port}",
+                "--conf",
+                "spark.driver.host=127.0.0.1",
+                "--conf",
+                "spark.driver.bindAddress=127.0.0.1",
+                "--conf",
+                "spark.ui.enabled=false",
+                "--conf",
+                "spark.sql.shuffle.partitions=8",
+            ],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         deadline = time.monotonic() + 180
         try:
             while time.monotonic() < deadline:

@@ -38,8 +38,12 @@ def test_a_missing_column_is_named(history: str, tmp_path: Path) -> None:
 
 def test_a_column_of_the_wrong_type_is_named(history: str, tmp_path: Path) -> None:
     path = _copy(history, tmp_path)
-    _rewrite_commits(path, lambda t: t.set_column(t.schema.get_field_index("partition"), "partition",
-                                                  pa.array([str(v) for v in t["partition"].to_pylist()])))
+    _rewrite_commits(
+        path,
+        lambda t: t.set_column(
+            t.schema.get_field_index("partition"), "partition", pa.array([str(v) for v in t["partition"].to_pylist()])
+        ),
+    )
     result = run("lag", "analyze", str(path), "--spark", "local[2]")
     assert result.exit_code == 2, result.output
     assert "commits.partition: is string, expected int" in result.stderr
@@ -56,9 +60,9 @@ def test_an_unreadable_file_is_named(history: str, tmp_path: Path) -> None:
 
 def test_a_failing_spark_job_is_one_line_and_writes_nothing(tmp_path: Path) -> None:
     # offsets near 2^62: the interpolation's 64-bit product overflows, and ANSI SQL fails the job
-    big = 2 ** 62
-    logs = [LogSample("c", "t", 0, 0, big, None, 0), LogSample("c", "t", 0, 0, big + 2 ** 40, None, 10 ** 9)]
-    commits = [CommitSample("c", "g", "t", 0, big + 2 ** 39, 10 ** 9, None, None, None, None, 10 ** 9)]
+    big = 2**62
+    logs = [LogSample("c", "t", 0, 0, big, None, 0), LogSample("c", "t", 0, 0, big + 2**40, None, 10**9)]
+    commits = [CommitSample("c", "g", "t", 0, big + 2**39, 10**9, None, None, None, None, 10**9)]
     write_all(str(tmp_path / "h"), commits, logs)
     out = tmp_path / "r.parquet"
     result = run("lag", "analyze", str(tmp_path / "h"), "--spark", "local[2]", "--out", str(out))
@@ -83,8 +87,11 @@ def test_without_pyspark_it_says_what_to_install(history: str, tmp_path: Path) -
 
 
 def test_without_java_it_says_so(history: str) -> None:
-    path = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep)
-                           if not os.path.exists(os.path.join(p, "java")) or p == str(Path(sys.executable).parent))
+    path = os.pathsep.join(
+        p
+        for p in os.environ["PATH"].split(os.pathsep)
+        if not os.path.exists(os.path.join(p, "java")) or p == str(Path(sys.executable).parent)
+    )
     env = {k: v for k, v in os.environ.items() if k != "JAVA_HOME"}
     result = run_process("lag", "analyze", history, "--engine", "spark", env={**env, "PATH": path, "JAVA_HOME": ""})
     assert result.returncode == 2, result.stderr
@@ -93,8 +100,9 @@ def test_without_java_it_says_so(history: str) -> None:
 
 def test_a_damaged_file_is_skipped_on_spark_when_asked(history: str, tmp_path: Path) -> None:
     path = _copy(history, tmp_path)
-    commits = [CommitSample("c", "extra-group", "extra", 0, 1, 1_790_000_000_000, None, None, None, None,
-                            1_790_000_000_000)]
+    commits = [
+        CommitSample("c", "extra-group", "extra", 0, 1, 1_790_000_000_000, None, None, None, None, 1_790_000_000_000)
+    ]
     write_all(str(path), commits, [LogSample("c", "extra", 0, 0, 3, None, 1_790_000_000_000)])
     damaged = next(f for f in table_files(str(path), COMMITS) if "date=2026-09" in f)
     Path(damaged).write_bytes(b"not parquet at all")

@@ -57,8 +57,9 @@ def test_spark_matches_the_reference(history: str, local: dict[str, Any]) -> Non
     query = LagQuery(as_of=local["as_of"], window=PLAN.window, bucket_ms=300_000)
     reports, points = analyze(commits, logs, query)
     assert local["partitions"] == [asdict(r) for r in reports]
-    assert [(h["group"], h["bucket_ts"], h["max_lag"], h["max_time_lag_ms"]) for h in local["history"]] == \
-        [(p.group, p.bucket_ts, p.max_lag, p.max_time_lag_ms) for p in points]
+    assert [(h["group"], h["bucket_ts"], h["max_lag"], h["max_time_lag_ms"]) for h in local["history"]] == [
+        (p.group, p.bucket_ts, p.max_lag, p.max_time_lag_ms) for p in points
+    ]
     expected = [rollup_body(r) for r in rollups(reports)]  # the reference, in the JSON document's form
     found = local["groups"] + local["topics"] + local["members"]
     # the trend is a sum of per-partition floats, added smallest first by both: equal to the last bit

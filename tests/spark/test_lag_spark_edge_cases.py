@@ -54,11 +54,37 @@ def _commits(logs: list[LogSample], polled: bool) -> list[CommitSample]:
                     committed_at = observed - (0 if polled else 500)
                 if group == "g1" and partition == 2 and i > 27:
                     continue  # g1 stopped committing on partition 2
-                commits.append(CommitSample("c", group, "t", partition, offset if i > 2 else None,
-                                            committed_at, f"m-{group}", "client", "/10.0.0.1", 1, observed))
+                commits.append(
+                    CommitSample(
+                        "c",
+                        group,
+                        "t",
+                        partition,
+                        offset if i > 2 else None,
+                        committed_at,
+                        f"m-{group}",
+                        "client",
+                        "/10.0.0.1",
+                        1,
+                        observed,
+                    )
+                )
                 if (group, partition, i) == ("g1", 0, 32) and not polled:  # the same commit read back lower, later
-                    commits.append(CommitSample("c", group, "t", partition, offset - 5, committed_at,
-                                                f"m-{group}", "client", "/10.0.0.1", 1, observed + 9_000))
+                    commits.append(
+                        CommitSample(
+                            "c",
+                            group,
+                            "t",
+                            partition,
+                            offset - 5,
+                            committed_at,
+                            f"m-{group}",
+                            "client",
+                            "/10.0.0.1",
+                            1,
+                            observed + 9_000,
+                        )
+                    )
     return commits
 
 
@@ -78,28 +104,56 @@ def data(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
 
 @pytest.mark.parametrize("isolation", [READ_UNCOMMITTED, READ_COMMITTED])
 def test_spark_matches_the_reference_on_awkward_histories(data: str, isolation: str, tmp_path: Path) -> None:
-    result = run("lag", "analyze", data, "--spark", "local[2]", "--window", str(WINDOW), "--bucket", "1m",
-                 "--isolation", isolation, "-o", "json")
+    result = run(
+        "lag",
+        "analyze",
+        data,
+        "--spark",
+        "local[2]",
+        "--window",
+        str(WINDOW),
+        "--bucket",
+        "1m",
+        "--isolation",
+        isolation,
+        "-o",
+        "json",
+    )
     assert result.exit_code == 0, result.output
     spark = json.loads(result.stdout)
     commits, logs = read_samples(data)
-    reports, points = analyze(commits, logs, LagQuery(as_of=spark["as_of"], window=WINDOW, bucket_ms=60_000,
-                                                       isolation=isolation))
+    reports, points = analyze(
+        commits, logs, LagQuery(as_of=spark["as_of"], window=WINDOW, bucket_ms=60_000, isolation=isolation)
+    )
     assert spark["partitions"] == [asdict(r) for r in reports]
-    assert [(h["group"], h["bucket_ts"], h["max_lag"], h["max_time_lag_ms"]) for h in spark["history"]] == \
-        [(p.group, p.bucket_ts, p.max_lag, p.max_time_lag_ms) for p in points]
+    assert [(h["group"], h["bucket_ts"], h["max_lag"], h["max_time_lag_ms"]) for h in spark["history"]] == [
+        (p.group, p.bucket_ts, p.max_lag, p.max_time_lag_ms) for p in points
+    ]
     # the cases are really there: a rewind, a stop, a partition without log samples, a lower bound
     assert {r.status for r in reports} >= {"REWIND", "STOP"}
     assert any(r.log_end_offset is None for r in reports)
     assert {r.time_lag_method for r in reports} >= {"interpolated", "none"}
-    alone = run("lag", "analyze", data, "--in-process", "--window", str(WINDOW), "--bucket", "1m",
-                "--isolation", isolation, "-o", "json")
+    alone = run(
+        "lag",
+        "analyze",
+        data,
+        "--in-process",
+        "--window",
+        str(WINDOW),
+        "--bucket",
+        "1m",
+        "--isolation",
+        isolation,
+        "-o",
+        "json",
+    )
     assert alone.stdout == result.stdout  # byte for byte: rollups, float sums and history included
 
 
 @pytest.mark.parametrize("block_ms", [1, 20_000, 60_000])
 def test_burrows_window_is_the_same_whatever_blocks_of_commit_time_are_ranked(
-        data: str, block_ms: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    data: str, block_ms: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The window (the newest WINDOW commits) is found by ranking only the commits from each group
     partition's newest WINDOW non-empty blocks of commit time: with blocks of one commit or none (1 ms, 20 s;
     a commit every 30 s) or two (60 s), so the cut falls inside the history, the statuses and windows are
@@ -131,9 +185,18 @@ def test_the_log_end_at_each_polled_commit_is_an_equi_join_with_the_as_of_answer
         commits, samples = spark_job.read_tables(spark, str(path))
         query = LagQuery(as_of=400_000, window=WINDOW)
         timeline = spark_job._log_timeline(spark_job.keyed(samples), query)
-        asks = (spark_job.keyed(commits).where(F.col("committed_offset").isNotNull())
-                .select(*spark_job.KEY, "group", "partition", F.col("committed_offset").alias("c"),
-                        F.col("observed_ts").alias("at"), F.lit(0).alias("role")))
+        asks = (
+            spark_job.keyed(commits)
+            .where(F.col("committed_offset").isNotNull())
+            .select(
+                *spark_job.KEY,
+                "group",
+                "partition",
+                F.col("committed_offset").alias("c"),
+                F.col("observed_ts").alias("at"),
+                F.lit(0).alias("role"),
+            )
+        )
         columns = ["group", "partition", "at", "end_at", "mono_end_at"]
         equi = {tuple(r) for r in spark_job._ends_at_polls(asks, timeline).select(*columns).collect()}
         as_of = {tuple(r) for r in spark_job._ends_at(asks, timeline).select(*columns).collect()}

@@ -42,16 +42,22 @@ def test_a_half_written_file_is_invisible(history: str, tmp_path: Path) -> None:
 
 
 def _settings_seen(url: str) -> dict[str, str]:
-    keys = ("spark.sql.shuffle.partitions", "spark.sql.windowExec.buffer.in.memory.threshold",
-            "spark.sql.session.timeZone")
-    with spark_session(url, data_bytes=200 * 2 ** 20) as spark:
+    keys = (
+        "spark.sql.shuffle.partitions",
+        "spark.sql.windowExec.buffer.in.memory.threshold",
+        "spark.sql.session.timeZone",
+    )
+    with spark_session(url, data_bytes=200 * 2**20) as spark:
         return {key: spark.conf.get(key) for key in keys}
 
 
 def test_local_and_connect_sessions_get_the_same_sized_settings(connect_server: str) -> None:
     # 200 MiB of Parquet at one shuffle partition per 64 MiB: 4 partitions (rounded up from 3.1)
-    expected = {"spark.sql.shuffle.partitions": "4", "spark.sql.windowExec.buffer.in.memory.threshold": "2000000",
-                "spark.sql.session.timeZone": "UTC"}
+    expected = {
+        "spark.sql.shuffle.partitions": "4",
+        "spark.sql.windowExec.buffer.in.memory.threshold": "2000000",
+        "spark.sql.session.timeZone": "UTC",
+    }
     assert _settings_seen("local[1]") == expected
     assert _settings_seen(connect_server) == expected
 
@@ -64,10 +70,12 @@ def test_a_local_session_gets_a_4g_heap() -> None:
     import sys
 
     physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    expected_gib = 4 if physical >= 16 * 2 ** 30 else max(1, physical // 4 // 2 ** 30)
-    script = ("from kgroup.inspectors.lag.spark_session import spark_session\n"
-              "with spark_session('local[1]') as s:\n"
-              "    print(s.sparkContext._jvm.java.lang.Runtime.getRuntime().maxMemory())\n")
+    expected_gib = 4 if physical >= 16 * 2**30 else max(1, physical // 4 // 2**30)
+    script = (
+        "from kgroup.inspectors.lag.spark_session import spark_session\n"
+        "with spark_session('local[1]') as s:\n"
+        "    print(s.sparkContext._jvm.java.lang.Runtime.getRuntime().maxMemory())\n"
+    )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, check=True)
-    heap_gib = int(out.stdout.strip().splitlines()[-1]) / 2 ** 30
+    heap_gib = int(out.stdout.strip().splitlines()[-1]) / 2**30
     assert expected_gib - 0.5 <= heap_gib <= expected_gib + 0.01, heap_gib  # -Xmx, less a survivor space

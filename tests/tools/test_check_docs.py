@@ -11,8 +11,12 @@ from tools.check_docs import Reference, dangling, links_in, references_in, undoc
 
 
 def test_an_option_is_documented_by_any_of_its_names_as_a_whole_word() -> None:
-    surface = [("kgroup groups", []), ("kgroup groups", ["--output", "-o"]), ("kgroup groups", ["--regex", "-r"]),
-               ("kgroup groups", ["--state"])]
+    surface = [
+        ("kgroup groups", []),
+        ("kgroup groups", ["--output", "-o"]),
+        ("kgroup groups", ["--regex", "-r"]),
+        ("kgroup groups", ["--state"]),
+    ]
     docs = "kgroup groups -o json\nkgroup groups --state-file X\nfrom-rack\n"
     assert undocumented(surface, docs) == ["kgroup groups --regex", "kgroup groups --state"]
 
@@ -25,8 +29,13 @@ def test_a_command_is_documented_when_the_docs_name_its_whole_path() -> None:
 def test_references_are_found_with_their_section_numbers() -> None:
     text = "# see lag.md §7.1 and broker.md 2, docs/fixtures.md, inspectors/live/admin.py (coordinator.md)"
     found = [(r.target, r.section) for r in references_in(text, "x.py")]
-    assert found == [("lag.md", "7.1"), ("broker.md", "2"), ("docs/fixtures.md", None), ("coordinator.md", None),
-                     ("inspectors/live/admin.py", None)]
+    assert found == [
+        ("lag.md", "7.1"),
+        ("broker.md", "2"),
+        ("docs/fixtures.md", None),
+        ("coordinator.md", None),
+        ("inspectors/live/admin.py", None),
+    ]
 
 
 def test_a_version_or_a_plain_number_after_a_name_is_not_a_section() -> None:
@@ -42,30 +51,53 @@ def _tree(root: Path, files: dict[str, str]) -> Path:
 
 
 def test_what_resolves_and_what_dangles(tmp_path: Path) -> None:
-    root = _tree(tmp_path, {
-        "README.md": "See docs/guide.md and docs/gone.md.\n",
-        "pyproject.toml": "",
-        "docs/guide.md": "# Guide\n## 2. Numbers\n### 2.1 More\n",
-        "cli/a.py": '"""guide.md §2.1 holds; guide.md §3 does not; tests/b.py is missing; cli/a.py is here."""\n',
-        "tests/c.py": "# coordinator.md §9 and ../spec/oracle.md live in shared/spec; lag.md does too\n",
-    })
+    root = _tree(
+        tmp_path,
+        {
+            "README.md": "See docs/guide.md and docs/gone.md.\n",
+            "pyproject.toml": "",
+            "docs/guide.md": "# Guide\n## 2. Numbers\n### 2.1 More\n",
+            "cli/a.py": '"""guide.md §2.1 holds; guide.md §3 does not; tests/b.py is missing; cli/a.py is here."""\n',
+            "tests/c.py": "# coordinator.md §9 and ../spec/oracle.md live in shared/spec; lag.md does too\n",
+        },
+    )
     spec, broken = dangling(root)
-    assert sorted(r.key() for r in broken) == ["README.md: docs/gone.md", "cli/a.py: guide.md §3",
-                                               "cli/a.py: tests/b.py"]
-    assert sorted(r.key() for r in spec) == ["tests/c.py: ../spec/oracle.md", "tests/c.py: coordinator.md §9",
-                                             "tests/c.py: lag.md"]
+    assert sorted(r.key() for r in broken) == [
+        "README.md: docs/gone.md",
+        "cli/a.py: guide.md §3",
+        "cli/a.py: tests/b.py",
+    ]
+    assert sorted(r.key() for r in spec) == [
+        "tests/c.py: ../spec/oracle.md",
+        "tests/c.py: coordinator.md §9",
+        "tests/c.py: lag.md",
+    ]
 
 
 def test_a_spec_name_that_the_repo_has_resolves_unless_the_section_is_only_in_the_spec(tmp_path: Path) -> None:
-    root = _tree(tmp_path, {"README.md": "", "pyproject.toml": "", "docs/lag.md": "# Lag\n## Output\n",
-                            "cli/a.py": "# docs/lag.md and lag.md resolve; lag.md §7 is the spec's\n"})
+    root = _tree(
+        tmp_path,
+        {
+            "README.md": "",
+            "pyproject.toml": "",
+            "docs/lag.md": "# Lag\n## Output\n",
+            "cli/a.py": "# docs/lag.md and lag.md resolve; lag.md §7 is the spec's\n",
+        },
+    )
     spec, broken = dangling(root)
     assert broken == [] and [r.key() for r in spec] == ["cli/a.py: lag.md §7"]
 
 
 def test_a_reference_resolves_from_the_citing_files_folder(tmp_path: Path) -> None:
-    root = _tree(tmp_path, {"README.md": "", "pyproject.toml": "", "tests/data/README.md": "x",
-                            "tests/cases.py": "# data/README.md says how\n"})
+    root = _tree(
+        tmp_path,
+        {
+            "README.md": "",
+            "pyproject.toml": "",
+            "tests/data/README.md": "x",
+            "tests/cases.py": "# data/README.md says how\n",
+        },
+    )
     assert dangling(root) == ([], [])
 
 
@@ -81,41 +113,55 @@ def test_a_section_sign_without_a_document_names_nothing() -> None:
 
 def test_a_file_beside_the_repo_does_not_resolve(tmp_path: Path) -> None:
     _tree(tmp_path, {"shared/spec/coordinator.md": "# Spec\n## 9. Schema\n"})
-    root = _tree(tmp_path / "repo", {"README.md": "", "pyproject.toml": "",
-                                     "cli/a.py": "# ../shared/spec/coordinator.md and (§9)\n"})
+    root = _tree(
+        tmp_path / "repo",
+        {"README.md": "", "pyproject.toml": "", "cli/a.py": "# ../shared/spec/coordinator.md and (§9)\n"},
+    )
     spec, broken = dangling(root)
     assert [r.key() for r in spec] == ["cli/a.py: ../shared/spec/coordinator.md"]
     assert [(r.target, r.section) for r in broken] == [("§", "9")]
 
 
 def test_markdown_links_resolve_from_the_linking_files_folder(tmp_path: Path) -> None:
-    root = _tree(tmp_path, {
-        "README.md": "[lag](docs/lag.md) [gone](docs/gone.md) [web](https://kafka.apache.org) [top](#top)\n",
-        "pyproject.toml": "",
-        "docs/lag.md": "# Lag\n",
-        "docs/commands.md": "[lag](lag.md#output), [wrong](docs/lag.md), ![x](../README.md)\n"
-                            "```\n[in code](nowhere/page)\n```\n[out](../../outside.md)\n",
-    })
+    root = _tree(
+        tmp_path,
+        {
+            "README.md": "[lag](docs/lag.md) [gone](docs/gone.md) [web](https://kafka.apache.org) [top](#top)\n",
+            "pyproject.toml": "",
+            "docs/lag.md": "# Lag\n",
+            "docs/commands.md": "[lag](lag.md#output), [wrong](docs/lag.md), ![x](../README.md)\n"
+            "```\n[in code](nowhere/page)\n```\n[out](../../outside.md)\n",
+        },
+    )
     _, broken = dangling(root)  # docs/gone.md is a dangling path as well as a broken link
-    assert sorted({r.key() for r in broken}) == ["README.md: docs/gone.md", "docs/commands.md: ../../outside.md",
-                                               "docs/commands.md: docs/lag.md"]
+    assert sorted({r.key() for r in broken}) == [
+        "README.md: docs/gone.md",
+        "docs/commands.md: ../../outside.md",
+        "docs/commands.md: docs/lag.md",
+    ]
 
 
 def test_links_are_read_without_their_anchor_and_outside_fenced_code() -> None:
-    text = "[a](x.md#part) [b](mailto:me@example.com)\n~~~\n[c](y.md)\n~~~\n[d](z.md \"title\")\n"
+    text = '[a](x.md#part) [b](mailto:me@example.com)\n~~~\n[c](y.md)\n~~~\n[d](z.md "title")\n'
     assert [(r.target, r.line) for r in links_in(text, "docs/a.md")] == [("x.md", 1), ("z.md", 5)]
 
 
 def test_yaml_is_scanned_and_another_repositorys_path_at_a_tag_is_left_alone(tmp_path: Path) -> None:
-    root = _tree(tmp_path, {"README.md": "", "pyproject.toml": "",
-                            "tests/data/cases.yaml": "# schema: coordinator.md §9\n"
-                                                     "also: [docs/implementation.html@0.9.0.0]\n"})
+    root = _tree(
+        tmp_path,
+        {
+            "README.md": "",
+            "pyproject.toml": "",
+            "tests/data/cases.yaml": "# schema: coordinator.md §9\nalso: [docs/implementation.html@0.9.0.0]\n",
+        },
+    )
     spec, broken = dangling(root)
     assert [r.key() for r in spec] == ["tests/data/cases.yaml: coordinator.md §9"] and broken == []
 
 
 def test_an_undocumented_option_fails_the_check_and_a_fixed_known_gap_is_named(
-        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     surface = [("kgroup lag", []), ("kgroup lag", ["--fresh"]), ("kgroup lag", ["--listed"])]
     monkeypatch.setattr(check_docs, "cli_surface", lambda: surface)
     monkeypatch.setattr(check_docs, "documentation_text", lambda: "kgroup lag --listed")
@@ -129,7 +175,8 @@ def test_an_undocumented_option_fails_the_check_and_a_fixed_known_gap_is_named(
 
 
 def test_a_spec_reference_fails_the_check_by_default_and_each_offender_is_named(
-        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setattr(check_docs, "cli_surface", list)
     monkeypatch.setattr(check_docs, "KNOWN_UNDOCUMENTED", frozenset())
     monkeypatch.setattr(check_docs, "KNOWN_DANGLING", frozenset())

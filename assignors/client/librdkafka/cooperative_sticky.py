@@ -22,8 +22,9 @@ from kgroup.assignors.client.sticky.assignors import MAX_FOLLOW_UPS, Cooperative
 from kgroup.assignors.trace import HANDED_BACK, WITHHELD, active
 
 
-def adjust_for_cooperative(members: Sequence[Member], assigned: dict[str, list[TopicPartition]]) \
-        -> tuple[dict[str, list[TopicPartition]], dict[TopicPartition, str]]:
+def adjust_for_cooperative(
+    members: Sequence[Member], assigned: dict[str, list[TopicPartition]]
+) -> tuple[dict[str, list[TopicPartition]], dict[TopicPartition, str]]:
     """librdkafka: rdkafka_cgrp.c `rd_kafka_cooperative_protocol_adjust_assignment`.
 
     What the leader sends in SyncGroup, and what it withholds (partition -> its assignee). The owner of a
@@ -79,8 +80,7 @@ class LibrdkafkaCooperativeStickyAssignor:
         with gc_paused():
             return self.assign_round(cluster, members)[0]
 
-    def assign_round(self, cluster: Cluster,
-                     members: Sequence[Member]) -> tuple[Assignment, dict[TopicPartition, str]]:
+    def assign_round(self, cluster: Cluster, members: Sequence[Member]) -> tuple[Assignment, dict[TopicPartition, str]]:
         """One rebalance: what SyncGroup gives each member, and the partitions withheld until revoked."""
         trace = active()
         if trace is not None:
@@ -92,8 +92,9 @@ class LibrdkafkaCooperativeStickyAssignor:
         """The assignor's own result, before the leader's adjustment (what librdkafka logs as assigned)."""
         return Assignment.of(sticky_assignment(cluster, members))
 
-    def assign_rounds(self, cluster: Cluster, members: Sequence[Member],
-                      generation: int | None = None) -> CooperativeRounds:
+    def assign_rounds(
+        self, cluster: Cluster, members: Sequence[Member], generation: int | None = None
+    ) -> CooperativeRounds:
         """This rebalance and its follow-ups, back to back, until nothing is withheld.
 
         librdkafka: rdkafka_cgrp.c: a member that lost partitions rejoins at once, reporting what it
@@ -110,8 +111,14 @@ class LibrdkafkaCooperativeStickyAssignor:
                 if trace is not None:
                     trace.next_round()
                     trace.note(generation=generation)
-                members = [replace(m, owned=tuple(sorted(assignment.partitions_of(m.member_id), key=partition_key)),
-                                   generation=generation) for m in members]
+                members = [
+                    replace(
+                        m,
+                        owned=tuple(sorted(assignment.partitions_of(m.member_id), key=partition_key)),
+                        generation=generation,
+                    )
+                    for m in members
+                ]
                 assignment, withheld = self.assign_round(cluster, members)
                 rounds.append(CooperativeRound(assignment, withheld, generation))
                 generation += 1

@@ -15,9 +15,11 @@ class LibrdkafkaCrash(AssignorError):
     """
 
     def __init__(self, why: str) -> None:
-        super().__init__(f"{LIBRDKAFKA} crash",
-                         f"real {LIBRDKAFKA} crashes on this input ({why}): the leader's process dies "
-                         "(SIGSEGV or SIGABRT) instead of assigning")
+        super().__init__(
+            f"{LIBRDKAFKA} crash",
+            f"real {LIBRDKAFKA} crashes on this input ({why}): the leader's process dies "
+            "(SIGSEGV or SIGABRT) instead of assigning",
+        )
 
 
 class UnsupportedAssignor(AssignorError):
@@ -25,7 +27,9 @@ class UnsupportedAssignor(AssignorError):
     cooperative-sticky; any other strategy makes `rd_kafka_new` fail."""
 
     def __init__(self, name: str) -> None:
-        super().__init__(f"{LIBRDKAFKA} has no {name!r} assignor",
-                         f'rd_kafka_new fails with "Unsupported partition.assignment.strategy: {name}", so a '
-                         "librdkafka consumer never leads a group on it: its leader is a Java member "
-                         "(use --client java)")
+        super().__init__(
+            f"{LIBRDKAFKA} has no {name!r} assignor",
+            f'rd_kafka_new fails with "Unsupported partition.assignment.strategy: {name}", so a '
+            "librdkafka consumer never leads a group on it: its leader is a Java member "
+            "(use --client java)",
+        )

@@ -43,4 +43,4 @@ def _merge_sort(values: list[T], low: int, count: int, cmp: Callable[[T, T], int
             merged.append(values[j])
             j += 1
     merged.extend(values[i:left_end])  # the right run's rest is already in place
-    values[low:low + len(merged)] = merged
+    values[low : low + len(merged)] = merged

@@ -41,16 +41,35 @@ class _TopicState:
         ids = [m.member_id for m in self.members]
         if rule == RANGE:  # the plain pass on an untouched topic: contiguous runs, Java's arithmetic
             for p in partitions:
-                trace.record(TopicPartition(name, p), member.member_id, RANGE, partitions=self.topic.partitions,
-                             members=ids, quota=self.quota, extra=self.topic.partitions % len(ids), position=position,
-                             first=partitions[0], last=partitions[-1])
+                trace.record(
+                    TopicPartition(name, p),
+                    member.member_id,
+                    RANGE,
+                    partitions=self.topic.partitions,
+                    members=ids,
+                    quota=self.quota,
+                    extra=self.topic.partitions % len(ids),
+                    position=position,
+                    first=partitions[0],
+                    last=partitions[-1],
+                )
             return
         held = self.assigned[member.member_id]
         for i, p in enumerate(partitions):
-            trace.record(TopicPartition(name, p), member.member_id, rule, partitions=self.topic.partitions,
-                         members=ids, quota=self.quota, extra_left=self.extra, held_before=held + i,
-                         rack=member_rack(member), replica_racks=sorted(self.racks[p]),
-                         rack_aware=self.needs_rack_aware, **more)
+            trace.record(
+                TopicPartition(name, p),
+                member.member_id,
+                rule,
+                partitions=self.topic.partitions,
+                members=ids,
+                quota=self.quota,
+                extra_left=self.extra,
+                held_before=held + i,
+                rack=member_rack(member),
+                replica_racks=sorted(self.racks[p]),
+                rack_aware=self.needs_rack_aware,
+                **more,
+            )
 
     def max_assignable(self, member: Member) -> int:
         return self.quota + (1 if self.extra > 0 else 0) - self.assigned[member.member_id]
@@ -87,8 +106,9 @@ def _racks_match(state: _TopicState, member: Member, partition: int) -> bool:
     return rack is None or rack in state.racks[partition]
 
 
-def _assign_ranges(state: _TopicState, may_assign: MayAssign, out: dict[str, list[TopicPartition]],
-                   rule: str = RANGE_AFTER_RACKS) -> None:
+def _assign_ranges(
+    state: _TopicState, may_assign: MayAssign, out: dict[str, list[TopicPartition]], rule: str = RANGE_AFTER_RACKS
+) -> None:
     """librdkafka: `rd_kafka_assign_ranges`: each member in order takes the lowest partitions it may."""
     for position, member in enumerate(state.members):
         if state.left == 0:
@@ -121,8 +141,7 @@ def _assign_co_partitioned(bucket: list[_TopicState], out: dict[str, list[TopicP
             if rack is not None and all(rack in s.racks[p] and s.max_assignable(member) > 0 for s in bucket):
                 for state in bucket:
                     if state.trace is not None:
-                        state.record(member, [p], RANGE_COPARTITIONED, 0,
-                                     topics=[s.topic.name for s in bucket])
+                        state.record(member, [p], RANGE_COPARTITIONED, 0, topics=[s.topic.name for s in bucket])
                     state.assign(member, p, out)
                 break
 
@@ -146,8 +165,13 @@ class LibrdkafkaRangeAssignor:
     def assign(self, cluster: Cluster, members: Sequence[Member]) -> Assignment:
         with gc_paused():
             out: dict[str, list[TopicPartition]] = {m.member_id: [] for m in members}
-            states = glibc_qsort((_TopicState(topic, sorted_members(subscribers))
-                                  for topic, subscribers in eligible_topics(cluster, members)), _state_cmp)
+            states = glibc_qsort(
+                (
+                    _TopicState(topic, sorted_members(subscribers))
+                    for topic, subscribers in eligible_topics(cluster, members)
+                ),
+                _state_cmp,
+            )
             trace = active()
             if trace is not None:
                 trace.note(assignor=self.name, client="librdkafka")

@@ -49,8 +49,14 @@ class LibrdkafkaRoundRobinAssignor:
             return Assignment.of(out)
 
 
-def _deal_recorded(name: str, parts: Sequence[TopicPartition], ordered: list[Member], cursor: int,
-                   out: dict[str, list[TopicPartition]], trace: Trace) -> int:
+def _deal_recorded(
+    name: str,
+    parts: Sequence[TopicPartition],
+    ordered: list[Member],
+    cursor: int,
+    out: dict[str, list[TopicPartition]],
+    trace: Trace,
+) -> int:
     """The loop above for one topic, recording where each partition's walk started and whom it reached
     (a loop of its own, so the unrecorded loop pays nothing per partition); returns the cursor."""
     subscribers = [m.member_id for m in ordered if name in m.topics]

@@ -20,8 +20,19 @@ from kgroup.assignors.client.librdkafka.errors import LibrdkafkaCrash
 from kgroup.assignors.client.librdkafka.partition_movements import PartitionMovements, PartitionRef, deref
 from kgroup.assignors.client.librdkafka.rd_containers import MapEntry, RdMap, remove_first, remove_firsts
 from kgroup.assignors.client.librdkafka.subscriptions import eligible_topics, uses_rack_awareness
-from kgroup.assignors.trace import (BALANCE_MOVE, BALANCE_UNDONE, CLAIM_CONFLICT, KEPT, LEAST_LOADED, NOT_SUBSCRIBED,
-                                    OLDER_CLAIM, RACK_MISMATCH, UNASSIGNABLE, Trace, active)
+from kgroup.assignors.trace import (
+    BALANCE_MOVE,
+    BALANCE_UNDONE,
+    CLAIM_CONFLICT,
+    KEPT,
+    LEAST_LOADED,
+    NOT_SUBSCRIBED,
+    OLDER_CLAIM,
+    RACK_MISMATCH,
+    UNASSIGNABLE,
+    Trace,
+    active,
+)
 
 Parts = list[TopicPartition]
 Entry = MapEntry[str, Parts]
@@ -179,8 +190,15 @@ def _prepopulate(state: _State) -> None:
         if state.trace is not None:
             winner, generation = by_generation[-1]
             for loser, older in by_generation[:-1]:
-                state.trace.record(tp, None, OLDER_CLAIM, loser=loser, loser_generation=_generation(older),
-                                   winner=winner, generation=_generation(generation))
+                state.trace.record(
+                    tp,
+                    None,
+                    OLDER_CLAIM,
+                    loser=loser,
+                    loser_generation=_generation(older),
+                    winner=winner,
+                    generation=_generation(generation),
+                )
             state.trace.record(tp, winner, KEPT, member=winner, generation=_generation(generation))
         if len(by_generation) >= 2:
             state.previous.set(tp, by_generation[-2])
@@ -209,8 +227,9 @@ def _populate_potential_maps(state: _State) -> None:
     for topic, subscribers in state.eligible:
         consumers = list(map(attrgetter("member_id"), subscribers))
         # Made as TopicPartition's own constructor makes them (tuple.__new__), without a call per partition.
-        partitions_of.append(list(map(partial(tuple.__new__, TopicPartition), zip(repeat(topic.name),
-                                                                                   range(topic.partitions)))))
+        partitions_of.append(
+            list(map(partial(tuple.__new__, TopicPartition), zip(repeat(topic.name), range(topic.partitions))))
+        )
         state.potential_consumers.update(zip(partitions_of[-1], repeat(consumers)))
     index_of = {topic.name: index for index, (topic, _) in enumerate(state.eligible)}
     shared: dict[tuple[str, ...], tuple[Parts, frozenset[TopicPartition]]] = {}  # by the member's topic list
@@ -301,7 +320,7 @@ def _sort_partitions(state: _State) -> Parts:
         counts = sorted(by_count, reverse=True) + [0]
         for count, below in zip(counts, counts[1:]):
             giving = sorted(giving + by_count[count], key=lambda entry: state.ranks[entry.key], reverse=True)
-            slices = [entry.value[len(entry.value) - count:len(entry.value) - below] for entry in giving]
+            slices = [entry.value[len(entry.value) - count : len(entry.value) - below] for entry in giving]
             ordered.extend(chain.from_iterable(zip(*slices)))
     else:
         for count in range(max(by_count, default=0), 0, -1):
@@ -336,8 +355,11 @@ def _drop_invalid_owned(state: _State, unassigned: Parts) -> bool:
     revocation_required = False
     placed: Parts = []  # no longer unassigned: taken out of `unassigned` in one pass at the end
     for member_id, parts in state.current.items():
-        if state.unique_ids and not state.rack_aware and (
-                member_id in state.owns_only_potential or state.can_take[member_id].issuperset(parts)):
+        if (
+            state.unique_ids
+            and not state.rack_aware
+            and (member_id in state.owns_only_potential or state.can_take[member_id].issuperset(parts))
+        ):
             # can_take: the partitions of the existing topics the member subscribes to (of every member
             # with that id: hence unique ids only); all of them kept
             placed.extend(parts)
@@ -362,13 +384,18 @@ def _drop_invalid_owned(state: _State, unassigned: Parts) -> bool:
     return revocation_required
 
 
-def _record_released(trace: Trace, state: _State, member_id: str, topics: tuple[str, ...],
-                     tp: TopicPartition) -> None:
+def _record_released(trace: Trace, state: _State, member_id: str, topics: tuple[str, ...], tp: TopicPartition) -> None:
     if tp.topic not in topics:
         trace.record(tp, None, NOT_SUBSCRIBED, member=member_id, topics=list(topics))
     else:
-        trace.record(tp, None, RACK_MISMATCH, member=member_id, rack=state.member_rack[member_id],
-                     replica_racks=sorted(state.partition_racks.get(tp) or ()))
+        trace.record(
+            tp,
+            None,
+            RACK_MISMATCH,
+            member=member_id,
+            rack=state.member_rack[member_id],
+            replica_racks=sorted(state.partition_racks.get(tp) or ()),
+        )
 
 
 def _maybe_assign(state: _State, unassigned: Parts, remove_assigned: bool, check_racks: bool) -> None:
@@ -427,13 +454,16 @@ def _assign_evenly(state: _State, unassigned: Parts, remove_assigned: bool) -> b
         while joined < len(ordered) and counts[joined] == count:
             joined += 1
         if joined > start:  # those at one count are in member id order already
-            taking = sorted(taking + ordered[start:joined], key=lambda entry: state.ranks[entry.key]) if taking \
+            taking = (
+                sorted(taking + ordered[start:joined], key=lambda entry: state.ranks[entry.key])
+                if taking
                 else ordered[start:joined]
+            )
         # Up to the next member's count the same members take, one each per count, in the same order.
         rounds = counts[joined] - count if joined < len(ordered) else -(-(len(takes) - placed) // len(taking))
-        segment = takes[placed:placed + rounds * len(taking)]
+        segment = takes[placed : placed + rounds * len(taking)]
         for i, entry in enumerate(taking):
-            entry.value.extend(segment[i::len(taking)])
+            entry.value.extend(segment[i :: len(taking)])
         owners.extend(zip(segment, cycle([entry.key for entry in taking])))
         placed += len(segment)
         count += rounds
@@ -447,12 +477,22 @@ def _assign_evenly(state: _State, unassigned: Parts, remove_assigned: bool) -> b
 def _record_least_loaded(state: _State, tp: TopicPartition, member_id: str, check_racks: bool) -> None:
     """The members that could take `tp` at this point, with their loads: the first (fewest, then member
     id) took it."""
-    loads = {entry.key: len(entry.value) for entry in state.sorted_subscriptions.entries
-             if tp in state.can_take.get(entry.key, ()) and not (check_racks and state.racks_mismatch(entry.key, tp))}
+    loads = {
+        entry.key: len(entry.value)
+        for entry in state.sorted_subscriptions.entries
+        if tp in state.can_take.get(entry.key, ()) and not (check_racks and state.racks_mismatch(entry.key, tp))
+    }
     assert state.trace is not None
-    state.trace.record(tp, member_id, LEAST_LOADED, held_before=loads[member_id], loads=loads,
-                       tie_break="member id (byte order)", rack_pass=check_racks,
-                       replica_racks=sorted(state.partition_racks.get(tp) or ()))
+    state.trace.record(
+        tp,
+        member_id,
+        LEAST_LOADED,
+        held_before=loads[member_id],
+        loads=loads,
+        tie_break="member id (byte order)",
+        rack_pass=check_racks,
+        replica_racks=sorted(state.partition_racks.get(tp) or ()),
+    )
 
 
 def _can_participate(state: _State, member_id: str) -> bool:
@@ -477,9 +517,17 @@ def _move(state: _State, ref: PartitionRef, new: str, asked: TopicPartition, why
     if state.trace is not None:
         state.moves += 1
         source = state.current.get(old) if old is not None else None
-        state.trace.record(tp, new, BALANCE_MOVE, move=state.moves, source=old,
-                           source_held=len(source) if source is not None else None, target_held=len(target),
-                           why=_why(why), instead_of=str(asked) if asked != tp else None)
+        state.trace.record(
+            tp,
+            new,
+            BALANCE_MOVE,
+            move=state.moves,
+            source=old,
+            source_held=len(source) if source is not None else None,
+            target_held=len(target),
+            why=_why(why),
+            instead_of=str(asked) if asked != tp else None,
+        )
     target.append(tp)
     source = state.current.get(old) if old is not None else None
     if source is None or old is None:
@@ -497,11 +545,15 @@ def _why(why: Why) -> str:
     """A balancing move's reason in words; formatted only when someone asked why."""
     step, consumer, detail = why
     if step == "previous":
-        return (f"back to its previous owner, which claimed it at generation {detail} and held at least 2 fewer "
-                f"than {consumer}")
+        return (
+            f"back to its previous owner, which claimed it at generation {detail} and held at least 2 fewer "
+            f"than {consumer}"
+        )
     rack = "rack step: both on a rack of the partition, " if step == "rack" else ""
-    return (f"{rack}{consumer} held at least 2 more than {detail}, another subscriber, so the partition may move; "
-            "it goes to the subscriber with the fewest partitions, ties by member id")
+    return (
+        f"{rack}{consumer} held at least 2 more than {detail}, another subscriber, so the partition may move; "
+        "it goes to the subscriber with the fewest partitions, ties by member id"
+    )
 
 
 def _reassign_to(state: _State, tp: TopicPartition, new: str, why: Why) -> None:
@@ -586,7 +638,7 @@ def _rack_move(state: _State, tp: TopicPartition, consumer: str, consumers: list
 def _score(current: RdMap[str, Parts]) -> int:
     """librdkafka: `getBalanceScore`: the sum over all member pairs of their size difference."""
     sizes = [len(parts) for _, parts in current.items()]
-    return sum(abs(a - b) for i, a in enumerate(sizes) for b in sizes[i + 1:])
+    return sum(abs(a - b) for i, a in enumerate(sizes) for b in sizes[i + 1 :])
 
 
 def _record_undone(state: _State, before: RdMap[str, Parts]) -> None:
@@ -597,8 +649,14 @@ def _record_undone(state: _State, before: RdMap[str, Parts]) -> None:
     for member_id, parts in before.items():
         for tp in parts:
             if moved_to.get(tp) != member_id:
-                state.trace.record(tp, member_id, BALANCE_UNDONE, moved_to=moved_to.get(tp),
-                                   score_before=score_before, score_after=score_after)
+                state.trace.record(
+                    tp,
+                    member_id,
+                    BALANCE_UNDONE,
+                    moved_to=moved_to.get(tp),
+                    score_before=score_before,
+                    score_after=score_after,
+                )
 
 
 def _balance(state: _State, sorted_partitions: Parts, unassigned: Parts, revocation_required: bool) -> None:
@@ -637,8 +695,12 @@ def _balance(state: _State, sorted_partitions: Parts, unassigned: Parts, revocat
     performed = _perform_reassignments(state, sorted_partitions)
     state.snapshot_due = False
 
-    if not initializing and performed and state.snapshot is not None and \
-            _score(state.current) >= _score(state.snapshot[0]):
+    if (
+        not initializing
+        and performed
+        and state.snapshot is not None
+        and _score(state.current) >= _score(state.snapshot[0])
+    ):
         before, owners_before = state.snapshot
         if state.trace is not None:
             _record_undone(state, before)

@@ -47,5 +47,4 @@ def uses_rack_awareness(eligible: Sequence[tuple[Topic, Sequence[Member]]]) -> b
             partition_racks |= topic.racks_of(p)
     if not partition_racks or consumer_racks.isdisjoint(partition_racks):
         return False
-    return any(len(topic.racks_of(p)) != len(partition_racks)
-               for topic, _ in eligible for p in range(topic.partitions))
+    return any(len(topic.racks_of(p)) != len(partition_racks) for topic, _ in eligible for p in range(topic.partitions))

@@ -115,8 +115,7 @@ class CooperativeStickyAssignor:
             first, _ = self.assign_round(cluster, members)
             return first
 
-    def assign_round(self, cluster: Cluster,
-                     members: Sequence[Member]) -> tuple[Assignment, dict[TopicPartition, str]]:
+    def assign_round(self, cluster: Cluster, members: Sequence[Member]) -> tuple[Assignment, dict[TopicPartition, str]]:
         """One rebalance: the sticky result minus the partitions whose owner must revoke them first."""
         trace = active()
         if trace is not None:
@@ -134,7 +133,9 @@ class CooperativeStickyAssignor:
             assignment[member].remove(tp)
         return Assignment.of(assignment), transferring
 
-    def assign_rounds(self, cluster: Cluster, members: Sequence[Member], generation: int | None = None) -> CooperativeRounds:
+    def assign_rounds(
+        self, cluster: Cluster, members: Sequence[Member], generation: int | None = None
+    ) -> CooperativeRounds:
         """This rebalance and its follow-ups, as the group would run them back to back.
 
         Kafka: `ConsumerCoordinator`: a member that lost partitions in a cooperative rebalance rejoins,
@@ -151,8 +152,9 @@ class CooperativeStickyAssignor:
                 if trace is not None:
                     trace.next_round()
                     trace.note(generation=generation)
-                members = [replace(m, owned=assignment.partitions_of(m.member_id), generation=generation)
-                           for m in members]
+                members = [
+                    replace(m, owned=assignment.partitions_of(m.member_id), generation=generation) for m in members
+                ]
                 assignment, withheld = self.assign_round(cluster, members)
                 rounds.append(CooperativeRound(assignment, withheld, generation))
                 generation += 1

@@ -44,8 +44,15 @@ class ConstrainedBuilder:
         self.kept_by: dict[TopicPartition, str] = {}  # traced only: who kept each kept partition
         if self.trace is not None:
             # Owners are visited in HashMap order; the first ones owning enough take the places over the minimum.
-            self.trace.note(path="constrained", partitions=self.total, members=n, min_quota=self.min_quota,
-                            max_quota=self.max_quota, members_over=self.expected_over, visit_order=list(given.owned))
+            self.trace.note(
+                path="constrained",
+                partitions=self.total,
+                members=n,
+                min_quota=self.min_quota,
+                max_quota=self.max_quota,
+                members_over=self.expected_over,
+                visit_order=list(given.owned),
+            )
         self.kept_max: list[str] = []  # for the trace: members that kept max_quota, in visit order
 
     def build(self) -> dict[str, list[TopicPartition]]:
@@ -72,8 +79,14 @@ class ConstrainedBuilder:
                 if racks.mismatch(member, tp):
                     self.maybe_revoked[tp] = member
                     if trace is not None:
-                        trace.record(tp, None, RACK_MISMATCH, member=member, rack=racks.consumer_racks.get(member),
-                                     replica_racks=sorted(racks.partition_racks.get(tp, ())))
+                        trace.record(
+                            tp,
+                            None,
+                            RACK_MISMATCH,
+                            member=member,
+                            rack=racks.consumer_racks.get(member),
+                            replica_racks=sorted(racks.partition_racks.get(tp, ())),
+                        )
                 else:
                     owned.append(tp)
             owned.sort(key=_partition_then_topic(owned))
@@ -122,11 +135,28 @@ class ConstrainedBuilder:
                 if beyond:
                     self.kept_beyond[member] = self.kept_beyond.get(member, 0) + 1
                 self.kept_by[tp] = member
-                trace.record(tp, member, KEPT, member=member, generation=generation, owned=len(owned),  # type: ignore[union-attr]
-                             quota=quota, **extra, **beyond)
+                trace.record(  # type: ignore[union-attr]
+                    tp,
+                    member,
+                    KEPT,
+                    member=member,
+                    generation=generation,
+                    owned=len(owned),
+                    quota=quota,
+                    **extra,
+                    **beyond,
+                )
             else:
-                trace.record(tp, None, OVER_QUOTA, member=member, owned=len(owned), quota=quota,  # type: ignore[union-attr]
-                             order="partition number, then topic", **extra)
+                trace.record(  # type: ignore[union-attr]
+                    tp,
+                    None,
+                    OVER_QUOTA,
+                    member=member,
+                    owned=len(owned),
+                    quota=quota,
+                    order="partition number, then topic",
+                    **extra,
+                )
 
     def _second_holder(self, tp: TopicPartition) -> dict[str, str]:
         """A kept partition Kafka's two-pointer subtraction left among the unassigned (see kept_subtracted) is
@@ -176,10 +206,16 @@ class ConstrainedBuilder:
                 left.append(tp)
             else:
                 if self.trace is not None:
-                    self.trace.record(tp, consumer, RACK_ROUND_ROBIN, rack=self.racks.consumer_racks.get(consumer),
-                                      replica_racks=sorted(self.racks.partition_racks.get(tp, ())),
-                                      held_before=len(self.assignment[consumer]),
-                                      released_by=self.maybe_revoked.get(tp), **self._second_holder(tp))
+                    self.trace.record(
+                        tp,
+                        consumer,
+                        RACK_ROUND_ROBIN,
+                        rack=self.racks.consumer_racks.get(consumer),
+                        replica_racks=sorted(self.racks.partition_racks.get(tp, ())),
+                        held_before=len(self.assignment[consumer]),
+                        released_by=self.maybe_revoked.get(tp),
+                        **self._second_holder(tp),
+                    )
                 self._assign_new(tp, consumer)
         return left
 
@@ -210,10 +246,18 @@ class ConstrainedBuilder:
             if trace is not None:
                 if len(short) != len(under_min):
                     short = list(under_min)
-                trace.record(tp, consumer, QUOTA_ROUND_ROBIN, held_before=len(self.assignment[consumer]),
-                             short=short, extra_queue=not from_iterator, released_by=self.maybe_revoked.get(tp),
-                             held_beyond_topic=self.kept_beyond.get(consumer, 0),
-                             kept_beyond_topic=sum(self.kept_beyond.values()), **self._second_holder(tp))
+                trace.record(
+                    tp,
+                    consumer,
+                    QUOTA_ROUND_ROBIN,
+                    held_before=len(self.assignment[consumer]),
+                    short=short,
+                    extra_queue=not from_iterator,
+                    released_by=self.maybe_revoked.get(tp),
+                    held_beyond_topic=self.kept_beyond.get(consumer, 0),
+                    kept_beyond_topic=sum(self.kept_beyond.values()),
+                    **self._second_holder(tp),
+                )
             count = self._assign_new(tp, consumer)
             if count == self.min_quota:
                 if from_iterator:
@@ -241,14 +285,17 @@ class ConstrainedBuilder:
         if not self.under_min:
             return
         if self.current_over != self.expected_over:
-            raise AssignorError("IllegalStateException",
-                                "We haven't reached the expected number of members with more than the minQuota "
-                                "partitions, but no more partitions to be assigned")
+            raise AssignorError(
+                "IllegalStateException",
+                "We haven't reached the expected number of members with more than the minQuota "
+                "partitions, but no more partitions to be assigned",
+            )
         for member in self.under_min:
             if len(self.assignment[member]) != self.min_quota:
-                raise AssignorError("IllegalStateException",
-                                    f"Consumer: [{member}] doesn't reach minQuota partitions, "
-                                    "and no more partitions to be assigned")
+                raise AssignorError(
+                    "IllegalStateException",
+                    f"Consumer: [{member}] doesn't reach minQuota partitions, and no more partitions to be assigned",
+                )
 
 
 def _partition_then_topic(parts: list[TopicPartition]) -> Callable[[TopicPartition], Any]:

@@ -23,7 +23,15 @@ from kgroup.assignors.java.hash_order import JavaHashSet, topic_partition_hash
 from kgroup.assignors.java.semantics import java_string_key
 from kgroup.assignors.model import TopicPartition
 from kgroup.assignors.client.sticky.inputs import DEFAULT_GENERATION, StickyInput, kept_subtracted
-from kgroup.assignors.trace import BALANCE_MOVE, BALANCE_UNDONE, KEPT, LEAST_LOADED, NOT_SUBSCRIBED, RACK_MISMATCH, active
+from kgroup.assignors.trace import (
+    BALANCE_MOVE,
+    BALANCE_UNDONE,
+    KEPT,
+    LEAST_LOADED,
+    NOT_SUBSCRIBED,
+    RACK_MISMATCH,
+    active,
+)
 
 Entry = tuple[int, bytes, str]  # (assignment size, Java sort key of the member id, member id)
 
@@ -143,8 +151,11 @@ class GeneralBuilder:
         unassigned = self.sorted_all
         if assigned:  # Kafka: GeneralAssignmentBuilder.getUnassignedPartitions, ordered by PartitionComparator
             consumers_of = self.consumers_of
-            unassigned, self.two_holders = kept_subtracted(self.sorted_all, assigned, lambda tp: (
-                len(consumers_of[tp.topic]), java_string_key(tp.topic), tp.partition))
+            unassigned, self.two_holders = kept_subtracted(
+                self.sorted_all,
+                assigned,
+                lambda tp: (len(consumers_of[tp.topic]), java_string_key(tp.topic), tp.partition),
+            )
         self.subs.rebuild(list(self.current))
         self._balance(prev, unassigned)
         return self.current
@@ -187,14 +198,20 @@ class GeneralBuilder:
                         if tp.topic not in raw_topics:
                             trace.record(tp, None, NOT_SUBSCRIBED, member=member_id, topics=list(topics))
                         else:
-                            trace.record(tp, None, RACK_MISMATCH, member=member_id,
-                                         rack=racks.consumer_racks.get(member_id),
-                                         replica_racks=sorted(racks.partition_racks.get(tp, ())))
+                            trace.record(
+                                tp,
+                                None,
+                                RACK_MISMATCH,
+                                member=member_id,
+                                rack=racks.consumer_racks.get(member_id),
+                                replica_racks=sorted(racks.partition_racks.get(tp, ())),
+                            )
                 else:
                     keep.append(tp)
                     if trace is not None:
-                        trace.record(tp, member_id, KEPT, member=member_id,
-                                     generation=self.given.data[member_id].generation)
+                        trace.record(
+                            tp, member_id, KEPT, member=member_id, generation=self.given.data[member_id].generation
+                        )
             if len(keep) != len(parts):
                 parts[:] = keep
             assigned += keep
@@ -215,11 +232,17 @@ class GeneralBuilder:
         for member in self.subs:
             if tp.topic in self.topic_sets[member] and not (with_racks and self.racks.mismatch(member, tp)):
                 if self.trace is not None:
-                    self.trace.record(tp, member, LEAST_LOADED, held_before=len(self.current[member]),
-                                      loads=self._loads(self.consumers_of[tp.topic]),
-                                      rack_pass=with_racks, rack=self.racks.consumer_racks.get(member) if with_racks else None,
-                                      replica_racks=sorted(self.racks.partition_racks.get(tp, ())) if with_racks else None,
-                                      tie_break="member id")
+                    self.trace.record(
+                        tp,
+                        member,
+                        LEAST_LOADED,
+                        held_before=len(self.current[member]),
+                        loads=self._loads(self.consumers_of[tp.topic]),
+                        rack_pass=with_racks,
+                        rack=self.racks.consumer_racks.get(member) if with_racks else None,
+                        replica_racks=sorted(self.racks.partition_racks.get(tp, ())) if with_racks else None,
+                        tie_break="member id",
+                    )
                 self.subs.remove(member)
                 self.current[member].append(tp)
                 self.owner[tp] = member
@@ -250,8 +273,14 @@ class GeneralBuilder:
         """Each partition went to the least loaded subscriber at that moment, ties to the lower member id."""
         loads = {m: size for size, _, m in ranked}
         for tp, member in zip(parts, receivers):
-            self.trace.record(tp, member, LEAST_LOADED, held_before=loads[member],  # type: ignore[union-attr]
-                              loads=dict(loads), tie_break="member id")
+            self.trace.record(  # type: ignore[union-attr]
+                tp,
+                member,
+                LEAST_LOADED,
+                held_before=loads[member],
+                loads=dict(loads),
+                tie_break="member id",
+            )
             loads[member] += 1
 
     # -- balancing -------------------------------------------------------------------------------
@@ -284,8 +313,14 @@ class GeneralBuilder:
                 score_after, score_before = _balance_score(self.current), _balance_score(before)
                 for tp, owner in before_owner.items():
                     if self.owner.get(tp) != owner:
-                        self.trace.record(tp, owner, BALANCE_UNDONE, moved_to=self.owner.get(tp),
-                                          score_before=score_before, score_after=score_after)
+                        self.trace.record(
+                            tp,
+                            owner,
+                            BALANCE_UNDONE,
+                            moved_to=self.owner.get(tp),
+                            score_before=score_before,
+                            score_after=score_after,
+                        )
             self.current.clear()
             self.current.update(before)
             self.owner = before_owner
@@ -359,16 +394,26 @@ class GeneralBuilder:
                 return member
         raise AssignorError("AssertionError", f"no member subscribes to {topic}")
 
-    def _move(self, tp: TopicPartition, new: str, why: str = "to the least loaded subscriber",
-              generation: int | None = None) -> None:
+    def _move(
+        self, tp: TopicPartition, new: str, why: str = "to the least loaded subscriber", generation: int | None = None
+    ) -> None:
         """Kafka: `reassignPartition` + `processPartitionMovement`."""
         actual = self.movements.partition_to_move(tp, self.owner[tp], new)
         old = self.owner[actual]
         if self.trace is not None:
             self.moves += 1
-            self.trace.record(actual, new, BALANCE_MOVE, move=self.moves, source=old, source_held=len(self.current[old]),
-                              target_held=len(self.current[new]), why=why, previous_generation=generation,
-                              instead_of=str(tp) if actual != tp else None)
+            self.trace.record(
+                actual,
+                new,
+                BALANCE_MOVE,
+                move=self.moves,
+                source=old,
+                source_held=len(self.current[old]),
+                target_held=len(self.current[new]),
+                why=why,
+                previous_generation=generation,
+                instead_of=str(tp) if actual != tp else None,
+            )
         self.subs.remove(old)
         self.subs.remove(new)
         self.movements.move(actual, old, new)
@@ -383,8 +428,7 @@ def _size(current: dict[str, list[TopicPartition]], member: str | None) -> int:
     """A member's assignment size; Kafka throws where the member is not in the balanced set."""
     parts = current.get(member) if member is not None else None
     if parts is None:
-        raise AssignorError("NullPointerException",
-                            f"member {member!r} has no assignment in the set being balanced")
+        raise AssignorError("NullPointerException", f"member {member!r} has no assignment in the set being balanced")
     return len(parts)
 
 

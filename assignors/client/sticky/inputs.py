@@ -79,8 +79,12 @@ def read_input(cluster: Cluster, members: Sequence[Member]) -> StickyInput:
         mine: list[TopicPartition] = []
         owned[mid] = mine
         claimed = data[mid].partitions
-        if isinstance(claimed, (list, tuple)) and all(map(lt, claimed, claimed[1:])) \
-                and all(map(per_topic.__contains__, map(itemgetter(0), claimed))) and holder_of.keys().isdisjoint(claimed):
+        if (
+            isinstance(claimed, (list, tuple))
+            and all(map(lt, claimed, claimed[1:]))
+            and all(map(per_topic.__contains__, map(itemgetter(0), claimed)))
+            and holder_of.keys().isdisjoint(claimed)
+        ):
             # Distinct (strictly ascending), of subscribed topics, and claimed by nobody before: a large
             # group's usual case, taken in bulk by C; the loop below settles any conflict.
             mine += claimed
@@ -107,17 +111,40 @@ def read_input(cluster: Cluster, members: Sequence[Member]) -> StickyInput:
                 _remove_first(owned[holder], tp)
                 holder_of[tp] = mid
                 if trace is not None:
-                    trace.record(tp, None, OLDER_CLAIM, loser=holder, loser_generation=holder_generation,
-                                 winner=mid, generation=generation)
+                    trace.record(
+                        tp,
+                        None,
+                        OLDER_CLAIM,
+                        loser=holder,
+                        loser_generation=holder_generation,
+                        winner=mid,
+                        generation=generation,
+                    )
             elif trace is not None:
-                trace.record(tp, None, OLDER_CLAIM, loser=mid, loser_generation=generation,
-                             winner=holder, generation=holder_generation)
-    return StickyInput(per_topic, ordered, data, all_equal, max_generation, owned, multiply_claimed,
-                       RackInfo(cluster, per_topic, ordered))
+                trace.record(
+                    tp,
+                    None,
+                    OLDER_CLAIM,
+                    loser=mid,
+                    loser_generation=generation,
+                    winner=holder,
+                    generation=holder_generation,
+                )
+    return StickyInput(
+        per_topic,
+        ordered,
+        data,
+        all_equal,
+        max_generation,
+        owned,
+        multiply_claimed,
+        RackInfo(cluster, per_topic, ordered),
+    )
 
 
-def kept_subtracted(everything: list[TopicPartition], kept: list[TopicPartition],
-                    order: Callable[[TopicPartition], Any]) -> tuple[list[TopicPartition], bool]:
+def kept_subtracted(
+    everything: list[TopicPartition], kept: list[TopicPartition], order: Callable[[TopicPartition], Any]
+) -> tuple[list[TopicPartition], bool]:
     """`everything` (sorted by `order`) minus the `kept` partitions, as Kafka subtracts them, and whether
     the subtraction stalled (then some kept partitions are also unassigned, and will have two holders).
 
@@ -173,8 +200,9 @@ class RackInfo:
         members_per_rack: dict[str, int] = {}
         for rack in racked.values():
             members_per_rack[rack] = members_per_rack.get(rack, 0) + 1
-        self.consumers_by_partition = {tp: sum(members_per_rack.get(r, 0) for r in racks)
-                                       for tp, racks in partition_racks.items()}
+        self.consumers_by_partition = {
+            tp: sum(members_per_rack.get(r, 0) for r in racks) for tp, racks in partition_racks.items()
+        }
         if uses_rack_awareness(set(racked.values()), list(partition_racks.values())):
             self.consumer_racks = racked
             self.partition_racks = partition_racks

@@ -49,12 +49,16 @@ class ApplicationEvents(_Base):
             else:
                 exception = "CommitFailedException"
         else:
-            error = self.coordinator.commit(self.group_id, client.member_id, generation,
-                                            instance_id=client.config.instance_id)
-            exception = {"NONE": None, "REBALANCE_IN_PROGRESS": "RebalanceInProgressException",
-                         "UNKNOWN_MEMBER_ID": "CommitFailedException",
-                         "ILLEGAL_GENERATION": "CommitFailedException",
-                         "FENCED_INSTANCE_ID": "FencedInstanceIdException"}.get(error, error)
+            error = self.coordinator.commit(
+                self.group_id, client.member_id, generation, instance_id=client.config.instance_id
+            )
+            exception = {
+                "NONE": None,
+                "REBALANCE_IN_PROGRESS": "RebalanceInProgressException",
+                "UNKNOWN_MEMBER_ID": "CommitFailedException",
+                "ILLEGAL_GENERATION": "CommitFailedException",
+                "FENCED_INSTANCE_ID": "FencedInstanceIdException",
+            }.get(error, error)
             if error == "REBALANCE_IN_PROGRESS" and self.autonomous:
                 self._request_rejoin(client)
             elif error in ("ILLEGAL_GENERATION", "UNKNOWN_MEMBER_ID"):
@@ -96,8 +100,9 @@ class ApplicationEvents(_Base):
         self.poll_timeout_leave(client)
 
     def poll_timeout_leave(self, client: ClassicClient) -> None:
-        self.note("poll-timeout", client, max_poll_interval_ms=client.config.max_poll_interval_ms,
-                  static=client.is_static)
+        self.note(
+            "poll-timeout", client, max_poll_interval_ms=client.config.max_poll_interval_ms, static=client.is_static
+        )
         if not client.is_static and client.member_id and client.state != UNJOINED:
             self.coordinator.leave(self.group_id, [(client.member_id, None)])
         client.reset_generation()

@@ -13,7 +13,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kgroup.assignors.coordinator.classic.client import COOPERATIVE, PREPARING_REBALANCE, ClassicClient, ClientConfig
-from kgroup.assignors.coordinator.classic.coordinator import ClassicCoordinator, JoinResponse, LeaveResponse, SyncResponse
+from kgroup.assignors.coordinator.classic.coordinator import (
+    ClassicCoordinator,
+    JoinResponse,
+    LeaveResponse,
+    SyncResponse,
+)
 from kgroup.assignors.coordinator.classic.scenario import GROUP_ID, coordinator_config
 from kgroup.assignors.coordinator.classic.simulation import ClassicSimulation, Resolver
 from kgroup.assignors.model import Cluster, Topic, TopicPartition
@@ -98,8 +103,9 @@ class ClientScenario:
             self.bound[handle] = handle
         first = next(iter(self.simulation.clients.values()), None)
         protocol = first.config.assignors[0] if first else "range"
-        self.simulation.load(int(initial.get("generation", 1)), protocol, str(initial.get("leader")), owned,
-                             last_heartbeat, phase)
+        self.simulation.load(
+            int(initial.get("generation", 1)), protocol, str(initial.get("leader")), owned, last_heartbeat, phase
+        )
 
     def advance_to(self, instant: int) -> None:
         self.simulation.run_until(instant)
@@ -125,8 +131,11 @@ class ClientScenario:
             self.simulation.start(client)
         if client.state != PREPARING_REBALANCE:
             self.simulation.prepare_join(client)
-        response = self.simulation.send_join(client, self.member_id(requested) if requested else "",
-                                             version=int(event.get("join_version", client.config.join_version)))
+        response = self.simulation.send_join(
+            client,
+            self.member_id(requested) if requested else "",
+            version=int(event.get("join_version", client.config.join_version)),
+        )
         if not requested and response.member_id:
             target = str(event.get("bind") or handle)
             self.bound[target] = response.member_id
@@ -137,24 +146,33 @@ class ClientScenario:
         client = self.client(str(event["member"]))
         given = None
         if event.get("assignments") is not None:
-            given = {self.member_id(str(h)): tuple(TopicPartition.parse(str(tp)) for tp in parts or ())
-                     for h, parts in event["assignments"].items()}
+            given = {
+                self.member_id(str(h)): tuple(TopicPartition.parse(str(tp)) for tp in parts or ())
+                for h, parts in event["assignments"].items()
+            }
         return self.simulation.send_sync(client, given, generation=int(event["generation"]))
 
     def _heartbeat(self, event: Mapping[str, Any]) -> str:
         handle = str(event["member"])
         client = self.client(handle)
         member_id = self.member_id(str(event.get("member_id", handle)))
-        return self.coordinator.heartbeat(GROUP_ID, member_id, int(event.get("generation", -1)),
-                                          instance_id=event.get("instance_id", client.config.instance_id))
+        return self.coordinator.heartbeat(
+            GROUP_ID,
+            member_id,
+            int(event.get("generation", -1)),
+            instance_id=event.get("instance_id", client.config.instance_id),
+        )
 
     def _leave(self, event: Mapping[str, Any]) -> LeaveResponse:
-        entries = [(self.member_id(str(m["member_id"])) if m.get("member_id") else "", m.get("instance_id"))
-                   for m in event.get("members") or ()]
+        entries = [
+            (self.member_id(str(m["member_id"])) if m.get("member_id") else "", m.get("instance_id"))
+            for m in event.get("members") or ()
+        ]
         response = self.coordinator.leave(GROUP_ID, entries)
         for member_id, _ in entries:
-            leaving = next((c for c in self.simulation.clients.values() if c.member_id == member_id and member_id),
-                           None)
+            leaving = next(
+                (c for c in self.simulation.clients.values() if c.member_id == member_id and member_id), None
+            )
             if leaving is not None:
                 leaving.reset_generation()  # the heartbeat thread's maybeLeaveGroup
         return response

@@ -68,8 +68,9 @@ class ClassicCoordinator:
         group.on_remove = removed
         return group
 
-    def load_group(self, group_id: str, generation: int, protocol_name: str, leader: str,
-                   members: Iterable[LoadedMember]) -> ClassicGroup:
+    def load_group(
+        self, group_id: str, generation: int, protocol_name: str, leader: str, members: Iterable[LoadedMember]
+    ) -> ClassicGroup:
         """A Stable group as `__consumer_offsets` records rebuild it when the coordinator loads them.
 
         Kafka: `GroupMetadataManager.replay` of a GroupMetadataValue then `onLoaded`, which re-arms every
@@ -78,15 +79,25 @@ class ClassicCoordinator:
         group = self._new_group(group_id)
         group.generation, group.protocol_type, group.protocol_name = generation, "consumer", protocol_name
         for loaded in members:
-            member = ClassicMember(loaded.member_id, loaded.instance_id, loaded.client_id, "consumer",
-                                   loaded.protocols, loaded.session_timeout_ms, loaded.rebalance_timeout_ms,
-                                   assignment=loaded.assignment)
+            member = ClassicMember(
+                loaded.member_id,
+                loaded.instance_id,
+                loaded.client_id,
+                "consumer",
+                loaded.protocols,
+                loaded.session_timeout_ms,
+                loaded.rebalance_timeout_ms,
+                assignment=loaded.assignment,
+            )
             group.add(member)
             if member.instance_id is not None:
                 group.static_members[member.instance_id] = member.member_id
             since = self.now if loaded.last_heartbeat_ms is None else loaded.last_heartbeat_ms
-            self.timers.schedule(self.heartbeat_key(group_id, member.member_id), since + member.session_timeout_ms,
-                                 lambda mid=member.member_id: self._expire_heartbeat(group_id, mid))
+            self.timers.schedule(
+                self.heartbeat_key(group_id, member.member_id),
+                since + member.session_timeout_ms,
+                lambda mid=member.member_id: self._expire_heartbeat(group_id, mid),
+            )
         group.leader = leader
         group.transition(PREPARING)
         group.transition(COMPLETING)
@@ -120,8 +131,9 @@ class ClassicCoordinator:
 
     def _schedule_heartbeat(self, group: ClassicGroup, member_id: str, delay: int) -> None:
         gid = group.group_id
-        self.timers.schedule(self.heartbeat_key(gid, member_id), self.now + delay,
-                             lambda: self._expire_heartbeat(gid, member_id))
+        self.timers.schedule(
+            self.heartbeat_key(gid, member_id), self.now + delay, lambda: self._expire_heartbeat(gid, member_id)
+        )
 
     def _reschedule_heartbeat(self, group: ClassicGroup, member: ClassicMember) -> None:
         # Every heartbeat of every member lands here: the member keeps its timer key and action.
@@ -133,9 +145,19 @@ class ClassicCoordinator:
 
     # -- JoinGroup ---------------------------------------------------------------------------------
 
-    def join(self, group_id: str, member_id: str, protocols: Protocols, *, instance_id: str | None = None,
-             client_id: str = "", protocol_type: str = "consumer", session_timeout_ms: int = 45_000,
-             rebalance_timeout_ms: int = 300_000, version: int = 9) -> JoinResponse:
+    def join(
+        self,
+        group_id: str,
+        member_id: str,
+        protocols: Protocols,
+        *,
+        instance_id: str | None = None,
+        client_id: str = "",
+        protocol_type: str = "consumer",
+        session_timeout_ms: int = 45_000,
+        rebalance_timeout_ms: int = 300_000,
+        version: int = 9,
+    ) -> JoinResponse:
         """Kafka: `GroupMetadataManager.classicGroupJoin`."""
         response = JoinResponse(member_id=member_id)
         config = self.config
@@ -151,8 +173,16 @@ class ClassicCoordinator:
                 response.answer(self.now, error="UNKNOWN_MEMBER_ID")
                 return response
             group = self._new_group(group_id)
-        request = _JoinRequest(member_id, instance_id, client_id, protocol_type, protocols,
-                               session_timeout_ms, rebalance_timeout_ms, version)
+        request = _JoinRequest(
+            member_id,
+            instance_id,
+            client_id,
+            protocol_type,
+            protocols,
+            session_timeout_ms,
+            rebalance_timeout_ms,
+            version,
+        )
         if not self._accept_joining(group, member_id):
             group.remove(member_id)
             response.answer(self.now, error="GROUP_MAX_SIZE_REACHED", member_id="")
@@ -168,8 +198,9 @@ class ClassicCoordinator:
             return True
         member = group.members.get(member_id)
         if group.state == PREPARING:
-            return (member is not None and member.awaiting_join is not None) or \
-                group.num_awaiting_join() < self.config.max_size
+            return (
+                member is not None and member.awaiting_join is not None
+            ) or group.num_awaiting_join() < self.config.max_size
         return member is not None or len(group.members) < self.config.max_size
 
     def _refused(self, group: ClassicGroup, req: _JoinRequest, response: JoinResponse) -> bool:
@@ -232,15 +263,30 @@ class ClassicCoordinator:
             response.answer(self.now, error="UNKNOWN_MEMBER_ID")
 
     def _answer_current(self, group: ClassicGroup, member_id: str, response: JoinResponse, with_members: bool) -> None:
-        response.answer(self.now, error="NONE", member_id=member_id, generation=group.generation,
-                        leader=group.leader, protocol_name=group.protocol_name,
-                        members=group.member_list() if with_members else (), skip_assignment=False)
+        response.answer(
+            self.now,
+            error="NONE",
+            member_id=member_id,
+            generation=group.generation,
+            leader=group.leader,
+            protocol_name=group.protocol_name,
+            members=group.member_list() if with_members else (),
+            skip_assignment=False,
+        )
 
     def _add_member(self, group: ClassicGroup, member_id: str, req: _JoinRequest, response: JoinResponse) -> None:
         """Kafka: `addMemberThenRebalanceOrCompleteJoin` + `ClassicGroup.add`."""
-        member = ClassicMember(member_id, req.instance_id, req.client_id, req.protocol_type, req.protocols,
-                               req.session_timeout_ms, req.rebalance_timeout_ms, is_new=True,
-                               _awaiting_join=response)
+        member = ClassicMember(
+            member_id,
+            req.instance_id,
+            req.client_id,
+            req.protocol_type,
+            req.protocols,
+            req.session_timeout_ms,
+            req.rebalance_timeout_ms,
+            is_new=True,
+            _awaiting_join=response,
+        )
         response.member_id = member_id
         if group.state == PREPARING and group.previous_state == EMPTY:
             group.new_member_added = True
@@ -255,28 +301,39 @@ class ClassicCoordinator:
         self._schedule_heartbeat(group, member_id, self.config.new_member_join_timeout_ms)
         self._rebalance_or_complete(group, f"{member_id} joins")
 
-    def _update_member(self, group: ClassicGroup, member: ClassicMember, req: _JoinRequest,
-                       response: JoinResponse | None) -> None:
+    def _update_member(
+        self, group: ClassicGroup, member: ClassicMember, req: _JoinRequest, response: JoinResponse | None
+    ) -> None:
         """Kafka: `ClassicGroup.updateMember`."""
         group.update_protocols(member, req.protocols)
         member.rebalance_timeout_ms = req.rebalance_timeout_ms
         member.session_timeout_ms = req.session_timeout_ms
         group.await_join(member, response)
 
-    def _replace_static(self, group: ClassicGroup, req: _JoinRequest, old_id: str, new_id: str,
-                        response: JoinResponse) -> None:
+    def _replace_static(
+        self, group: ClassicGroup, req: _JoinRequest, old_id: str, new_id: str, response: JoinResponse
+    ) -> None:
         """Kafka: `updateStaticMemberThenRebalanceOrCompleteJoin` + `ClassicGroup.replaceStaticMember`."""
         leader_before = group.leader
         old = group.detach(old_id)
         assert old is not None
         if old.awaiting_join is not None:
-            old.awaiting_join.answer(self.now, error="FENCED_INSTANCE_ID", member_id=old_id, leader=None,
-                                     members=(), protocol_name=None)
+            old.awaiting_join.answer(
+                self.now, error="FENCED_INSTANCE_ID", member_id=old_id, leader=None, members=(), protocol_name=None
+            )
         if old.awaiting_sync is not None:
             old.awaiting_sync.answer(self.now, error="FENCED_INSTANCE_ID", assignment=())
             old.awaiting_sync = None
-        new = ClassicMember(new_id, old.instance_id, old.client_id, old.protocol_type, old.protocols,
-                            old.session_timeout_ms, old.rebalance_timeout_ms, assignment=old.assignment)
+        new = ClassicMember(
+            new_id,
+            old.instance_id,
+            old.client_id,
+            old.protocol_type,
+            old.protocols,
+            old.session_timeout_ms,
+            old.rebalance_timeout_ms,
+            assignment=old.assignment,
+        )
         group.add(new)
         if group.leader == old_id:
             group.leader = new_id
@@ -291,13 +348,27 @@ class ClassicCoordinator:
                 group.await_join(new, None)
                 if req.version >= 9:
                     is_leader = group.leader == new_id
-                    response.answer(self.now, error="NONE", member_id=new_id, generation=group.generation,
-                                    leader=group.leader, protocol_name=group.protocol_name,
-                                    members=group.member_list() if is_leader else (), skip_assignment=is_leader)
+                    response.answer(
+                        self.now,
+                        error="NONE",
+                        member_id=new_id,
+                        generation=group.generation,
+                        leader=group.leader,
+                        protocol_name=group.protocol_name,
+                        members=group.member_list() if is_leader else (),
+                        skip_assignment=is_leader,
+                    )
                 else:
-                    response.answer(self.now, error="NONE", member_id=new_id, generation=group.generation,
-                                    leader=leader_before, protocol_name=group.protocol_name, members=(),
-                                    skip_assignment=False)
+                    response.answer(
+                        self.now,
+                        error="NONE",
+                        member_id=new_id,
+                        generation=group.generation,
+                        leader=leader_before,
+                        protocol_name=group.protocol_name,
+                        members=(),
+                        skip_assignment=False,
+                    )
             else:
                 self._rebalance_or_complete(group, f"static member {req.instance_id} rejoins with a new protocol")
         elif group.state == COMPLETING:
@@ -343,8 +414,9 @@ class ClassicCoordinator:
 
     def _schedule_initial_delay(self, group: ClassicGroup, delay: int, remaining: int) -> None:
         gid = group.group_id
-        self.timers.schedule(self.join_key(gid), self.now + delay,
-                             lambda: self._initial_delay_expired(gid, delay, remaining))
+        self.timers.schedule(
+            self.join_key(gid), self.now + delay, lambda: self._initial_delay_expired(gid, delay, remaining)
+        )
 
     def _initial_delay_expired(self, group_id: str, delay: int, remaining: int) -> None:
         """Kafka: `tryCompleteInitialRebalanceElseSchedule`: each newcomer extends the wait, within bounds."""
@@ -360,8 +432,9 @@ class ClassicCoordinator:
 
     def _schedule_join_timeout(self, group: ClassicGroup) -> None:
         gid = group.group_id
-        self.timers.schedule(self.join_key(gid), self.now + group.rebalance_timeout_ms(),
-                             lambda: self._join_timeout(gid))
+        self.timers.schedule(
+            self.join_key(gid), self.now + group.rebalance_timeout_ms(), lambda: self._join_timeout(gid)
+        )
 
     def _join_timeout(self, group_id: str) -> None:
         group = self.groups.get(group_id)
@@ -397,17 +470,26 @@ class ClassicCoordinator:
         for member in list(group.members.values()):
             response = member.awaiting_join
             if response is not None:
-                response.answer(self.now, error="NONE", member_id=member.member_id, generation=group.generation,
-                                leader=group.leader, protocol_name=group.protocol_name,
-                                members=group.member_list() if group.leader == member.member_id else (),
-                                skip_assignment=False)
+                response.answer(
+                    self.now,
+                    error="NONE",
+                    member_id=member.member_id,
+                    generation=group.generation,
+                    leader=group.leader,
+                    protocol_name=group.protocol_name,
+                    members=group.member_list() if group.leader == member.member_id else (),
+                    skip_assignment=False,
+                )
                 group.await_join(member, None)
             self._reschedule_heartbeat(group, member)
             member.is_new = False
             group.pending_sync.add(member.member_id)
         generation = group.generation
-        self.timers.schedule(self.sync_key(gid), self.now + group.rebalance_timeout_ms(),
-                             lambda: self._expire_pending_sync(gid, generation))
+        self.timers.schedule(
+            self.sync_key(gid),
+            self.now + group.rebalance_timeout_ms(),
+            lambda: self._expire_pending_sync(gid, generation),
+        )
 
     def _elect_joined_leader(self, group: ClassicGroup) -> bool:
         """Kafka: `maybeElectNewJoinedLeader`: keep a leader that rejoined, else the oldest that did."""
@@ -460,9 +542,17 @@ class ClassicCoordinator:
 
     # -- SyncGroup ---------------------------------------------------------------------------------
 
-    def sync(self, group_id: str, member_id: str, generation: int, *, instance_id: str | None = None,
-             assignments: dict[str, tuple[Any, ...]] | None = None, protocol_type: str | None = None,
-             protocol_name: str | None = None) -> SyncResponse:
+    def sync(
+        self,
+        group_id: str,
+        member_id: str,
+        generation: int,
+        *,
+        instance_id: str | None = None,
+        assignments: dict[str, tuple[Any, ...]] | None = None,
+        protocol_type: str | None = None,
+        protocol_name: str | None = None,
+    ) -> SyncResponse:
         """Kafka: `classicGroupSync` / `classicGroupSyncToClassicGroup`."""
         response = SyncResponse()
         group = self.groups.get(group_id)
@@ -486,17 +576,29 @@ class ClassicCoordinator:
                 self._transition(group, STABLE, "the leader's assignment was stored")
         elif group.state == STABLE:
             self._remove_pending_sync(group, member_id)
-            response.answer(self.now, error="NONE", assignment=group.members[member_id].assignment,
-                            protocol_name=group.protocol_name)
+            response.answer(
+                self.now,
+                error="NONE",
+                assignment=group.members[member_id].assignment,
+                protocol_name=group.protocol_name,
+            )
         return response
 
-    def _validate_sync(self, group: ClassicGroup, member_id: str, instance_id: str | None, generation: int,
-                       protocol_type: str | None, protocol_name: str | None) -> str | None:
+    def _validate_sync(
+        self,
+        group: ClassicGroup,
+        member_id: str,
+        instance_id: str | None,
+        generation: int,
+        protocol_type: str | None,
+        protocol_name: str | None,
+    ) -> str | None:
         error = _validate_generation_member(group, member_id, instance_id, generation)
         if error is not None:
             return error
-        if (protocol_type is not None and protocol_type != group.protocol_type) or \
-                (protocol_name is not None and protocol_name != group.protocol_name):
+        if (protocol_type is not None and protocol_type != group.protocol_type) or (
+            protocol_name is not None and protocol_name != group.protocol_name
+        ):
             return "INCONSISTENT_GROUP_PROTOCOL"
         return None
 
@@ -509,8 +611,12 @@ class ClassicCoordinator:
         """Kafka: `propagateAssignment`: answer every parked SyncGroup and re-arm its member's session."""
         for member in group.members.values():
             if member.awaiting_sync is not None:
-                member.awaiting_sync.answer(self.now, error=error, assignment=member.assignment,
-                                            protocol_name=group.protocol_name if error == "NONE" else None)
+                member.awaiting_sync.answer(
+                    self.now,
+                    error=error,
+                    assignment=member.assignment,
+                    protocol_name=group.protocol_name if error == "NONE" else None,
+                )
                 member.awaiting_sync = None
                 self._reschedule_heartbeat(group, member)
 
@@ -529,8 +635,12 @@ class ClassicCoordinator:
         # The commonest request of a large group: a known member at the current generation. When every check
         # of `_validate_generation_member` passes, it answers from here without building anything.
         member = group.members.get(member_id)
-        if member is not None and generation == group.generation and group.state != DEAD \
-                and (instance_id is None or group.static_members.get(instance_id) == member_id):
+        if (
+            member is not None
+            and generation == group.generation
+            and group.state != DEAD
+            and (instance_id is None or group.static_members.get(instance_id) == member_id)
+        ):
             if group.state == EMPTY:
                 return "UNKNOWN_MEMBER_ID"
             timer = member.session_timer
@@ -611,8 +721,9 @@ class ClassicCoordinator:
         return "NONE"
 
 
-def _validate_generation_member(group: ClassicGroup, member_id: str, instance_id: str | None,
-                                generation: int) -> str | None:
+def _validate_generation_member(
+    group: ClassicGroup, member_id: str, instance_id: str | None, generation: int
+) -> str | None:
     """The checks SyncGroup, Heartbeat and OffsetCommit share, in Kafka's order: a Dead group, then
     membership (`validateMember`), then the generation."""
     if group.state == DEAD:

@@ -37,15 +37,19 @@ def _poll_timeouts(sim: ClassicSimulation) -> list[Finding]:
         failed = sum(1 for _, name in sim.clients[member].exceptions if name == "CommitFailedException")
         caused = sum(1 for r in sim.rebalances if r.start in instants or member in r.joined)
         if len(instants) > 1:
-            message = (f"rebalance storm: {member} spent longer than max.poll.interval.ms ({limit / 1000:g} s) "
-                       f"processing {len(instants)} times; each time it left the group and rejoined as a new "
-                       f"member ({caused} rebalances), {failed} commits failed with CommitFailedException and its "
-                       "batches will be processed again. Lower max.poll.records or raise max.poll.interval.ms")
+            message = (
+                f"rebalance storm: {member} spent longer than max.poll.interval.ms ({limit / 1000:g} s) "
+                f"processing {len(instants)} times; each time it left the group and rejoined as a new "
+                f"member ({caused} rebalances), {failed} commits failed with CommitFailedException and its "
+                "batches will be processed again. Lower max.poll.records or raise max.poll.interval.ms"
+            )
             result.append(Finding("rebalance-storm", instants[0], (member,), message))
         else:
-            message = (f"{member} exceeded max.poll.interval.ms ({limit / 1000:g} s) at {instants[0] / 1000:g} s: "
-                       f"it left the group, its commit failed ({failed} CommitFailedException) and it rejoins at "
-                       "its next poll, a second rebalance")
+            message = (
+                f"{member} exceeded max.poll.interval.ms ({limit / 1000:g} s) at {instants[0] / 1000:g} s: "
+                f"it left the group, its commit failed ({failed} CommitFailedException) and it rejoins at "
+                "its next poll, a second rebalance"
+            )
             result.append(Finding("poll-timeout", instants[0], (member,), message))
     return result
 
@@ -56,25 +60,33 @@ def _stuck_joins(sim: ClassicSimulation) -> list[Finding]:
     result = []
     for record in sim.rebalances:
         end = record.end if record.end is not None else sim.now
-        static_down = tuple(h for h, c in sim.clients.items()
-                            if c.is_static and _down_during(sim, h, record.start, end))
+        static_down = tuple(
+            h for h, c in sim.clients.items() if c.is_static and _down_during(sim, h, record.start, end)
+        )
         if not static_down or end - record.start < timeout:
             continue
         names = ", ".join(static_down)
-        held = (f"has been held in rebalance #{record.index} since {record.start / 1000:g} s and is still open at "
-                f"the end of the run ({(end - record.start) / 1000:g} s so far"
-                if record.end is None else
-                f"was held in rebalance #{record.index} for {(end - record.start) / 1000:g} s from "
-                f"{record.start / 1000:g} s (")
+        held = (
+            f"has been held in rebalance #{record.index} since {record.start / 1000:g} s and is still open at "
+            f"the end of the run ({(end - record.start) / 1000:g} s so far"
+            if record.end is None
+            else f"was held in rebalance #{record.index} for {(end - record.start) / 1000:g} s from "
+            f"{record.start / 1000:g} s ("
+        )
         rounds = (end - record.start) // timeout if timeout else 1
-        result.append(Finding(
-            "stuck-in-preparing", record.start, static_down,
-            f"the group {held}, {rounds} join timeout{'s' if rounds != 1 else ''} of {timeout / 1000:g} s), "
-            f"waiting for static member{'s' if len(static_down) > 1 else ''} {names} that did "
-            "not rejoin: the join timer removes only dynamic members, and each completed join re-arms the static "
-            "member's session timer. A new member whose join outlasts the 5-minute new-member timeout is dropped "
-            "and rejoins, starting the wait again. Remove the member by its group.instance.id (Admin "
-            "removeMembersFromConsumerGroup) or give static members a max.poll.interval.ms below 5 minutes"))
+        result.append(
+            Finding(
+                "stuck-in-preparing",
+                record.start,
+                static_down,
+                f"the group {held}, {rounds} join timeout{'s' if rounds != 1 else ''} of {timeout / 1000:g} s), "
+                f"waiting for static member{'s' if len(static_down) > 1 else ''} {names} that did "
+                "not rejoin: the join timer removes only dynamic members, and each completed join re-arms the static "
+                "member's session timer. A new member whose join outlasts the 5-minute new-member timeout is dropped "
+                "and rejoins, starting the wait again. Remove the member by its group.instance.id (Admin "
+                "removeMembersFromConsumerGroup) or give static members a max.poll.interval.ms below 5 minutes",
+            )
+        )
     return result
 
 
@@ -96,8 +108,9 @@ def _expired_sessions(sim: ClassicSimulation) -> list[Finding]:
     for entry in sim.log:
         if entry.kind == "member-removed" and entry.member is not None and entry.detail.get("paused"):
             session = sim.clients[entry.member].config.session_timeout_ms
-            removal = next((r for r in sim.rebalances if r.start <= entry.at_ms
-                            and (r.end is None or r.end >= entry.at_ms)), None)
+            removal = next(
+                (r for r in sim.rebalances if r.start <= entry.at_ms and (r.end is None or r.end >= entry.at_ms)), None
+            )
             rejoin = next((r for r in sim.rebalances if r.start > entry.at_ms and entry.member in r.joined), None)
             caused = [r.index for r in (removal, rejoin) if r is not None]
             if len(set(caused)) == 2:
@@ -106,8 +119,13 @@ def _expired_sessions(sim: ClassicSimulation) -> list[Finding]:
                 cost = f"the group rebalanced once (#{caused[0]})"
             else:
                 cost = "it had not rejoined by the end of the run"
-            result.append(Finding(
-                "session-expired", entry.at_ms, (entry.member,),
-                f"{entry.member} was removed at {entry.at_ms / 1000:g} s during a GC pause: a pause longer than "
-                f"session.timeout.ms ({session / 1000:g} s) looks like a crash to the coordinator; {cost}"))
+            result.append(
+                Finding(
+                    "session-expired",
+                    entry.at_ms,
+                    (entry.member,),
+                    f"{entry.member} was removed at {entry.at_ms / 1000:g} s during a GC pause: a pause longer than "
+                    f"session.timeout.ms ({session / 1000:g} s) looks like a crash to the coordinator; {cost}",
+                )
+            )
     return result

@@ -43,8 +43,14 @@ def explain(sim: ClassicSimulation, record: RebalanceRecord) -> Explanation:
     until = sim.now if end is None else end
     if until - record.start > heartbeat_round(sim):
         for member in record.members_before:
-            joined = next((e.at_ms for e in sim.log if e.kind == "join" and e.member == member
-                           and record.start <= e.at_ms <= until), None)
+            joined = next(
+                (
+                    e.at_ms
+                    for e in sim.log
+                    if e.kind == "join" and e.member == member and record.start <= e.at_ms <= until
+                ),
+                None,
+            )
             if joined is not None and joined - record.start <= heartbeat_round(sim):
                 continue
             if joined is None and member in _left_at_start(sim.log, record):
@@ -66,8 +72,13 @@ def _join_phase_end(log: list[LogEntry], record: RebalanceRecord) -> int | None:
 
 def _left_at_start(log: list[LogEntry], record: RebalanceRecord) -> set[str]:
     """Members whose departure started the rebalance: removed, or a dynamic member's LeaveGroup."""
-    return {e.member for e in log if e.member is not None and e.at_ms == record.start
-            and (e.kind == "member-removed" or (e.kind in ("close", "poll-timeout") and not e.detail.get("static")))}
+    return {
+        e.member
+        for e in log
+        if e.member is not None
+        and e.at_ms == record.start
+        and (e.kind == "member-removed" or (e.kind in ("close", "poll-timeout") and not e.detail.get("static")))
+    }
 
 
 def _seconds(ms: int) -> str:
@@ -84,8 +95,10 @@ def _doing(sim: ClassicSimulation, member: str, start: int, until: int) -> str:
         if entry.kind == "slow-poll":
             length = int(entry.detail.get("processing_ms", 0)) * int(entry.detail.get("batches", 1))
             if t + length > start:
-                state = (f"in a slow batch ({_seconds(int(entry.detail.get('processing_ms', 0)))} per batch, "
-                         f"slow-poll at {_seconds(t)})")
+                state = (
+                    f"in a slow batch ({_seconds(int(entry.detail.get('processing_ms', 0)))} per batch, "
+                    f"slow-poll at {_seconds(t)})"
+                )
         elif entry.kind == "gc-pause":
             if t + int(entry.detail.get("duration_ms", 0)) > start:
                 state = f"in a {_seconds(int(entry.detail.get('duration_ms', 0)))} GC pause from {_seconds(t)}"
@@ -106,10 +119,16 @@ def _trigger(sim: ClassicSimulation, record: RebalanceRecord) -> str:
         refresh = next((e for e in reversed(before) if e.kind == "metadata-changed"), None)
         if refresh is not None:
             grown = next((e for e in reversed(before) if e.kind == "add-partitions"), None)
-            what = (f": {grown.detail.get('topic')} grew to {grown.detail.get('partitions')} partitions at "
-                    f"{_seconds(grown.at_ms)}" if grown is not None else "")
-            return (f"the leader {refresh.member} rejoins: its metadata refresh at {_seconds(refresh.at_ms)} "
-                    f"(metadata.max.age.ms) saw a partition count change{what}")
+            what = (
+                f": {grown.detail.get('topic')} grew to {grown.detail.get('partitions')} partitions at "
+                f"{_seconds(grown.at_ms)}"
+                if grown is not None
+                else ""
+            )
+            return (
+                f"the leader {refresh.member} rejoins: its metadata refresh at {_seconds(refresh.at_ms)} "
+                f"(metadata.max.age.ms) saw a partition count change{what}"
+            )
         subscribed = next((e for e in reversed(before) if e.kind == "subscribe"), None)
         if subscribed is not None:
             topics = ", ".join(subscribed.detail.get("topics", []))
@@ -129,13 +148,14 @@ def _trigger(sim: ClassicSimulation, record: RebalanceRecord) -> str:
                 return f"{reason}: it {'crashed' if down.kind == 'crash' else 'closed'} at {_seconds(down.at_ms)}"
         elif reason.endswith("left the group") and last is not None:
             if last.kind == "poll-timeout":
-                return (f"{reason}: its batch outlived max.poll.interval.ms "
-                        f"({_seconds(int(last.detail.get('max_poll_interval_ms', 0)))})")
+                return (
+                    f"{reason}: its batch outlived max.poll.interval.ms "
+                    f"({_seconds(int(last.detail.get('max_poll_interval_ms', 0)))})"
+                )
             if last.kind == "close":
                 return f"{reason}: it closed (KafkaConsumer.close)"
         elif reason.endswith("rejoins with new metadata"):
-            previous = next((r for r in sim.rebalances if r.end == record.start and r.index == record.index - 1),
-                            None)
+            previous = next((r for r in sim.rebalances if r.end == record.start and r.index == record.index - 1), None)
             if previous is not None and previous.revoked.get(member) and sim.clients[member].protocol == COOPERATIVE:
                 # ConsumerCoordinator.onJoinComplete: revoked partitions mean a follow-up rebalance at once
                 gone = ", ".join(str(tp) for tp in sorted(set(previous.revoked[member])))
@@ -151,4 +171,3 @@ def _trigger(sim: ClassicSimulation, record: RebalanceRecord) -> str:
             if restarted:
                 return f"{reason} again after its restart"
     return reason
-

@@ -94,10 +94,15 @@ class ClassicScenario:
 
         requested = str(event.get("member_id") or "")
         response = self.coordinator.join(
-            str(event.get("group_id", GROUP_ID)), self.member_id(requested) if requested else "",
-            protocols_of(pick("protocols", ["range"])), instance_id=pick("instance_id"),
-            client_id=self.origin.get(handle, handle), session_timeout_ms=int(pick("session_timeout_ms", 45_000)),
-            rebalance_timeout_ms=int(pick("rebalance_timeout_ms", 300_000)), version=int(pick("join_version", 9)))
+            str(event.get("group_id", GROUP_ID)),
+            self.member_id(requested) if requested else "",
+            protocols_of(pick("protocols", ["range"])),
+            instance_id=pick("instance_id"),
+            client_id=self.origin.get(handle, handle),
+            session_timeout_ms=int(pick("session_timeout_ms", 45_000)),
+            rebalance_timeout_ms=int(pick("rebalance_timeout_ms", 300_000)),
+            version=int(pick("join_version", 9)),
+        )
         if not requested and response.member_id:
             target = str(event.get("bind") or handle)
             self.bound[target] = response.member_id
@@ -110,31 +115,39 @@ class ClassicScenario:
         given = None
         if assignments is not None:
             given = {self.member_id(str(h)): tuple(parts or ()) for h, parts in assignments.items()}
-        return self.coordinator.sync(str(event.get("group_id", GROUP_ID)), self.member_id(handle),
-                                     int(event["generation"]), instance_id=event.get(
-                                         "instance_id", self._declared(handle).get("instance_id")),
-                                     assignments=given)
+        return self.coordinator.sync(
+            str(event.get("group_id", GROUP_ID)),
+            self.member_id(handle),
+            int(event["generation"]),
+            instance_id=event.get("instance_id", self._declared(handle).get("instance_id")),
+            assignments=given,
+        )
 
     def _heartbeat(self, event: Mapping[str, Any]) -> str:
         handle = event.get("member")
         member_id = self.member_id(str(event["member_id"])) if "member_id" in event else self.member_id(str(handle))
         instance_id = event.get("instance_id", self._declared(str(handle)).get("instance_id") if handle else None)
-        return self.coordinator.heartbeat(str(event.get("group_id", GROUP_ID)), member_id,
-                                          int(event.get("generation", -1)), instance_id=instance_id)
+        return self.coordinator.heartbeat(
+            str(event.get("group_id", GROUP_ID)), member_id, int(event.get("generation", -1)), instance_id=instance_id
+        )
 
     def _commit(self, event: Mapping[str, Any]) -> str:
         handle = str(event["member"])
         member_id = self.member_id(str(event["member_id"])) if "member_id" in event else self.member_id(handle)
         instance_id = event.get("instance_id", self._declared(handle).get("instance_id"))
-        return self.coordinator.commit(str(event.get("group_id", GROUP_ID)), member_id,
-                                       int(event.get("generation", -1)), instance_id=instance_id)
+        return self.coordinator.commit(
+            str(event.get("group_id", GROUP_ID)), member_id, int(event.get("generation", -1)), instance_id=instance_id
+        )
 
     def _force_prepare_rebalance(self, event: Mapping[str, Any]) -> None:
         """`force_prepare_rebalance`: the test hook `GroupMetadataManager.prepareRebalance`."""
-        self.coordinator.force_prepare_rebalance(str(event.get("group_id", GROUP_ID)),
-                                                 str(event.get("reason", "forced by the scenario")))
+        self.coordinator.force_prepare_rebalance(
+            str(event.get("group_id", GROUP_ID)), str(event.get("reason", "forced by the scenario"))
+        )
 
     def _leave(self, event: Mapping[str, Any]) -> LeaveResponse:
-        entries = [(self.member_id(str(m.get("member_id") or "")) if m.get("member_id") else "", m.get("instance_id"))
-                   for m in event.get("members") or ()]
+        entries = [
+            (self.member_id(str(m.get("member_id") or "")) if m.get("member_id") else "", m.get("instance_id"))
+            for m in event.get("members") or ()
+        ]
         return self.coordinator.leave(str(event.get("group_id", GROUP_ID)), entries)

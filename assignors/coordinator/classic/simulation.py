@@ -52,17 +52,31 @@ from kgroup.assignors.model import Cluster, Member, TopicPartition
 GROUP_ID = "group"
 # What a log without detail leaves out: one entry per request or per callback, per member.
 _REQUEST_KINDS = frozenset({"join", "join-response", "sync-response", "heartbeat", "assignment"})
-FATAL_JOIN_ERRORS = frozenset({"FENCED_INSTANCE_ID", "INCONSISTENT_GROUP_PROTOCOL", "INVALID_SESSION_TIMEOUT",
-                               "INVALID_GROUP_ID", "GROUP_MAX_SIZE_REACHED", "GROUP_AUTHORIZATION_FAILED"})
-
+FATAL_JOIN_ERRORS = frozenset(
+    {
+        "FENCED_INSTANCE_ID",
+        "INCONSISTENT_GROUP_PROTOCOL",
+        "INVALID_SESSION_TIMEOUT",
+        "INVALID_GROUP_ID",
+        "GROUP_MAX_SIZE_REACHED",
+        "GROUP_AUTHORIZATION_FAILED",
+    }
+)
 
 
 Resolver = Callable[[str], Assignor]
 
 
 class ClassicSimulation(ApplicationEvents):
-    def __init__(self, cluster: Cluster, resolve: Resolver, coordinator_config: CoordinatorConfig | None = None,
-                 autonomous: bool = True, group_id: str = GROUP_ID, detailed_log: bool = True) -> None:
+    def __init__(
+        self,
+        cluster: Cluster,
+        resolve: Resolver,
+        coordinator_config: CoordinatorConfig | None = None,
+        autonomous: bool = True,
+        group_id: str = GROUP_ID,
+        detailed_log: bool = True,
+    ) -> None:
         self.cluster = cluster
         # Off for very large runs: the log keeps lifecycle events and group states but no per-request
         # entries, and rebalance records keep no partition lists (an eager rebalance of 100,000
@@ -82,7 +96,8 @@ class ClassicSimulation(ApplicationEvents):
         self._blocks: dict[tuple[int, int, int], tuple[TopicPartition, ...]] = {}
         self._fits: dict[tuple[int, int], tuple[tuple[str, ...], tuple[TopicPartition, ...], bool]] = {}
         self.created: dict[TopicPartition, int] = {
-            TopicPartition(t.name, p): 0 for t in cluster.topics for p in range(t.partitions)}
+            TopicPartition(t.name, p): 0 for t in cluster.topics for p in range(t.partitions)
+        }
         self.log: list[LogEntry] = []
         self.rebalances: list[RebalanceRecord] = []
         self._open_rebalance: RebalanceRecord | None = None
@@ -144,8 +159,7 @@ class ClassicSimulation(ApplicationEvents):
                 handler, args = ready.popleft()
                 handler(*args)
 
-    def _when_answered(self, response: JoinResponse | SyncResponse, handler: Callable[..., None],
-                       *args: Any) -> None:
+    def _when_answered(self, response: JoinResponse | SyncResponse, handler: Callable[..., None], *args: Any) -> None:
         if response.done:
             self._ready.append((handler, args))
         else:
@@ -170,9 +184,15 @@ class ClassicSimulation(ApplicationEvents):
         wanted = tuple(topics)
         return self._subscriptions.setdefault(wanted, wanted)
 
-    def load(self, generation: int, protocol_name: str, leader: str,
-             owned: Mapping[str, tuple[TopicPartition, ...]], last_heartbeat: Mapping[str, int] | None = None,
-             heartbeat_phase: Mapping[str, int] | None = None) -> None:
+    def load(
+        self,
+        generation: int,
+        protocol_name: str,
+        leader: str,
+        owned: Mapping[str, tuple[TopicPartition, ...]],
+        last_heartbeat: Mapping[str, int] | None = None,
+        heartbeat_phase: Mapping[str, int] | None = None,
+    ) -> None:
         """Start from a Stable group whose members (clients already added, member id = handle) own `owned`."""
         last_heartbeat = last_heartbeat or {}
         heartbeat_phase = heartbeat_phase or {}
@@ -183,9 +203,18 @@ class ClassicSimulation(ApplicationEvents):
             client.is_leader = handle == leader
             client.assigned_cluster = self.cluster if client.is_leader else None
             self._by_member_id[handle] = client
-            loaded.append(LoadedMember(handle, client.config.instance_id, handle, client.protocols(),
-                                       client.config.session_timeout_ms, client.config.max_poll_interval_ms,
-                                       client.owned, last_heartbeat.get(handle)))
+            loaded.append(
+                LoadedMember(
+                    handle,
+                    client.config.instance_id,
+                    handle,
+                    client.protocols(),
+                    client.config.session_timeout_ms,
+                    client.config.max_poll_interval_ms,
+                    client.owned,
+                    last_heartbeat.get(handle),
+                )
+            )
         self.coordinator.load_group(self.group_id, generation, protocol_name, leader, loaded)
         self._seen_transitions = len(self.coordinator.transitions)
         self._settled_members = tuple(self.clients)
@@ -218,8 +247,13 @@ class ClassicSimulation(ApplicationEvents):
 
     def _reconsider(self, client: ClassicClient) -> None:
         """Is `client` consuming now? It owns partitions, runs, is a member, and is neither paused nor stalled."""
-        should = bool(client.owned) and client.alive and client.in_group and self.now >= client.paused_until \
+        should = (
+            bool(client.owned)
+            and client.alive
+            and client.in_group
+            and self.now >= client.paused_until
             and not client.batch_stalled
+        )
         if should and not client.consuming:
             self.ledger.start(client.handle, client.owned, self.now)
         elif client.consuming and not should:
@@ -259,8 +293,12 @@ class ClassicSimulation(ApplicationEvents):
         if client.consuming and added:
             self.ledger.start(client.handle, added, self.now)
         if self.detailed_log:
-            self.note("partitions-assigned", client, partitions=[str(tp) for tp in sorted(added)],
-                      generation=client.generation)
+            self.note(
+                "partitions-assigned",
+                client,
+                partitions=[str(tp) for tp in sorted(added)],
+                generation=client.generation,
+            )
             record = self._current_record()
             if record is not None and added:
                 record.assigned.setdefault(client.handle, []).extend(sorted(added))
@@ -269,8 +307,7 @@ class ClassicSimulation(ApplicationEvents):
     def _member_removed(self, group_id: str, member_id: str) -> None:
         client = self._by_member_id.get(member_id)
         if client is not None and client.member_id == member_id and group_id == self.group_id:
-            self.note("member-removed", client, member_id=member_id, paused=client.paused(self.now),
-                      alive=client.alive)
+            self.note("member-removed", client, member_id=member_id, paused=client.paused(self.now), alive=client.alive)
             client.in_group = False
             self._reconsider(client)
 
@@ -295,13 +332,19 @@ class ClassicSimulation(ApplicationEvents):
             self._seen_transitions += 1
             if change.group_id != self.group_id:
                 continue
-            self.log.append(LogEntry(change.at_ms, "group-state", None,
-                                     {"state": change.state, "generation": change.generation,
-                                      "reason": change.reason}))
+            self.log.append(
+                LogEntry(
+                    change.at_ms,
+                    "group-state",
+                    None,
+                    {"state": change.state, "generation": change.generation, "reason": change.reason},
+                )
+            )
             record = self._open_rebalance
             if change.state == PREPARING and record is None:
-                self._open_rebalance = RebalanceRecord(len(self.rebalances) + 1, change.at_ms,
-                                                       self._in_handles(change.reason), self._settled_members)
+                self._open_rebalance = RebalanceRecord(
+                    len(self.rebalances) + 1, change.at_ms, self._in_handles(change.reason), self._settled_members
+                )
                 self.rebalances.append(self._open_rebalance)
             elif change.state in (GROUP_STABLE, EMPTY) and record is not None:
                 group = self.coordinator.groups[self.group_id]
@@ -341,8 +384,9 @@ class ClassicSimulation(ApplicationEvents):
         if client.state not in (COMPLETING_REBALANCE, STABLE):
             return
         config = client.config
-        error = self.coordinator.heartbeat(self.group_id, client.member_id, client.generation,
-                                           instance_id=config.instance_id)
+        error = self.coordinator.heartbeat(
+            self.group_id, client.member_id, client.generation, instance_id=config.instance_id
+        )
         # self.at, inlined: one heartbeat per member every few seconds is most of a large group's events.
         self._sequence = sequence = self._sequence + 1
         heapq.heappush(self._queue, (now + config.heartbeat_interval_ms, sequence, self._heartbeat, (client, token)))
@@ -400,15 +444,22 @@ class ClassicSimulation(ApplicationEvents):
         how, parts = client.partitions_to_give_up()
         self.give_up(client, how, parts)
 
-    def send_join(self, client: ClassicClient, member_id: str | None = None, version: int | None = None) -> JoinResponse:
+    def send_join(
+        self, client: ClassicClient, member_id: str | None = None, version: int | None = None
+    ) -> JoinResponse:
         client.state = PREPARING_REBALANCE
         client.heartbeat_token += 1
         requested = client.member_id if member_id is None else member_id
         response = self.coordinator.join(
-            self.group_id, requested, client.protocols(), instance_id=client.config.instance_id,
-            client_id=client.handle, session_timeout_ms=client.config.session_timeout_ms,
+            self.group_id,
+            requested,
+            client.protocols(),
+            instance_id=client.config.instance_id,
+            client_id=client.handle,
+            session_timeout_ms=client.config.session_timeout_ms,
             rebalance_timeout_ms=client.config.max_poll_interval_ms,
-            version=client.config.join_version if version is None else version)
+            version=client.config.join_version if version is None else version,
+        )
         if response.member_id:
             self._by_member_id.setdefault(response.member_id, client)
         if self.detailed_log:
@@ -422,8 +473,9 @@ class ClassicSimulation(ApplicationEvents):
             return
         error = response.error
         if self.detailed_log:
-            self.note("join-response", client, error=error, generation=response.generation,
-                      member_id=response.member_id)
+            self.note(
+                "join-response", client, error=error, generation=response.generation, member_id=response.member_id
+            )
         if error == "NONE":
             client.member_id, client.generation = response.member_id, response.generation
             client.state, client.in_group = COMPLETING_REBALANCE, True
@@ -459,21 +511,37 @@ class ClassicSimulation(ApplicationEvents):
         members = []
         for member_id, instance_id, metadata in response.members:
             subscription: Subscription = metadata
-            members.append(Member(member_id, subscription.topics, instance_id, subscription.rack,
-                                  owned=subscription.owned,
-                                  generation=subscription.generation if subscription.generation >= 0 else None))
+            members.append(
+                Member(
+                    member_id,
+                    subscription.topics,
+                    instance_id,
+                    subscription.rack,
+                    owned=subscription.owned,
+                    generation=subscription.generation if subscription.generation >= 0 else None,
+                )
+            )
         assignment = self.resolve(str(response.protocol_name)).assign(leader.cluster, members)
         leader.assigned_cluster = leader.cluster
-        self.note("assignment", leader, assignor=response.protocol_name, generation=response.generation,
-                  members=len(members))
+        self.note(
+            "assignment", leader, assignor=response.protocol_name, generation=response.generation, members=len(members)
+        )
         return {m.member_id: assignment.partitions_of(m.member_id) for m in members}
 
-    def send_sync(self, client: ClassicClient, assignments: Mapping[str, tuple[TopicPartition, ...]] | None,
-                  generation: int | None = None) -> SyncResponse:
+    def send_sync(
+        self,
+        client: ClassicClient,
+        assignments: Mapping[str, tuple[TopicPartition, ...]] | None,
+        generation: int | None = None,
+    ) -> SyncResponse:
         generation = client.generation if generation is None else generation
-        response = self.coordinator.sync(self.group_id, client.member_id, generation,
-                                         instance_id=client.config.instance_id,
-                                         assignments=dict(assignments) if assignments is not None else None)
+        response = self.coordinator.sync(
+            self.group_id,
+            client.member_id,
+            generation,
+            instance_id=client.config.instance_id,
+            assignments=dict(assignments) if assignments is not None else None,
+        )
         self._when_answered(response, self._on_sync, client, response, client.instance_counter)
         return response
 
@@ -568,5 +636,3 @@ _WORD = re.compile(r"[^\s,']+")  # member ids in a coordinator's reason: "a-1, b
 def _exception_name(error: str) -> str:
     words = error.lower().split("_")
     return "".join(w.capitalize() for w in words) + "Exception"
-
-

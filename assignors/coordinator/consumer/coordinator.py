@@ -12,8 +12,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
-from kgroup.assignors.coordinator.consumer.reconcile import (FREE, STABLE, FencedMemberEpoch, Partitions, Reconciliation,
-                                                 UNREVOKED_PARTITIONS, reconcile)
+from kgroup.assignors.coordinator.consumer.reconcile import (
+    FREE,
+    STABLE,
+    FencedMemberEpoch,
+    Partitions,
+    Reconciliation,
+    UNREVOKED_PARTITIONS,
+    reconcile,
+)
 from kgroup.assignors.model import TopicPartition
 from kgroup.assignors.coordinator.timer_queue import TimerQueue, run_due
 
@@ -22,8 +29,9 @@ LEAVE_EPOCH, STATIC_LEAVE_EPOCH = -1, -2
 NONE = "NONE"
 
 # TargetAssignor(group, members in insertion order, current target) -> new target per member id.
-TargetAssignor = Callable[["ConsumerGroup", Sequence["ConsumerMember"], Mapping[str, Partitions]],
-                          Mapping[str, Partitions]]
+TargetAssignor = Callable[
+    ["ConsumerGroup", Sequence["ConsumerMember"], Mapping[str, Partitions]], Mapping[str, Partitions]
+]
 
 
 @dataclass(frozen=True)
@@ -82,8 +90,15 @@ class ConsumerMember:
 
     def with_progress(self, progress: Reconciliation) -> ConsumerMember:
         """The same record at another step of reconciliation (built directly: it happens at most heartbeats)."""
-        return ConsumerMember(self.member_id, progress, self.instance_id, self.rack_id, self.rebalance_timeout_ms,
-                              self.subscribed_topics, self.server_assignor)
+        return ConsumerMember(
+            self.member_id,
+            progress,
+            self.instance_id,
+            self.rack_id,
+            self.rebalance_timeout_ms,
+            self.subscribed_topics,
+            self.server_assignor,
+        )
 
     @property
     def owned(self) -> Partitions:
@@ -126,8 +141,11 @@ class ConsumerGroup:
         if self.group_epoch > self.assignment_epoch:
             return ASSIGNING
         if self._checked_epoch != self.assignment_epoch:
-            self._unreconciled = {member_id for member_id, m in self.members.items()
-                                  if not m.progress.is_reconciled_to(self.assignment_epoch)}
+            self._unreconciled = {
+                member_id
+                for member_id, m in self.members.items()
+                if not m.progress.is_reconciled_to(self.assignment_epoch)
+            }
             self._checked_epoch = self.assignment_epoch
         return RECONCILING if self._unreconciled else STABLE_GROUP
 
@@ -188,8 +206,13 @@ class ConsumerGroup:
 class ConsumerCoordinator:
     """Heartbeats, leaves and timers of KIP-848 groups on one coordinator."""
 
-    def __init__(self, config: ConsumerConfig, topics: Mapping[str, int], assignor: TargetAssignor,
-                 timers: TimerQueue | None = None) -> None:
+    def __init__(
+        self,
+        config: ConsumerConfig,
+        topics: Mapping[str, int],
+        assignor: TargetAssignor,
+        timers: TimerQueue | None = None,
+    ) -> None:
         self.config = config
         self.topics = dict(topics)  # the metadata image: topic -> partition count
         self.assignor = assignor
@@ -223,8 +246,9 @@ class ConsumerCoordinator:
             if request.member_epoch != 0:
                 return HeartbeatResponse("GROUP_ID_NOT_FOUND")
             group = self.groups[group_id] = ConsumerGroup(group_id)
-        if len(group.members) >= self.config.max_size and (not request.member_id
-                                                           or request.member_id not in group.members):
+        if len(group.members) >= self.config.max_size and (
+            not request.member_id or request.member_id not in group.members
+        ):
             return HeartbeatResponse("GROUP_MAX_SIZE_REACHED")
         found = self._member(group, request)
         if isinstance(found, str):
@@ -232,8 +256,10 @@ class ConsumerCoordinator:
         member = found
         updated = _updated(member, request)
         # GroupMetadataManager.hasMemberSubscriptionChanged: a new member always changes it
-        bump = (updated.subscribed_topics is not member.subscribed_topics
-                and updated.subscribed_topics != member.subscribed_topics) or member.member_id not in group.members
+        bump = (
+            updated.subscribed_topics is not member.subscribed_topics
+            and updated.subscribed_topics != member.subscribed_topics
+        ) or member.member_id not in group.members
         if updated is not member or bump:
             group.put(updated)
         refresh = bump or group.metadata_expired(self.now)
@@ -258,8 +284,13 @@ class ConsumerCoordinator:
         assigned = updated.progress.assigned
         # `is` first: equal frozensets are compared element by element, and most heartbeats change nothing
         include = request.member_epoch == 0 or request.full or (assigned is not before and assigned != before)
-        return HeartbeatResponse(NONE, updated.member_id, updated.epoch, self.config.heartbeat_interval_ms,
-                                 updated.progress.assigned if include else None)
+        return HeartbeatResponse(
+            NONE,
+            updated.member_id,
+            updated.epoch,
+            self.config.heartbeat_interval_ms,
+            updated.progress.assigned if include else None,
+        )
 
     def _invalid(self, request: HeartbeatRequest) -> str | None:
         """Kafka: `throwIfConsumerGroupHeartbeatRequestIsInvalid`."""
@@ -269,8 +300,12 @@ class ConsumerCoordinator:
         if epoch > 0 or epoch == LEAVE_EPOCH:
             return None if request.member_id else "INVALID_REQUEST"
         if epoch == 0:
-            if request.rebalance_timeout_ms == -1 or request.owned is None or request.owned \
-                    or not request.subscribed_topics:
+            if (
+                request.rebalance_timeout_ms == -1
+                or request.owned is None
+                or request.owned
+                or not request.subscribed_topics
+            ):
                 return "INVALID_REQUEST"
             if request.server_assignor is not None and request.server_assignor not in self.config.assignors:
                 return "UNSUPPORTED_ASSIGNOR"
@@ -310,8 +345,9 @@ class ConsumerCoordinator:
         if asked > progress.epoch:
             return "FENCED_MEMBER_EPOCH"
         if asked < progress.epoch:
-            lost_response = asked == progress.previous_epoch and request.owned is not None \
-                and request.owned <= progress.assigned
+            lost_response = (
+                asked == progress.previous_epoch and request.owned is not None and request.owned <= progress.assigned
+            )
             if not lost_response:
                 return "FENCED_MEMBER_EPOCH"
         return None
@@ -321,8 +357,7 @@ class ConsumerCoordinator:
         target = group.target.get(departed.member_id, frozenset())
         self._cancel_timers(group.group_id, departed.member_id)
         group.remove(departed.member_id)
-        copy = replace(departed, member_id=member_id,
-                       progress=replace(departed.progress, epoch=0, previous_epoch=0))
+        copy = replace(departed, member_id=member_id, progress=replace(departed.progress, epoch=0, previous_epoch=0))
         group.put(copy)
         group.target[member_id] = target
         return copy
@@ -338,8 +373,13 @@ class ConsumerCoordinator:
         """Kafka: `GroupMetadataManager.maybeReconcile`, with the rebalance timer it arms or cancels."""
         if member.progress.is_reconciled_to(group.assignment_epoch):
             return member
-        progress = reconcile(member.progress, group.assignment_epoch, group.target.get(member.member_id, frozenset()),
-                             group.partition_epoch, owned)
+        progress = reconcile(
+            member.progress,
+            group.assignment_epoch,
+            group.target.get(member.member_id, frozenset()),
+            group.partition_epoch,
+            owned,
+        )
         if progress == member.progress:
             return member
         updated = member.with_progress(progress)
@@ -347,8 +387,11 @@ class ConsumerCoordinator:
         key = self.rebalance_key(group.group_id, member.member_id)
         if progress.state == UNREVOKED_PARTITIONS:
             epoch = progress.epoch
-            self.timers.schedule(key, self.now + updated.rebalance_timeout_ms,
-                                 lambda: self._rebalance_timeout(group.group_id, member.member_id, epoch))
+            self.timers.schedule(
+                key,
+                self.now + updated.rebalance_timeout_ms,
+                lambda: self._rebalance_timeout(group.group_id, member.member_id, epoch),
+            )
         else:
             self.timers.cancel(key)
         return updated
@@ -371,8 +414,9 @@ class ConsumerCoordinator:
             return HeartbeatResponse("UNKNOWN_MEMBER_ID")
         if epoch == STATIC_LEAVE_EPOCH:
             # consumerGroupStaticMemberGroupLeave: no bump, partitions kept (owned at -2), session timer left running
-            parked = replace(member, progress=replace(member.progress, epoch=STATIC_LEAVE_EPOCH,
-                                                      pending_revocation=frozenset()))
+            parked = replace(
+                member, progress=replace(member.progress, epoch=STATIC_LEAVE_EPOCH, pending_revocation=frozenset())
+            )
             group.put(parked)
             return HeartbeatResponse(NONE, member_id, STATIC_LEAVE_EPOCH)
         self.fence(group, member_id)
@@ -395,7 +439,9 @@ class ConsumerCoordinator:
         session = self._sessions.get((group_id, member_id))
         if session is None:
             session = self._sessions[group_id, member_id] = (
-                self.session_key(group_id, member_id), lambda: self._session_timeout(group_id, member_id))
+                self.session_key(group_id, member_id),
+                lambda: self._session_timeout(group_id, member_id),
+            )
         self.timers.schedule(session[0], self.now + self.config.session_timeout_ms, session[1])
 
     def _session_timeout(self, group_id: str, member_id: str) -> None:

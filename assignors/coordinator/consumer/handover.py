@@ -92,8 +92,9 @@ class Handover:
         return self.heartbeat_interval_ms if self.moves else 0
 
 
-def handover(before: Group, after_members: Iterable[str], target: Assignment,
-             heartbeat_interval_ms: int | None = None) -> Handover:
+def handover(
+    before: Group, after_members: Iterable[str], target: Assignment, heartbeat_interval_ms: int | None = None
+) -> Handover:
     """The path from `before`'s members' current assignments (`Member.owned`, KIP-848's current assignment,
     at `Member.generation`, the member epoch) to `target`, the new target of the members `after_members`.
     The heartbeat interval is the one given, else the group's (`Group.heartbeat_interval_ms`), else Kafka's
@@ -120,10 +121,17 @@ def handover(before: Group, after_members: Iterable[str], target: Assignment,
         first = reconcile(current, new_epoch if new_epoch is not None else epoch + 1, wanted, partition_epoch, now)
         incoming = wanted - now
         waiting = sorted(tp for tp in incoming if owner.get(tp) not in (None, member_id))
-        steps.append(MemberStep(
-            member_id, first.state, tuple(sort_partitions(now & wanted)), tuple(sort_partitions(now - wanted)),
-            tuple(sort_partitions(tp for tp in incoming if tp not in owner)), tuple(sort_partitions(waiting)),
-            tuple(dict.fromkeys(owner[tp] for tp in waiting))))
+        steps.append(
+            MemberStep(
+                member_id,
+                first.state,
+                tuple(sort_partitions(now & wanted)),
+                tuple(sort_partitions(now - wanted)),
+                tuple(sort_partitions(tp for tp in incoming if tp not in owner)),
+                tuple(sort_partitions(waiting)),
+                tuple(dict.fromkeys(owner[tp] for tp in waiting)),
+            )
+        )
 
     new_owner = {tp: member for member in present for tp in target.partitions_of(member)}
     moved = set(new_owner) | set(owner) | {tp for m in before.members if m.member_id not in staying for tp in m.owned}
@@ -132,8 +140,14 @@ def handover(before: Group, after_members: Iterable[str], target: Assignment,
         source, goes_to = owner.get(tp), new_owner.get(tp)
         if source != goes_to:
             moves.append(Move(tp, source, goes_to))
-    return Handover(new_epoch, DEFAULT_HEARTBEAT_INTERVAL_MS if interval is None else interval, tuple(steps),
-                    tuple(moves), departed, interval_known=interval is not None)
+    return Handover(
+        new_epoch,
+        DEFAULT_HEARTBEAT_INTERVAL_MS if interval is None else interval,
+        tuple(steps),
+        tuple(moves),
+        departed,
+        interval_known=interval is not None,
+    )
 
 
 def _member_epoch(generation: int | None, group_epoch: int | None) -> int:

@@ -40,8 +40,13 @@ class Reconciliation:
         return self.state == STABLE and self.epoch == target_epoch
 
 
-def reconcile(current: Reconciliation, target_epoch: int, target: Partitions,
-              partition_epoch: Callable[[TopicPartition], int], owned: Partitions | None) -> Reconciliation:
+def reconcile(
+    current: Reconciliation,
+    target_epoch: int,
+    target: Partitions,
+    partition_epoch: Callable[[TopicPartition], int],
+    owned: Partitions | None,
+) -> Reconciliation:
     """Kafka: `CurrentAssignmentBuilder.build`. `owned` None: the request did not say what it owns."""
     if current.state == STABLE:
         if current.epoch == target_epoch:
@@ -66,8 +71,15 @@ def _owns_any(owned: Partitions | None, partitions: Partitions) -> bool:
     return owned is None or not owned.isdisjoint(partitions)
 
 
-def _next(current: Reconciliation, epoch_if_revoking: int, assigned: Partitions, target_epoch: int, target: Partitions,
-          partition_epoch: Callable[[TopicPartition], int], owned: Partitions | None) -> Reconciliation:
+def _next(
+    current: Reconciliation,
+    epoch_if_revoking: int,
+    assigned: Partitions,
+    target_epoch: int,
+    target: Partitions,
+    partition_epoch: Callable[[TopicPartition], int],
+    owned: Partitions | None,
+) -> Reconciliation:
     """Kafka: `CurrentAssignmentBuilder.computeNextAssignment`."""
     if target is assigned or target == assigned:  # nothing to give up or receive (most members after a bump)
         return _moved(current, target_epoch, STABLE, target, frozenset())  # target's object: `is` holds next time
@@ -89,5 +101,7 @@ def _next(current: Reconciliation, epoch_if_revoking: int, assigned: Partitions,
     return _moved(current, target_epoch, STABLE, kept, frozenset())
 
 
-def _moved(current: Reconciliation, epoch: int, state: str, assigned: Partitions, revoking: Partitions) -> Reconciliation:
+def _moved(
+    current: Reconciliation, epoch: int, state: str, assigned: Partitions, revoking: Partitions
+) -> Reconciliation:
     return Reconciliation(epoch, current.epoch, state, assigned, revoking)

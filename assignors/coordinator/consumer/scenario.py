@@ -17,9 +17,22 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from kgroup.assignors.coordinator.consumer.coordinator import (ConsumerConfig, ConsumerCoordinator, ConsumerGroup, ConsumerMember,
-                                                   HeartbeatRequest, HeartbeatResponse, NONE)
-from kgroup.assignors.coordinator.consumer.reconcile import STABLE, FencedMemberEpoch, Partitions, Reconciliation, reconcile
+from kgroup.assignors.coordinator.consumer.coordinator import (
+    ConsumerConfig,
+    ConsumerCoordinator,
+    ConsumerGroup,
+    ConsumerMember,
+    HeartbeatRequest,
+    HeartbeatResponse,
+    NONE,
+)
+from kgroup.assignors.coordinator.consumer.reconcile import (
+    STABLE,
+    FencedMemberEpoch,
+    Partitions,
+    Reconciliation,
+    reconcile,
+)
 from kgroup.assignors.coordinator.consumption import ConsumptionLedger, Gap
 from kgroup.assignors.model import Cluster, Member, Topic, TopicPartition
 from kgroup.assignors.registry import builtin
@@ -61,7 +74,8 @@ def config_of(settings: Mapping[str, Any]) -> ConsumerConfig:
     return ConsumerConfig(
         session_timeout_ms=int(settings.get("group_consumer_session_timeout_ms", 45_000)),
         heartbeat_interval_ms=int(settings.get("group_consumer_heartbeat_interval_ms", 5_000)),
-        max_size=int(settings.get("group_consumer_max_size", 2_147_483_647)))
+        max_size=int(settings.get("group_consumer_max_size", 2_147_483_647)),
+    )
 
 
 def preferred_assignor(members: Sequence[ConsumerMember], configured: Sequence[str]) -> str:
@@ -84,8 +98,9 @@ def server_assignor(coordinator: ConsumerCoordinator) -> Any:
     uniform = UniformTargets()
     clusters: dict[tuple[tuple[str, int], ...], Cluster] = {}  # the metadata image changes rarely
 
-    def assign(group: ConsumerGroup, members: Sequence[ConsumerMember],
-               current: Mapping[str, Partitions]) -> Mapping[str, Partitions]:
+    def assign(
+        group: ConsumerGroup, members: Sequence[ConsumerMember], current: Mapping[str, Partitions]
+    ) -> Mapping[str, Partitions]:
         name = _KAFKA_TO_KGROUP.get(preferred_assignor(members, coordinator.config.assignors), "uniform")
         sizes = tuple(sorted(coordinator.topics.items()))
         if sizes not in clusters:
@@ -99,8 +114,16 @@ def server_assignor(coordinator: ConsumerCoordinator) -> Any:
                 return derived
         assignor = builtin(name)
         assert assignor is not None
-        given = [Member(m.member_id, tuple(m.subscribed_topics), m.instance_id, m.rack_id,
-                        owned=tuple(sorted(current.get(m.member_id, ())))) for m in members]
+        given = [
+            Member(
+                m.member_id,
+                tuple(m.subscribed_topics),
+                m.instance_id,
+                m.rack_id,
+                owned=tuple(sorted(current.get(m.member_id, ()))),
+            )
+            for m in members
+        ]
         result = assignor.assign(cluster, given)
         targets = {m.member_id: frozenset(result.partitions_of(m.member_id)) for m in members}
         if name == "uniform":
@@ -146,8 +169,9 @@ class ConsumerScenario:
             scenario._plan_clients(spec.get("events") or ())
         return scenario
 
-    def _scripted_target(self, group: ConsumerGroup, members: Sequence[ConsumerMember],
-                         current: Mapping[str, Partitions]) -> Mapping[str, Partitions]:
+    def _scripted_target(
+        self, group: ConsumerGroup, members: Sequence[ConsumerMember], current: Mapping[str, Partitions]
+    ) -> Mapping[str, Partitions]:
         """Kafka's MockPartitionAssignor: the prepared result, whatever the input."""
         return dict(self.scripted[-1]) if self.scripted else dict(current)  # type: ignore[arg-type]
 
@@ -163,12 +187,24 @@ class ConsumerScenario:
         for member_id, fields in (initial.get("members") or {}).items():
             fields = fields or {}
             epoch = int(fields.get("epoch", 0))
-            progress = Reconciliation(epoch, int(fields.get("previous_epoch", epoch - 1 if epoch > 0 else 0)),
-                                      str(fields.get("state", STABLE)), partitions(fields.get("assigned")),
-                                      partitions(fields.get("pending_revocation")))
-            group.put(ConsumerMember(str(member_id), progress, fields.get("instance_id"), fields.get("rack_id"),
-                                     int(fields.get("rebalance_timeout_ms", -1)),
-                                     tuple(fields.get("subscribed_topics") or ()), fields.get("server_assignor")))
+            progress = Reconciliation(
+                epoch,
+                int(fields.get("previous_epoch", epoch - 1 if epoch > 0 else 0)),
+                str(fields.get("state", STABLE)),
+                partitions(fields.get("assigned")),
+                partitions(fields.get("pending_revocation")),
+            )
+            group.put(
+                ConsumerMember(
+                    str(member_id),
+                    progress,
+                    fields.get("instance_id"),
+                    fields.get("rack_id"),
+                    int(fields.get("rebalance_timeout_ms", -1)),
+                    tuple(fields.get("subscribed_topics") or ()),
+                    fields.get("server_assignor"),
+                )
+            )
             if self.with_clients:
                 self._client(str(member_id)).held = progress.assigned
         group.target = {str(m): partitions(t) for m, t in (initial.get("target") or {}).items()}
@@ -176,11 +212,17 @@ class ConsumerScenario:
         if deadline is not None:
             group.refresh_deadline = refresh_deadline_of(deadline)
         metadata = initial.get("subscription_metadata")
-        group.subscription_metadata = {str(t): int(n) for t, n in metadata.items()} if metadata is not None \
+        group.subscription_metadata = (
+            {str(t): int(n) for t, n in metadata.items()}
+            if metadata is not None
             else group.subscribed(self.coordinator.topics)
+        )
         for member_id, deadline in ((initial.get("timers") or {}).get("session") or {}).items():
-            self.coordinator.timers.schedule(self.coordinator.session_key(GROUP_ID, str(member_id)), int(deadline),
-                                             lambda m=str(member_id): self.coordinator._session_timeout(GROUP_ID, m))
+            self.coordinator.timers.schedule(
+                self.coordinator.session_key(GROUP_ID, str(member_id)),
+                int(deadline),
+                lambda m=str(member_id): self.coordinator._session_timeout(GROUP_ID, m),
+            )
 
     # -- clients ----------------------------------------------------------------------------------------
 
@@ -266,9 +308,15 @@ class ConsumerScenario:
         owned = event.get("owned")
         topics = event.get("subscribed_topics")
         request = HeartbeatRequest(
-            str(event.get("member_id", "")), int(event["member_epoch"]), event.get("instance_id"), event.get("rack_id"),
-            int(event.get("rebalance_timeout_ms", -1)), tuple(str(t) for t in topics) if topics is not None else None,
-            event.get("server_assignor"), None if owned is None and "owned" not in event else partitions(owned))
+            str(event.get("member_id", "")),
+            int(event["member_epoch"]),
+            event.get("instance_id"),
+            event.get("rack_id"),
+            int(event.get("rebalance_timeout_ms", -1)),
+            tuple(str(t) for t in topics) if topics is not None else None,
+            event.get("server_assignor"),
+            None if owned is None and "owned" not in event else partitions(owned),
+        )
         response = self.coordinator.heartbeat(event.get("group_id", GROUP_ID), request)
         if self.with_clients:
             client = self._client(request.member_id)
@@ -280,8 +328,9 @@ class ConsumerScenario:
 
     def _leave(self, event: Mapping[str, Any]) -> HeartbeatResponse:
         member_id = str(event["member_id"])
-        response = self.coordinator.leave(event.get("group_id", GROUP_ID), member_id, event.get("instance_id"),
-                                          int(event.get("member_epoch", -1)))
+        response = self.coordinator.leave(
+            event.get("group_id", GROUP_ID), member_id, event.get("instance_id"), int(event.get("member_epoch", -1))
+        )
         if self.with_clients:
             client = self._client(member_id)
             client.active = False  # STALE until its application polls and it rejoins
@@ -294,8 +343,9 @@ class ConsumerScenario:
         now = self.coordinator.now
         self.consumed_ledger.stop(client.handle, now)
         client.polling_from = now + int(event["duration_ms"])
-        self.coordinator.timers.schedule(("client-poll", client.handle), client.polling_from,
-                                         lambda: self._resume(client))
+        self.coordinator.timers.schedule(
+            ("client-poll", client.handle), client.polling_from, lambda: self._resume(client)
+        )
 
     def _resume(self, client: ScenarioClient) -> None:
         self.consumed_ledger.start(client.handle, sorted(client.held), self.coordinator.now)
@@ -310,7 +360,8 @@ class ConsumerScenario:
         member_id = str(event.get("member_id", ""))
         if record == "member_subscription":
             existing = group.members.get(member_id) or ConsumerMember(
-                member_id, Reconciliation(0, 0, str(event.get("state", STABLE)), frozenset()))
+                member_id, Reconciliation(0, 0, str(event.get("state", STABLE)), frozenset())
+            )
             group.put(replace(existing, subscribed_topics=tuple(event.get("subscribed_topics") or ())))
         elif record == "group_epoch":
             group.group_epoch = int(event["epoch"])
@@ -320,23 +371,42 @@ class ConsumerScenario:
             group.assignment_epoch = int(event["epoch"])
         elif record == "current_assignment":
             member = group.members[member_id]
-            group.put(replace(member, progress=Reconciliation(
-                int(event["epoch"]), int(event["previous_epoch"]), str(event["state"]), partitions(event.get("assigned")),
-                partitions(event.get("pending_revocation")))))
+            group.put(
+                replace(
+                    member,
+                    progress=Reconciliation(
+                        int(event["epoch"]),
+                        int(event["previous_epoch"]),
+                        str(event["state"]),
+                        partitions(event.get("assigned")),
+                        partitions(event.get("pending_revocation")),
+                    ),
+                )
+            )
         else:
             raise ValueError(f"event {event.get('id')}: unknown record {record!r}")
 
     def _reconcile(self, event: Mapping[str, Any]) -> Reconciliation | str:
         """One call to CurrentAssignmentBuilder, as Kafka's unit tests make it."""
         fields = event["member"]
-        current = Reconciliation(int(fields["epoch"]), int(fields["previous_epoch"]), str(fields["state"]),
-                                 partitions(fields.get("assigned")), partitions(fields.get("pending_revocation")))
+        current = Reconciliation(
+            int(fields["epoch"]),
+            int(fields["previous_epoch"]),
+            str(fields["state"]),
+            partitions(fields.get("assigned")),
+            partitions(fields.get("pending_revocation")),
+        )
         epochs = event.get("partition_epoch") or {}
         default = int(epochs.get("default", -1))
         overrides = {TopicPartition.parse(str(k)): int(v) for k, v in (epochs.get("overrides") or {}).items()}
         owned = event.get("owned")
         try:
-            return reconcile(current, int(event["target_epoch"]), partitions(event.get("target")),
-                             lambda tp: overrides.get(tp, default), None if owned is None else partitions(owned))
+            return reconcile(
+                current,
+                int(event["target_epoch"]),
+                partitions(event.get("target")),
+                lambda tp: overrides.get(tp, default),
+                None if owned is None else partitions(owned),
+            )
         except FencedMemberEpoch:
             return "FENCED_MEMBER_EPOCH"

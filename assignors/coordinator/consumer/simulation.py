@@ -14,9 +14,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from kgroup.assignors.coordinator.consumer.coordinator import (ConsumerConfig, ConsumerCoordinator, ConsumerGroup, ConsumerMember,
-                                                   HeartbeatRequest, HeartbeatResponse, NONE, STABLE_GROUP,
-                                                   STATIC_LEAVE_EPOCH)
+from kgroup.assignors.coordinator.consumer.coordinator import (
+    ConsumerConfig,
+    ConsumerCoordinator,
+    ConsumerGroup,
+    ConsumerMember,
+    HeartbeatRequest,
+    HeartbeatResponse,
+    NONE,
+    STABLE_GROUP,
+    STATIC_LEAVE_EPOCH,
+)
 from kgroup.assignors.coordinator.consumer.reconcile import STABLE, Reconciliation
 from kgroup.assignors.coordinator.classic.client import ClientConfig
 from kgroup.assignors.coordinator.consumer.scenario import server_assignor
@@ -63,8 +71,9 @@ class ConsumerSimulation:
     _subscriptions: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict)
 
     @classmethod
-    def create(cls, topics: Mapping[str, int], config: ConsumerConfig = ConsumerConfig(),
-               group_id: str = "group") -> ConsumerSimulation:
+    def create(
+        cls, topics: Mapping[str, int], config: ConsumerConfig = ConsumerConfig(), group_id: str = "group"
+    ) -> ConsumerSimulation:
         coordinator = ConsumerCoordinator(config, topics, lambda *_: {})
         coordinator.assignor = server_assignor(coordinator)
         sim = cls(coordinator, group_id)
@@ -95,8 +104,12 @@ class ConsumerSimulation:
         subscription = tuple(topics)
         return self._subscriptions.setdefault(subscription, subscription)
 
-    def load(self, epoch: int, owned: Mapping[str, Iterable[TopicPartition]],
-             heartbeat_phase: Mapping[str, int] | None = None) -> None:
+    def load(
+        self,
+        epoch: int,
+        owned: Mapping[str, Iterable[TopicPartition]],
+        heartbeat_phase: Mapping[str, int] | None = None,
+    ) -> None:
         """Start from a Stable group at `epoch` whose members (clients already added, member id = handle)
         hold `owned`, which is also the target: as the coordinator has it after loading the group's records
         (GroupMetadataManager.replay, then onLoaded re-arming each member's session timer)."""
@@ -106,15 +119,23 @@ class ConsumerSimulation:
             held = frozenset(owned.get(handle, ()))
             client.alive, client.in_group, client.incarnation = True, True, client.incarnation + 1
             client.member_id, client.epoch, client.held = handle, epoch, held
-            group.put(ConsumerMember(handle, Reconciliation(epoch, epoch - 1, STABLE, held),
-                                     client.config.instance_id, None, client.config.max_poll_interval_ms,
-                                     client.topics))
+            group.put(
+                ConsumerMember(
+                    handle,
+                    Reconciliation(epoch, epoch - 1, STABLE, held),
+                    client.config.instance_id,
+                    None,
+                    client.config.max_poll_interval_ms,
+                    client.topics,
+                )
+            )
             group.target[handle] = held
             self.ledger.start(handle, sorted(held), self.now)
             self.coordinator.schedule_session(self.group_id, handle)
             first = self.now + phases.get(handle, 0)
-            self.coordinator.timers.schedule(("heartbeat", handle), first,
-                                             lambda c=client, i=client.incarnation: self._heartbeat(c, i))
+            self.coordinator.timers.schedule(
+                ("heartbeat", handle), first, lambda c=client, i=client.incarnation: self._heartbeat(c, i)
+            )
         group.subscription_metadata = group.subscribed(self.coordinator.topics)
         self.stable_at.append(self.now)
 
@@ -129,8 +150,19 @@ class ConsumerSimulation:
 
     def _join(self, client: ConsumerClient) -> None:
         client.epoch, client.in_group = 0, True
-        self._send(client, HeartbeatRequest(client.member_id, 0, client.config.instance_id, None,
-                                            client.config.max_poll_interval_ms, client.topics, None, frozenset()))
+        self._send(
+            client,
+            HeartbeatRequest(
+                client.member_id,
+                0,
+                client.config.instance_id,
+                None,
+                client.config.max_poll_interval_ms,
+                client.topics,
+                None,
+                frozenset(),
+            ),
+        )
 
     def _send(self, client: ConsumerClient, request: HeartbeatRequest) -> None:
         before = self._group_epoch()
@@ -149,8 +181,9 @@ class ConsumerSimulation:
         if group.group_epoch != before:
             self.bumps.append(EpochBump(self.now, group.group_epoch))
         # The group's state is derived (ConsumerGroup.state); asked only while Stable is not yet recorded.
-        if (not self.stable_at or self.stable_at[-1] < (self.bumps[-1].at_ms if self.bumps else 0)) \
-                and group.state == STABLE_GROUP:
+        if (
+            not self.stable_at or self.stable_at[-1] < (self.bumps[-1].at_ms if self.bumps else 0)
+        ) and group.state == STABLE_GROUP:
             self.stable_at.append(self.now)
 
     def _on_response(self, client: ConsumerClient, incarnation: int, response: HeartbeatResponse) -> None:
@@ -167,15 +200,17 @@ class ConsumerSimulation:
             client.pending = response.assignment
             self._maybe_reconcile(client)
         interval = response.heartbeat_interval_ms or self.coordinator.config.heartbeat_interval_ms
-        self.coordinator.timers.schedule(("heartbeat", client.handle), self.now + interval,
-                                         lambda: self._heartbeat(client, incarnation))
+        self.coordinator.timers.schedule(
+            ("heartbeat", client.handle), self.now + interval, lambda: self._heartbeat(client, incarnation)
+        )
 
     def _heartbeat(self, client: ConsumerClient, incarnation: int) -> None:
         if incarnation != client.incarnation or not client.alive or not client.in_group:
             return
         if self.now < client.paused_until:
-            self.coordinator.timers.schedule(("heartbeat", client.handle), client.paused_until,
-                                             lambda: self._heartbeat(client, incarnation))
+            self.coordinator.timers.schedule(
+                ("heartbeat", client.handle), client.paused_until, lambda: self._heartbeat(client, incarnation)
+            )
             return
         owned = None if client.acknowledged else client.held
         client.acknowledged = True
@@ -185,9 +220,11 @@ class ConsumerSimulation:
         """Callbacks run in poll(): now if the application polls, else when its batch or pause ends."""
         ready = max(client.polling_from, client.paused_until)
         if self.now < ready:
-            self.coordinator.timers.schedule(("reconcile", client.handle), ready,
-                                             lambda i=client.incarnation: i == client.incarnation
-                                             and self._maybe_reconcile(client))
+            self.coordinator.timers.schedule(
+                ("reconcile", client.handle),
+                ready,
+                lambda i=client.incarnation: i == client.incarnation and self._maybe_reconcile(client),
+            )
             return
         if client.pending is None:
             return
@@ -217,9 +254,11 @@ class ConsumerSimulation:
         if incarnation != client.incarnation or not client.alive or not client.in_group:
             return
         self._leave(client)
-        self.coordinator.timers.schedule(("rejoin", client.handle), max(client.polling_from, client.paused_until),
-                                         lambda: client.alive and incarnation == client.incarnation
-                                         and self._rejoin_after_poll(client))
+        self.coordinator.timers.schedule(
+            ("rejoin", client.handle),
+            max(client.polling_from, client.paused_until),
+            lambda: client.alive and incarnation == client.incarnation and self._rejoin_after_poll(client),
+        )
 
     def _rejoin_after_poll(self, client: ConsumerClient) -> None:
         client.last_poll = self.now
@@ -245,8 +284,11 @@ class ConsumerSimulation:
     def gc_pause(self, client: ConsumerClient, duration: int) -> None:
         self.ledger.stop(client.handle, self.now)
         client.paused_until = self.now + duration
-        self.coordinator.timers.schedule(("resume", client.handle), client.paused_until,
-                                         lambda i=client.incarnation: i == client.incarnation and self._resume(client))
+        self.coordinator.timers.schedule(
+            ("resume", client.handle),
+            client.paused_until,
+            lambda i=client.incarnation: i == client.incarnation and self._resume(client),
+        )
 
     def process(self, client: ConsumerClient, processing: int, batches: int = 1) -> None:
         """The application's last poll() is now; the next comes after `batches` batches of `processing` ms."""
@@ -256,10 +298,16 @@ class ConsumerSimulation:
         client.last_poll = self.now
         client.polling_from = self.now + duration
         if duration > client.config.max_poll_interval_ms:  # the poll timer only matters while poll() is not called
-            self.coordinator.timers.schedule(("poll-timer", client.handle), self.now + client.config.max_poll_interval_ms,
-                                             lambda i=client.incarnation: self._poll_expired(client, i))
-        self.coordinator.timers.schedule(("resume", client.handle), client.polling_from,
-                                         lambda i=client.incarnation: i == client.incarnation and self._resume(client))
+            self.coordinator.timers.schedule(
+                ("poll-timer", client.handle),
+                self.now + client.config.max_poll_interval_ms,
+                lambda i=client.incarnation: self._poll_expired(client, i),
+            )
+        self.coordinator.timers.schedule(
+            ("resume", client.handle),
+            client.polling_from,
+            lambda i=client.incarnation: i == client.incarnation and self._resume(client),
+        )
 
     def _resume(self, client: ConsumerClient) -> None:
         if not self._consuming(client):
@@ -274,8 +322,12 @@ class ConsumerSimulation:
     def subscribe(self, client: ConsumerClient, topics: Iterable[str]) -> None:
         client.topics = self._shared(topics)
         if client.alive and client.in_group:
-            self._send(client, HeartbeatRequest(client.member_id, client.epoch, client.config.instance_id,
-                                                subscribed_topics=client.topics))
+            self._send(
+                client,
+                HeartbeatRequest(
+                    client.member_id, client.epoch, client.config.instance_id, subscribed_topics=client.topics
+                ),
+            )
 
     def add_partitions(self, topic: str, total: int) -> None:
         for p in range(self.coordinator.topics.get(topic, 0), total):

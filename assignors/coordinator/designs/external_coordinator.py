@@ -31,8 +31,9 @@ class ExternalConfig:
     health_timeout_ms: int = 10_000
 
 
-def sticky_balanced(partitions: Iterable[TopicPartition], live: Iterable[str],
-                    current: Mapping[TopicPartition, str | None]) -> dict[TopicPartition, str]:
+def sticky_balanced(
+    partitions: Iterable[TopicPartition], live: Iterable[str], current: Mapping[TopicPartition, str | None]
+) -> dict[TopicPartition, str]:
     """[kgroup rule] Keep up to the balanced count (lowest partitions first); the rest to the least loaded."""
     consumers = sorted(live)
     parts = sorted(partitions)
@@ -116,8 +117,11 @@ class ExternalCoordinatorGroup:
         self.paused.add(consumer)
         self.ledger.stop(consumer, self.now)
         if duration > self.config.health_timeout_ms:
-            self.timers.schedule(("isolate", consumer), self.now + self.config.health_timeout_ms,
-                                 lambda: self.registered.discard(consumer))
+            self.timers.schedule(
+                ("isolate", consumer),
+                self.now + self.config.health_timeout_ms,
+                lambda: self.registered.discard(consumer),
+            )
         self.timers.schedule(("wake", consumer), self.now + duration, lambda: self._wake(consumer))
 
     def _wake(self, consumer: str) -> None:
@@ -171,8 +175,10 @@ class ExternalCoordinatorGroup:
         elif self.state == STABLE:
             self._stable_check(live)
         elif self.state == CLOSING:
-            closed = all(tp not in self.consuming.get(owner, set()) or owner not in live
-                         for owner, tp in self._pairs(self.to_close))
+            closed = all(
+                tp not in self.consuming.get(owner, set()) or owner not in live
+                for owner, tp in self._pairs(self.to_close)
+            )
             if closed:
                 self._start_phase(self.target)
         elif self.state == STARTING:
@@ -204,8 +210,9 @@ class ExternalCoordinatorGroup:
                 to_start.setdefault(new, []).append(tp.partition)
         if to_close:
             self.state, self.to_close, self.to_start = CLOSING, to_close, to_start
-            self._write_assignments({tp: (None if old is not None and target.get(tp) != old else old)
-                                     for tp, old in owners.items()})
+            self._write_assignments(
+                {tp: (None if old is not None and target.get(tp) != old else old) for tp, old in owners.items()}
+            )
         else:
             self._start_phase(target)
 

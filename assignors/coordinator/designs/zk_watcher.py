@@ -50,14 +50,16 @@ def range_share(partitions: Iterable[TopicPartition], consumers: Iterable[str], 
         parts = sorted(by_topic[topic], key=lambda tp: tp.partition)
         per, extra = divmod(len(parts), len(ids))
         start = per * index + min(index, extra)
-        mine.extend(parts[start:start + per + (1 if index < extra else 0)])
+        mine.extend(parts[start : start + per + (1 if index < extra else 0)])
     return tuple(mine)
 
 
 class ZkWatcherGroup:
     """One consumer group coordinated only through ZooKeeper; `autonomous` consumers react to watches."""
 
-    def __init__(self, partitions: Iterable[TopicPartition], config: ZkConfig = ZkConfig(), autonomous: bool = True) -> None:
+    def __init__(
+        self, partitions: Iterable[TopicPartition], config: ZkConfig = ZkConfig(), autonomous: bool = True
+    ) -> None:
         self.config = config
         self.partitions = tuple(sorted(partitions))
         self.autonomous = autonomous
@@ -109,8 +111,11 @@ class ZkWatcherGroup:
         """The process dies; its ephemeral nodes live until its ZooKeeper session expires."""
         self.alive.discard(consumer)
         self._consume(consumer, ())
-        self.timers.schedule(("zk-session", consumer), self.now + self.config.zk_session_timeout_ms,
-                             lambda: self._session_expired(consumer))
+        self.timers.schedule(
+            ("zk-session", consumer),
+            self.now + self.config.zk_session_timeout_ms,
+            lambda: self._session_expired(consumer),
+        )
 
     def leave(self, consumer: str) -> None:
         """A clean shutdown: the consumer deletes its ephemeral nodes at once."""
@@ -128,8 +133,11 @@ class ZkWatcherGroup:
         self.paused_until[consumer] = wake
         self.ledger.stop(consumer, self.now)
         if duration > self.config.zk_session_timeout_ms:
-            self.timers.schedule(("zk-session", consumer), self.now + self.config.zk_session_timeout_ms,
-                                 lambda: self._expire_paused(consumer))
+            self.timers.schedule(
+                ("zk-session", consumer),
+                self.now + self.config.zk_session_timeout_ms,
+                lambda: self._expire_paused(consumer),
+            )
         self.timers.schedule(("wake", consumer), wake, lambda: self._wake(consumer))
 
     def _expire_paused(self, consumer: str) -> None:
@@ -177,8 +185,11 @@ class ZkWatcherGroup:
             self.start(consumer)
         expiring, self._expiring = self._expiring, []
         for consumer in expiring:
-            self.timers.schedule(("zk-session", consumer), self.now + self.config.zk_session_timeout_ms,
-                                 lambda c=consumer: self._session_expired(c))
+            self.timers.schedule(
+                ("zk-session", consumer),
+                self.now + self.config.zk_session_timeout_ms,
+                lambda c=consumer: self._session_expired(c),
+            )
 
     def _session_expired(self, consumer: str) -> None:
         if not self.zk_up:
@@ -253,7 +264,8 @@ class ZkWatcherGroup:
     def _settled(self) -> bool:
         """Every partition owned, and every live consumer consuming its share of the current /ids."""
         return len(self.owners) == len(self.partitions) and all(
-            self.consuming.get(c, ()) == range_share(self.partitions, self.ids, c) for c in self.ids if c in self.alive)
+            self.consuming.get(c, ()) == range_share(self.partitions, self.ids, c) for c in self.ids if c in self.alive
+        )
 
     def _consume(self, consumer: str, partitions: tuple[TopicPartition, ...]) -> None:
         self.ledger.stop(consumer, self.now)

@@ -45,9 +45,11 @@ class Reader:
 
     def _take(self, n: int, field: str) -> bytes:
         if n < 0 or self.pos + n > len(self.data):
-            raise ProtocolError(f"{self.what}: truncated reading {field} at byte {self.pos} "
-                                f"(need {n}, have {len(self.data) - self.pos})")
-        chunk = self.data[self.pos:self.pos + n]
+            raise ProtocolError(
+                f"{self.what}: truncated reading {field} at byte {self.pos} "
+                f"(need {n}, have {len(self.data) - self.pos})"
+            )
+        chunk = self.data[self.pos : self.pos + n]
         self.pos += n
         return chunk
 
@@ -115,4 +117,3 @@ class Reader:
         for _ in range(self.uvarint(f + " tag count")):
             self.uvarint(f + " tag")
             self._take(self.uvarint(f + " tag size"), f + " tag data")
-

@@ -31,7 +31,7 @@ def _split_address(address: str) -> tuple[str, int]:
     address = address.strip()
     for prefix in ("PLAINTEXT://", "SSL://", "SASL_SSL://", "SASL_PLAINTEXT://"):
         if address.upper().startswith(prefix):
-            address = address[len(prefix):]
+            address = address[len(prefix) :]
     host, sep, port = address.rpartition(":")
     if not sep or not port.isdigit():
         raise UnsupportedConfig(f"bootstrap server {address!r}: expected HOST:PORT")
@@ -59,8 +59,9 @@ class Connection:
         host, port = _split_address(address)
         protocol = config.get("security.protocol", "plaintext").upper()
         if protocol not in ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"):
-            raise UnsupportedConfig(f"security.protocol={protocol!r}: expected PLAINTEXT, SSL, SASL_PLAINTEXT "
-                                    "or SASL_SSL")
+            raise UnsupportedConfig(
+                f"security.protocol={protocol!r}: expected PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL"
+            )
         try:
             self.sock = socket.create_connection((host, port), timeout=deadline.left(address, "connecting"))
         except socket.timeout:
@@ -93,11 +94,13 @@ class Connection:
             try:
                 chunk = self.sock.recv(min(n - got, 1 << 20))
             except socket.timeout:
-                raise BrokerUnreachable(f"{self.address}: no answer within {self.deadline.timeout_s:g} s "
-                                        f"while {doing}") from None
+                raise BrokerUnreachable(
+                    f"{self.address}: no answer within {self.deadline.timeout_s:g} s while {doing}"
+                ) from None
             except OSError as exc:
-                raise BrokerUnreachable(f"{self.address}: connection failed while {doing}: "
-                                        f"{exc.strerror or exc}") from None
+                raise BrokerUnreachable(
+                    f"{self.address}: connection failed while {doing}: {exc.strerror or exc}"
+                ) from None
             if not chunk:
                 raise BrokerUnreachable(f"{self.address}: connection closed by the broker while {doing}")
             chunks.append(chunk)
@@ -111,8 +114,7 @@ class Connection:
         except socket.timeout:
             raise BrokerUnreachable(f"{self.address}: send timed out while {doing}") from None
         except OSError as exc:
-            raise BrokerUnreachable(f"{self.address}: connection failed while {doing}: "
-                                    f"{exc.strerror or exc}") from None
+            raise BrokerUnreachable(f"{self.address}: connection failed while {doing}: {exc.strerror or exc}") from None
 
     def _recv_frame(self, doing: str) -> bytes:
         raw = self._recv_exact(4, doing)
@@ -142,8 +144,10 @@ class Connection:
         low, high = self.versions[api_key]
         version = min(high, ours[1])
         if version < max(low, ours[0]):
-            raise ProtocolError(f"{self.address}: {what} versions {low}-{high} on the broker, {ours[0]}-{ours[1]} "
-                                "here: no common version")
+            raise ProtocolError(
+                f"{self.address}: {what} versions {low}-{high} on the broker, {ours[0]}-{ours[1]} "
+                "here: no common version"
+            )
         return version
 
     # -- handshakes
@@ -165,8 +169,10 @@ class Connection:
         cfg = self.config
         for unsupported in ("ssl.keystore.location", "ssl.engine.location", "ssl.providers"):
             if cfg.get(unsupported):
-                raise UnsupportedConfig(f"{unsupported}: not supported by kgroup's describe transport; give PEM "
-                                        "files with ssl.certificate.location and ssl.key.location")
+                raise UnsupportedConfig(
+                    f"{unsupported}: not supported by kgroup's describe transport; give PEM "
+                    "files with ssl.certificate.location and ssl.key.location"
+                )
         verify = cfg.get("enable.ssl.certificate.verification", "true").lower() not in ("false", "0", "no")
         context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH)
         ca = cfg.get("ssl.ca.location")
@@ -205,11 +211,11 @@ class Connection:
         except socket.timeout:
             raise BrokerUnreachable(f"{self.address}: TLS handshake timed out") from None
         except ssl.SSLCertVerificationError as exc:  # Kafka's clients: SslAuthenticationException
-            raise AuthenticationFailed(f"{self.address}: TLS handshake failed: certificate verify failed: "
-                                       f"{exc.verify_message}", untrusted=True) from None
+            raise AuthenticationFailed(
+                f"{self.address}: TLS handshake failed: certificate verify failed: {exc.verify_message}", untrusted=True
+            ) from None
         except (ssl.SSLError, OSError) as exc:
-            raise BrokerUnreachable(f"{self.address}: TLS handshake failed: {exc} "
-                                    "(is this an SSL listener?)") from None
+            raise BrokerUnreachable(f"{self.address}: TLS handshake failed: {exc} (is this an SSL listener?)") from None
 
     @staticmethod
     def _pem_files(cert_pem: str | None, key_pem: str | None) -> tuple[str | None, str | None]:
@@ -229,15 +235,19 @@ class Connection:
     def _sasl(self, host: str) -> None:
         mechanism = (self.config.get("sasl.mechanism") or self.config.get("sasl.mechanisms") or "GSSAPI").upper()
         if mechanism not in ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER"):
-            raise UnsupportedConfig(f"sasl.mechanism={mechanism}: kgroup's describe transport supports PLAIN, "
-                                    "SCRAM-SHA-256, SCRAM-SHA-512 and OAUTHBEARER")
+            raise UnsupportedConfig(
+                f"sasl.mechanism={mechanism}: kgroup's describe transport supports PLAIN, "
+                "SCRAM-SHA-256, SCRAM-SHA-512 and OAUTHBEARER"
+            )
         handshake_v = self.pick(API_SASL_HANDSHAKE, (0, 1), "SaslHandshake")
         r = self.request(API_SASL_HANDSHAKE, handshake_v, string(mechanism), False, "SASL handshake")
         error = r.i16("error code")
         enabled = [r.string("mechanism") for _ in range(r.array_len("mechanisms", False))]
         if error:
-            raise AuthenticationFailed(f"{self.address}: SASL mechanism {mechanism} not enabled on the broker "
-                                       f"(it offers {', '.join(m for m in enabled if m) or 'none'})")
+            raise AuthenticationFailed(
+                f"{self.address}: SASL mechanism {mechanism} not enabled on the broker "
+                f"(it offers {', '.join(m for m in enabled if m) or 'none'})"
+            )
         if handshake_v == 0:
             raise ProtocolError(f"{self.address}: the broker only has SaslHandshake v0 (Kafka < 1.0); not supported")
         auth_v = self.pick(API_SASL_AUTHENTICATE, (0, 1), "SaslAuthenticate")
@@ -250,14 +260,19 @@ class Connection:
                 return
             except AuthenticationFailed as exc:
                 raise AuthenticationFailed(f"{self.address}: {exc}") from None
-            r = self.request(API_SASL_AUTHENTICATE, auth_v, struct.pack(">i", len(message)) + message, False,
-                             f"SASL {mechanism} authentication")
+            r = self.request(
+                API_SASL_AUTHENTICATE,
+                auth_v,
+                struct.pack(">i", len(message)) + message,
+                False,
+                f"SASL {mechanism} authentication",
+            )
             error = r.i16("error code")
             text = r.string("error message", nullable=True)
             server = r.bytes_("auth bytes") or b""
             if error:
-                raise AuthenticationFailed(f"{self.address}: SASL {mechanism} authentication failed: "
-                                           f"{text or ERRORS.get(error, error)}")
+                raise AuthenticationFailed(
+                    f"{self.address}: SASL {mechanism} authentication failed: {text or ERRORS.get(error, error)}"
+                )
             if not server:
                 server = b"\x00"  # let the generator finish (PLAIN / OAUTHBEARER end after one round)
-

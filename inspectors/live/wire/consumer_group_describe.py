@@ -67,8 +67,9 @@ def offers_consumer_group_describe(versions: dict[int, tuple[int, int]]) -> bool
     return API_CONSUMER_GROUP_DESCRIBE in versions
 
 
-def describe_consumer_groups(config: dict[str, str], group_ids: list[str], timeout_s: float,
-                             topic_names: dict[str, str] | None = None) -> dict[str, DescribedGroup]:
+def describe_consumer_groups(
+    config: dict[str, str], group_ids: list[str], timeout_s: float, topic_names: dict[str, str] | None = None
+) -> dict[str, DescribedGroup]:
     """Per group id, its coordinator's answer. `topic_names` maps topic ids to names for a topic the
     broker sends without its name. Raises BrokerUnreachable / AuthenticationFailed / ProtocolError
     (naming the address) when no answer can be had within timeout_s; a group-level error is returned
@@ -101,8 +102,9 @@ def describe_consumer_groups(config: dict[str, str], group_ids: list[str], timeo
             if not retry:
                 break
             pending = retry
-            time.sleep(min(0.1 * (attempt + 1), max(0.0, deadline.left(first.address, "waiting for a coordinator")
-                                                     - 0.05)))
+            time.sleep(
+                min(0.1 * (attempt + 1), max(0.0, deadline.left(first.address, "waiting for a coordinator") - 0.05))
+            )
         return {group: results[group] for group in dict.fromkeys(group_ids) if group in results}
     finally:
         for conn in connections.values():
@@ -112,7 +114,9 @@ def describe_consumer_groups(config: dict[str, str], group_ids: list[str], timeo
 def _describe(conn: Connection, groups: list[str], topic_names: dict[str, str]) -> list[DescribedGroup]:
     v = conn.pick(API_CONSUMER_GROUP_DESCRIBE, OUR_CONSUMER_GROUP_DESCRIBE, "ConsumerGroupDescribe")
     doing = f"describing {', '.join(repr(g) for g in groups)} (ConsumerGroupDescribe v{v})"
-    body = compact_array([compact_string(g) for g in groups]) + b"\x00" + TAGS_NONE  # IncludeAuthorizedOperations: false
+    body = (
+        compact_array([compact_string(g) for g in groups]) + b"\x00" + TAGS_NONE
+    )  # IncludeAuthorizedOperations: false
     r = conn.request(API_CONSUMER_GROUP_DESCRIBE, v, body, True, doing)
     r.i32("throttle time")
     out = []
@@ -131,17 +135,41 @@ def _describe(conn: Connection, groups: list[str], topic_names: dict[str, str]) 
         r.tags("group")
         if error:
             failed = _failed(group_id, error, message, f"ConsumerGroupDescribe on {conn.address}")
-            out.append(DescribedGroup(failed.group_id, failed.error_code, failed.error, None, None, None, None,
-                                      coordinator=conn.address, api_version=v))
+            out.append(
+                DescribedGroup(
+                    failed.group_id,
+                    failed.error_code,
+                    failed.error,
+                    None,
+                    None,
+                    None,
+                    None,
+                    coordinator=conn.address,
+                    api_version=v,
+                )
+            )
             continue
-        out.append(DescribedGroup(group_id, 0, None, state, group_epoch, assignment_epoch, assignor, members,
-                                  conn.address, v, tuple(dict.fromkeys(unnamed)), ids))
+        out.append(
+            DescribedGroup(
+                group_id,
+                0,
+                None,
+                state,
+                group_epoch,
+                assignment_epoch,
+                assignor,
+                members,
+                conn.address,
+                v,
+                tuple(dict.fromkeys(unnamed)),
+                ids,
+            )
+        )
     r.tags("response")
     return out
 
 
-def _member(r: Reader, v: int, topic_names: dict[str, str], unnamed: list[str],
-            ids: dict[str, str]) -> DescribedMember:
+def _member(r: Reader, v: int, topic_names: dict[str, str], unnamed: list[str], ids: dict[str, str]) -> DescribedMember:
     member_id = r.cstring("member id") or ""
     instance_id = r.cstring("instance id", True)
     rack_id = r.cstring("rack id", True)
@@ -154,12 +182,14 @@ def _member(r: Reader, v: int, topic_names: dict[str, str], unnamed: list[str],
     target = _assignment(r, "target assignment", topic_names, unnamed, ids)
     member_type = MEMBER_TYPES.get(r.i8("member type") if v >= 1 else -1)
     r.tags("member")
-    return DescribedMember(member_id, instance_id, rack_id, epoch, client_id, client_host, topics, regex, current,
-                           target, member_type)
+    return DescribedMember(
+        member_id, instance_id, rack_id, epoch, client_id, client_host, topics, regex, current, target, member_type
+    )
 
 
-def _assignment(r: Reader, what: str, topic_names: dict[str, str], unnamed: list[str],
-                ids: dict[str, str]) -> Partitions:
+def _assignment(
+    r: Reader, what: str, topic_names: dict[str, str], unnamed: list[str], ids: dict[str, str]
+) -> Partitions:
     """An Assignment struct: per topic its id, name and partitions. The coordinator fills the name from its
     metadata image (`topicPartitionsFromMap`); an id it sends without a name is named from `topic_names`.
     Each name's id goes into `ids`."""
@@ -181,5 +211,4 @@ def _assignment(r: Reader, what: str, topic_names: dict[str, str], unnamed: list
 
 def _failed(group: str, error: int, message: str | None, where: str) -> DescribedGroup:
     name = ERRORS.get(error, f"error {error}")
-    return DescribedGroup(group, error, f"{name}{': ' + message if message else ''} ({where})", None, None, None,
-                          None)
+    return DescribedGroup(group, error, f"{name}{': ' + message if message else ''} ({where})", None, None, None, None)

@@ -87,8 +87,9 @@ def find_coordinator(conn: Connection, group: str) -> tuple[int, str, int, int, 
         if answer[0] not in RETRIABLE:
             return answer
         attempt += 1
-        backoff(attempt, conn.deadline, conn.address, f"waiting for the coordinator of {group!r} "
-                                                      f"({answer[4] or answer[0]})")
+        backoff(
+            attempt, conn.deadline, conn.address, f"waiting for the coordinator of {group!r} ({answer[4] or answer[0]})"
+        )
 
 
 class Coordinators:
@@ -143,8 +144,9 @@ class LookupRefused(Exception):
         self.address, self.error, self.message = address, error, message
 
 
-def on_coordinator(links: Coordinators, group: str, send: Callable[[Connection], T],
-                   error_of: Callable[[T], int]) -> tuple[str, T]:
+def on_coordinator(
+    links: Coordinators, group: str, send: Callable[[Connection], T], error_of: Callable[[T], int]
+) -> tuple[str, T]:
     """Send `send` to `group`'s coordinator until it answers something other than a coordinator error (module
     docstring): (coordinator address, the answer). LookupRefused (naming the bootstrap address) when the
     lookup itself is refused."""

@@ -18,6 +18,7 @@ from kgroup.inspectors.live.wire.connection import Connection, Deadline
 from kgroup.inspectors.live.wire.coordinator import Coordinators, LookupRefused, bootstrap, on_coordinator, recheck
 from kgroup.inspectors.live.wire.errors import ERRORS
 
+
 @dataclass(frozen=True)
 class ClassicMemberBytes:
     """One member as DescribeGroups answers it (DescribedGroupMember): its ConsumerProtocol bytes undecoded."""
@@ -46,7 +47,7 @@ class DescribedClassicGroup:
 
 
 API_DESCRIBE_GROUPS = 15
-OUR_DESCRIBE_GROUPS = (0, 5)   # v6 (KIP-1043) only adds an error message; v5 is what Kafka 2.4+ speaks
+OUR_DESCRIBE_GROUPS = (0, 5)  # v6 (KIP-1043) only adds an error message; v5 is what Kafka 2.4+ speaks
 
 
 def _describe(conn: Connection, groups: list[str]) -> tuple[int, list[DescribedClassicGroup]]:
@@ -70,16 +71,25 @@ def _describe(conn: Connection, groups: list[str]) -> tuple[int, list[DescribedC
         for _ in range(r.array_len("members", flexible)):
             member_id = s("member id")
             instance_id = s("group instance id", True) if v >= 4 else None
-            members.append(ClassicMemberBytes(member_id or "", instance_id, s("client id") or "", s("client host") or "",
-                                              b("member metadata") or b"", b("member assignment") or b""))
+            members.append(
+                ClassicMemberBytes(
+                    member_id or "",
+                    instance_id,
+                    s("client id") or "",
+                    s("client host") or "",
+                    b("member metadata") or b"",
+                    b("member assignment") or b"",
+                )
+            )
             if flexible:
                 r.tags("member")
         if v >= 3:
             r.i32("authorized operations")
         if flexible:
             r.tags("group")
-        out.append(DescribedClassicGroup(group_id or "", error_code, None, state, protocol_type, protocol,
-                                         tuple(members)))
+        out.append(
+            DescribedClassicGroup(group_id or "", error_code, None, state, protocol_type, protocol, tuple(members))
+        )
     return v, out
 
 
@@ -95,8 +105,9 @@ def probe_api_versions(config: dict[str, str], timeout_s: float) -> dict[int, tu
         conn.close()
 
 
-def describe_classic_members(config: dict[str, str], group_ids: list[str],
-                             timeout_s: float) -> dict[str, DescribedClassicGroup]:
+def describe_classic_members(
+    config: dict[str, str], group_ids: list[str], timeout_s: float
+) -> dict[str, DescribedClassicGroup]:
     """Per group: its state, protocol type, protocol (the assignor name) and members in the broker's order,
     each with its raw metadata and assignment bytes. Raises BrokerUnreachable (naming the address) when no
     broker answers within timeout_s.
@@ -113,14 +124,16 @@ def describe_classic_members(config: dict[str, str], group_ids: list[str],
             started, attempt = time.monotonic(), 0
             try:
                 while True:
-                    address, (version, (g,)) = on_coordinator(links, group, partial(_describe, groups=[group]),
-                                                              _group_error)
+                    address, (version, (g,)) = on_coordinator(
+                        links, group, partial(_describe, groups=[group]), _group_error
+                    )
                     attempt += 1
                     if g.error_code or g.state != "Dead" or not recheck(attempt, started, links.deadline, links.moved):
                         break
             except LookupRefused as refused:
-                results[group] = _failed(group, refused.error, refused.message,
-                                         f"FindCoordinator via {refused.address}")
+                results[group] = _failed(
+                    group, refused.error, refused.message, f"FindCoordinator via {refused.address}"
+                )
                 continue
             if g.error_code:
                 g = _failed(g.group_id, g.error_code, None, f"DescribeGroups on {address}")

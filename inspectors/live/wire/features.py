@@ -19,9 +19,30 @@ METADATA_VERSION = "metadata.version"
 # MetadataVersion's levels and the release each belongs to (org.apache.kafka.server.common.MetadataVersion,
 # Kafka 4.2): IBP_3_3_IV3 (7) is the lowest a 4.x broker accepts, IBP_4_3_IV0 (30) the first unstable one.
 RELEASE_OF_LEVEL = {
-    7: "3.3", 8: "3.4", 9: "3.5", 10: "3.5", 11: "3.5", 12: "3.6", 13: "3.6", 14: "3.6", 15: "3.7", 16: "3.7",
-    17: "3.7", 18: "3.7", 19: "3.7", 20: "3.8", 21: "3.9", 22: "4.0", 23: "4.0", 24: "4.0", 25: "4.0",
-    26: "4.1", 27: "4.1", 28: "4.2", 29: "4.2", 30: "4.3",
+    7: "3.3",
+    8: "3.4",
+    9: "3.5",
+    10: "3.5",
+    11: "3.5",
+    12: "3.6",
+    13: "3.6",
+    14: "3.6",
+    15: "3.7",
+    16: "3.7",
+    17: "3.7",
+    18: "3.7",
+    19: "3.7",
+    20: "3.8",
+    21: "3.9",
+    22: "4.0",
+    23: "4.0",
+    24: "4.0",
+    25: "4.0",
+    26: "4.1",
+    27: "4.1",
+    28: "4.2",
+    29: "4.2",
+    30: "4.3",
 }
 
 
@@ -68,4 +89,3 @@ def _features(conn: Connection) -> dict[str, tuple[int, int]]:
             features[name] = (r.i16("feature min version"), r.i16("feature max version"))
             r.tags("feature")
     return features
-

@@ -37,19 +37,23 @@ def offers_offset_delete(versions: dict[int, tuple[int, int]]) -> bool:
     return low <= OUR_OFFSET_DELETE[1] and high >= OUR_OFFSET_DELETE[0]
 
 
-def delete_offsets(config: dict[str, str], group: str, partitions: list[tuple[str, int]],
-                   timeout_s: float) -> OffsetDeleteAnswer:
+def delete_offsets(
+    config: dict[str, str], group: str, partitions: list[tuple[str, int]], timeout_s: float
+) -> OffsetDeleteAnswer:
     """Send one OffsetDelete for `partitions` of `group` to its coordinator; BrokerUnreachable,
     AuthenticationFailed or ProtocolError (naming the address) when it cannot be sent or read."""
     links = Coordinators(config, Deadline(timeout_s))
     try:
         try:
             address, (code, deleted) = on_coordinator(
-                links, group, partial(_offset_delete, group=group, partitions=partitions), _group_error)
+                links, group, partial(_offset_delete, group=group, partitions=partitions), _group_error
+            )
         except LookupRefused as refused:
             name = ERRORS.get(refused.error, f"error {refused.error}")
-            return OffsetDeleteAnswer(refused.address, f"{name}{': ' + refused.message if refused.message else ''} "
-                                                       f"(FindCoordinator via {refused.address})")
+            return OffsetDeleteAnswer(
+                refused.address,
+                f"{name}{': ' + refused.message if refused.message else ''} (FindCoordinator via {refused.address})",
+            )
         return OffsetDeleteAnswer(address, ERRORS.get(code, f"error {code}") if code else None, deleted)
     finally:
         links.close()
@@ -59,15 +63,21 @@ def _group_error(answer: tuple[int, dict[tuple[str, int], str | None]]) -> int:
     return answer[0]
 
 
-def _offset_delete(conn: Connection, group: str, partitions: list[tuple[str, int]]
-                   ) -> tuple[int, dict[tuple[str, int], str | None]]:
+def _offset_delete(
+    conn: Connection, group: str, partitions: list[tuple[str, int]]
+) -> tuple[int, dict[tuple[str, int], str | None]]:
     version = conn.pick(API_OFFSET_DELETE, OUR_OFFSET_DELETE, "OffsetDelete")
     by_topic: dict[str, list[int]] = {}
     for topic, partition in partitions:
         by_topic.setdefault(topic, []).append(partition)
-    body = string(group) + struct.pack(">i", len(by_topic)) + b"".join(
-        string(topic) + struct.pack(">i", len(numbers)) + b"".join(struct.pack(">i", p) for p in numbers)
-        for topic, numbers in by_topic.items())
+    body = (
+        string(group)
+        + struct.pack(">i", len(by_topic))
+        + b"".join(
+            string(topic) + struct.pack(">i", len(numbers)) + b"".join(struct.pack(">i", p) for p in numbers)
+            for topic, numbers in by_topic.items()
+        )
+    )
     doing = f"deleting offsets of group {group!r} (OffsetDelete v{version})"
     r = conn.request(API_OFFSET_DELETE, version, body, False, doing)
     code = r.i16("error code")

@@ -16,7 +16,9 @@ import struct
 # reads a text line (HTTP/1.x, most line protocols) sees a line end at once and answers (an HTTP server:
 # "400 Bad Request") instead of waiting for more. A Kafka broker echoes it like any other correlation id.
 PROBE_CORRELATION = 0x0D0A0D0A
-MAX_RESPONSE = 100 * 1024 * 1024  # a larger frame is not a plausible ApiVersions answer (socket.request.max.bytes' default)
+MAX_RESPONSE = (
+    100 * 1024 * 1024
+)  # a larger frame is not a plausible ApiVersions answer (socket.request.max.bytes' default)
 
 
 def api_versions_v0(client_id: str = "kgroup") -> bytes:
@@ -58,5 +60,7 @@ def what_answered(first: bytes) -> str:
 
 def not_kafka_line(address: str, answered: str, protocol: str) -> str:
     """The one line kgroup prints for a peer that is not a Kafka listener of the configured protocol."""
-    return (f"{address} answered but not as a Kafka broker (is it the right port, and does security.protocol "
-            f"match?): {answered}, asked with security.protocol={protocol}")
+    return (
+        f"{address} answered but not as a Kafka broker (is it the right port, and does security.protocol "
+        f"match?): {answered}, asked with security.protocol={protocol}"
+    )

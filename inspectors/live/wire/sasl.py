@@ -75,15 +75,24 @@ def _oauth_token(config: dict[str, str], timeout_s: float) -> str:
         url = config.get("sasl.oauthbearer.token.endpoint.url")
         client, secret = config.get("sasl.oauthbearer.client.id"), config.get("sasl.oauthbearer.client.secret")
         if not (url and client and secret):
-            raise UnsupportedConfig("sasl.oauthbearer.method=oidc needs sasl.oauthbearer.token.endpoint.url, "
-                                    "sasl.oauthbearer.client.id and sasl.oauthbearer.client.secret")
+            raise UnsupportedConfig(
+                "sasl.oauthbearer.method=oidc needs sasl.oauthbearer.token.endpoint.url, "
+                "sasl.oauthbearer.client.id and sasl.oauthbearer.client.secret"
+            )
         form = {"grant_type": "client_credentials"}
         if config.get("sasl.oauthbearer.scope"):
             form["scope"] = config["sasl.oauthbearer.scope"]
         basic = base64.b64encode(f"{urllib.parse.quote(client)}:{urllib.parse.quote(secret)}".encode()).decode()
-        request = urllib.request.Request(url, data=urllib.parse.urlencode(form).encode(), method="POST", headers={
-            "Authorization": f"Basic {basic}", "Content-Type": "application/x-www-form-urlencoded",
-            "Accept": "application/json"})
+        request = urllib.request.Request(
+            url,
+            data=urllib.parse.urlencode(form).encode(),
+            method="POST",
+            headers={
+                "Authorization": f"Basic {basic}",
+                "Content-Type": "application/x-www-form-urlencoded",
+                "Accept": "application/json",
+            },
+        )
         try:
             with urllib.request.urlopen(request, timeout=timeout_s) as answer:
                 body = json.loads(answer.read())
@@ -97,13 +106,13 @@ def _oauth_token(config: dict[str, str], timeout_s: float) -> str:
 
         options = dict(p.split("=", 1) for p in (config.get("sasl.oauthbearer.config") or "").split() if "=" in p)
         now = int(time.time())
-        claims = {"sub": options.get("principal", ""), "iat": now,
-                  "exp": now + int(options.get("lifeSeconds", "3600"))}
+        claims = {"sub": options.get("principal", ""), "iat": now, "exp": now + int(options.get("lifeSeconds", "3600"))}
         if options.get("scope"):
             claims["scope"] = options["scope"].split(",")
         part = lambda d: base64.urlsafe_b64encode(json.dumps(d).encode()).decode().rstrip("=")  # noqa: E731
         return f"{part({'alg': 'none'})}.{part(claims)}."
-    raise UnsupportedConfig("sasl.mechanism=OAUTHBEARER: set sasl.oauthbearer.method=oidc (client credentials) "
-                            "or enable.sasl.oauthbearer.unsecure.jwt=true; a token callback cannot be given in "
-                            "a properties file")
-
+    raise UnsupportedConfig(
+        "sasl.mechanism=OAUTHBEARER: set sasl.oauthbearer.method=oidc (client credentials) "
+        "or enable.sasl.oauthbearer.unsecure.jwt=true; a token callback cannot be given in "
+        "a properties file"
+    )

@@ -70,8 +70,7 @@ def describe_share_group(config: dict[str, str], group: str, timeout_s: float) -
     links = Coordinators(config, Deadline(timeout_s))
     try:
         try:
-            _address, answer = on_coordinator(links, group, partial(_describe, group=group),
-                                              lambda a: a.error_code)
+            _address, answer = on_coordinator(links, group, partial(_describe, group=group), lambda a: a.error_code)
         except LookupRefused as refused:
             return _failed(group, refused.error, refused.message, f"FindCoordinator via {refused.address}")
         return answer
@@ -101,11 +100,22 @@ def _describe(conn: Connection, group: str) -> DescribedShareGroup:
             continue
         if error:
             failed = _failed(group, error, message, f"ShareGroupDescribe on {conn.address}")
-            found = DescribedShareGroup(group, error, failed.error, None, None, None, None,
-                                        coordinator=conn.address, api_version=v)
+            found = DescribedShareGroup(
+                group, error, failed.error, None, None, None, None, coordinator=conn.address, api_version=v
+            )
         else:
-            found = DescribedShareGroup(group, 0, None, state, group_epoch, assignment_epoch, assignor,
-                                        tuple(sorted(members, key=lambda m: m.member_id)), conn.address, v)
+            found = DescribedShareGroup(
+                group,
+                0,
+                None,
+                state,
+                group_epoch,
+                assignment_epoch,
+                assignor,
+                tuple(sorted(members, key=lambda m: m.member_id)),
+                conn.address,
+                v,
+            )
     r.tags("response")
     if found is None:  # ShareGroupDescribeResponse answers every group asked; a missing one is the broker's bug
         return _failed(group, -1, "the answer did not name the group", f"ShareGroupDescribe on {conn.address}")
@@ -132,5 +142,6 @@ def _member(r: Reader) -> ShareMember:
 
 def _failed(group: str, error: int, message: str | None, where: str) -> DescribedShareGroup:
     name = ERRORS.get(error, f"error {error}")
-    return DescribedShareGroup(group, error, f"{name}{': ' + message if message else ''} ({where})", None, None,
-                               None, None)
+    return DescribedShareGroup(
+        group, error, f"{name}{': ' + message if message else ''} ({where})", None, None, None, None
+    )

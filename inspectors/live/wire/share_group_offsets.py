@@ -96,13 +96,17 @@ def _offsets(conn: Connection, group: str) -> ShareGroupOffsets:
                 message = r.cstring("partition error message", True)
                 r.tags("partition")
                 if error:
-                    skipped.append(f"{topic}-{partition}: {ERRORS.get(error, f'error {error}')}"
-                                   f"{': ' + message if message else ''}")
+                    skipped.append(
+                        f"{topic}-{partition}: {ERRORS.get(error, f'error {error}')}{': ' + message if message else ''}"
+                    )
                 elif start < 0:
                     rows.append(SharePartitionOffset(topic, partition, None, None, None))
                 else:
-                    rows.append(SharePartitionOffset(topic, partition, start, epoch if epoch >= 0 else None,
-                                                     lag if lag >= 0 else None))
+                    rows.append(
+                        SharePartitionOffset(
+                            topic, partition, start, epoch if epoch >= 0 else None, lag if lag >= 0 else None
+                        )
+                    )
             r.tags("topic")
         error = r.i16("error code")
         message = r.cstring("error message", True)
@@ -113,8 +117,15 @@ def _offsets(conn: Connection, group: str) -> ShareGroupOffsets:
             failed = _failed(group, error, message, f"DescribeShareGroupOffsets on {conn.address}")
             found = ShareGroupOffsets(group, error, failed.error, coordinator=conn.address, api_version=v)
         else:
-            found = ShareGroupOffsets(group, 0, None, tuple(sorted(rows, key=lambda o: (o.topic, o.partition))),
-                                      tuple(skipped), conn.address, v)
+            found = ShareGroupOffsets(
+                group,
+                0,
+                None,
+                tuple(sorted(rows, key=lambda o: (o.topic, o.partition))),
+                tuple(skipped),
+                conn.address,
+                v,
+            )
     r.tags("response")
     if found is None:
         return _failed(group, -1, "the answer did not name the group", f"DescribeShareGroupOffsets on {conn.address}")

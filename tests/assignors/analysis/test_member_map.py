@@ -21,17 +21,30 @@ from kgroup.assignors.java.hash_order import string_order
 
 # The order Apache Kafka 4.2.1 listed 13 librdkafka members in, in DescribeGroups and in the leader's
 # JoinGroup response alike (its debug=assignor log); recorded by the measurement of issue 33.
-THIRTEEN = ["c7-92d61b1d-22b9-4bd4-9064-134b27efdda1", "s-3-4abd21f3-8355-4088-8815-e2366698da75",
-            "s4-4ef166ff-9ace-4995-99d3-bc53cb08d196", "s-1-e7ce317e-4c76-46d3-884d-f1c2cce5cd54",
-            "c2-c9a66d4f-7ba9-453a-b0e0-bb7486c30e83", "s1-32ae4855-a758-453a-aa4d-4b9ba365ba51",
-            "c4-f13927a0-3a72-4ed2-a59f-cbdd023210e9", "s8-a4e9b583-879f-4941-a073-7671c3a411a9",
-            "s0-df257658-f21c-4e4d-94e6-47160b16b777", "s3-b0af97f6-e7d1-44c2-be38-7b20ce43b7fe",
-            "s6-afb01898-186f-4fb9-a53a-3c8f5b34a5ae", "s9-0c2f3f9f-bd6c-4c56-af73-56f32a1739c4",
-            "s-2-676074a6-c818-4c0e-a8e3-15b128115aad"]
+THIRTEEN = [
+    "c7-92d61b1d-22b9-4bd4-9064-134b27efdda1",
+    "s-3-4abd21f3-8355-4088-8815-e2366698da75",
+    "s4-4ef166ff-9ace-4995-99d3-bc53cb08d196",
+    "s-1-e7ce317e-4c76-46d3-884d-f1c2cce5cd54",
+    "c2-c9a66d4f-7ba9-453a-b0e0-bb7486c30e83",
+    "s1-32ae4855-a758-453a-aa4d-4b9ba365ba51",
+    "c4-f13927a0-3a72-4ed2-a59f-cbdd023210e9",
+    "s8-a4e9b583-879f-4941-a073-7671c3a411a9",
+    "s0-df257658-f21c-4e4d-94e6-47160b16b777",
+    "s3-b0af97f6-e7d1-44c2-be38-7b20ce43b7fe",
+    "s6-afb01898-186f-4fb9-a53a-3c8f5b34a5ae",
+    "s9-0c2f3f9f-bd6c-4c56-af73-56f32a1739c4",
+    "s-2-676074a6-c818-4c0e-a8e3-15b128115aad",
+]
 # Six of them, as the same broker listed them when the group had six members.
-SIX = ["c4-f13927a0-3a72-4ed2-a59f-cbdd023210e9", "s4-4ef166ff-9ace-4995-99d3-bc53cb08d196",
-       "s8-a4e9b583-879f-4941-a073-7671c3a411a9", "s6-afb01898-186f-4fb9-a53a-3c8f5b34a5ae",
-       "s9-0c2f3f9f-bd6c-4c56-af73-56f32a1739c4", "c2-c9a66d4f-7ba9-453a-b0e0-bb7486c30e83"]
+SIX = [
+    "c4-f13927a0-3a72-4ed2-a59f-cbdd023210e9",
+    "s4-4ef166ff-9ace-4995-99d3-bc53cb08d196",
+    "s8-a4e9b583-879f-4941-a073-7671c3a411a9",
+    "s6-afb01898-186f-4fb9-a53a-3c8f5b34a5ae",
+    "s9-0c2f3f9f-bd6c-4c56-af73-56f32a1739c4",
+    "c2-c9a66d4f-7ba9-453a-b0e0-bb7486c30e83",
+]
 
 
 def _random_id(rng: random.Random, prefix: str) -> str:
@@ -59,9 +72,9 @@ def test_share_below_counts_uuid_strings_exactly() -> None:
     assert share_below("g") == 1
     assert share_below("0000000") == 0
     # The 15th character is always '4' (the version) and the 20th one of 8, 9, a, b (the variant).
-    assert share_below("00000000-0000-5") == Fraction(1, 16 ** 12)
+    assert share_below("00000000-0000-5") == Fraction(1, 16**12)
     # After 15 random digits all f, half the variants (a, b) sort at or after "a": those ids sort after it.
-    assert share_below("ffffffff-ffff-4fff-a") == 1 - Fraction(1, 16 ** 15) * Fraction(2, 4)
+    assert share_below("ffffffff-ffff-4fff-a") == 1 - Fraction(1, 16**15) * Fraction(2, 4)
 
 
 def test_share_below_matches_sampled_uuids() -> None:
@@ -118,8 +131,9 @@ def test_a_put_past_the_load_grows_the_table_before_the_newcomer_is_placed() -> 
     ordered, landings = newcomer_landings(existing, "c99", 16)
     assert ordered == string_order(existing, 32)
     n = 4000
-    sampled = Counter(place for (place, _), count in _landing_shares(existing, "c99", rng, n).items()
-                      for _ in range(count))
+    sampled = Counter(
+        place for (place, _), count in _landing_shares(existing, "c99", rng, n).items() for _ in range(count)
+    )
     for place in range(13):
         predicted = sum(float(x.likelihood) for x in landings if x.position == place)
         assert abs(sampled[place] / n - predicted) < 0.025, place

@@ -40,8 +40,16 @@ def _group(seed: int, client: str, strategy: str, size: int = 4) -> tuple[list[M
     return [replace(m, owned=held.partitions_of(m.member_id), generation=generation) for m in members], cluster
 
 
-def _sampled(members: list[Member], cluster: Cluster, client: str, strategy: str, newcomer: Member, prefix: str,
-             n: int, rng: random.Random) -> Counter[Assignment]:
+def _sampled(
+    members: list[Member],
+    cluster: Cluster,
+    client: str,
+    strategy: str,
+    newcomer: Member,
+    prefix: str,
+    n: int,
+    rng: random.Random,
+) -> Counter[Assignment]:
     """What the assignor gives for n random ids the broker may give the newcomer, each placed in the broker's
     map (and so in the JoinGroup order) where the Java HashMap emulation puts it."""
     assignor = builtin(strategy, client)
@@ -51,16 +59,24 @@ def _sampled(members: list[Member], cluster: Cluster, client: str, strategy: str
         real = _random_id(rng, prefix)
         order = [by_id.get(i) or replace(newcomer, member_id=real) for i in string_order([*by_id, real])]
         owners = _final(assignor, GroupState(cluster, Group("g", members=tuple(order)))).owners
-        got[Assignment.of({m.member_id: owners.get(m.member_id, ()) for m in members}
-                          | {newcomer.member_id: owners.get(real, ())})] += 1
+        got[
+            Assignment.of(
+                {m.member_id: owners.get(m.member_id, ()) for m in members} | {newcomer.member_id: owners.get(real, ())}
+            )
+        ] += 1
     return got
 
 
 # (seed, members, the newcomer's topics): layouts where the newcomer's id decides for most assignors.
 LAYOUTS = [(0, 4, ("b",)), (1, 2, TOPICS), (1, 3, ("a",)), (2, 4, ("b",)), (3, 2, TOPICS), (4, 3, TOPICS)]
-CASES = [("java", "range", RANK), ("java", "roundrobin", RANK), ("java", "sticky", BUCKET),
-         ("java", "cooperative-sticky", BUCKET), ("librdkafka", "range", POSITION),
-         ("librdkafka", "cooperative-sticky", POSITION)]
+CASES = [
+    ("java", "range", RANK),
+    ("java", "roundrobin", RANK),
+    ("java", "sticky", BUCKET),
+    ("java", "cooperative-sticky", BUCKET),
+    ("librdkafka", "range", POSITION),
+    ("librdkafka", "cooperative-sticky", POSITION),
+]
 
 
 @pytest.mark.parametrize("client,strategy,by", CASES, ids=[f"{c}-{s}" for c, s, _ in CASES])

@@ -24,15 +24,20 @@ def _group(seed: int) -> tuple[list[Member], Cluster]:
     """Dynamic members with librdkafka's default client.id (their ids share `rdkafka-`) and static ones,
     listed in the map's order, as Apache Kafka describes them."""
     rng = random.Random(seed)
-    members = [Member(_random_id(rng, "s9"), TOPICS, "s9"), Member(_random_id(rng, "rdkafka"), TOPICS),
-               Member(_random_id(rng, "s7"), TOPICS, "s7"), Member(_random_id(rng, "rdkafka"), TOPICS),
-               Member(_random_id(rng, "rdkafka"), TOPICS)]
+    members = [
+        Member(_random_id(rng, "s9"), TOPICS, "s9"),
+        Member(_random_id(rng, "rdkafka"), TOPICS),
+        Member(_random_id(rng, "s7"), TOPICS, "s7"),
+        Member(_random_id(rng, "rdkafka"), TOPICS),
+        Member(_random_id(rng, "rdkafka"), TOPICS),
+    ]
     by_id = {m.member_id: m for m in members}
     return [by_id[i] for i in string_order(list(by_id))], Cluster((Topic("a", 7), Topic("b", 3)))
 
 
-def _sampled(members: list[Member], cluster: Cluster, newcomer: Member, prefix: str, n: int,
-             rng: random.Random) -> Counter[Assignment]:
+def _sampled(
+    members: list[Member], cluster: Cluster, newcomer: Member, prefix: str, n: int, rng: random.Random
+) -> Counter[Assignment]:
     """What librdkafka's range gives for n random ids the broker may give the newcomer, each placed where
     the Java HashMap emulation puts it; keyed by the what-if's name for the newcomer."""
     assignor = builtin("range", "librdkafka")
@@ -40,11 +45,15 @@ def _sampled(members: list[Member], cluster: Cluster, newcomer: Member, prefix: 
     got: Counter[Assignment] = Counter()
     for _ in range(n):
         real = _random_id(rng, prefix)
-        order = [by_id.get(i) or Member(real, newcomer.topics, newcomer.instance_id)
-                 for i in string_order([*by_id, real])]
+        order = [
+            by_id.get(i) or Member(real, newcomer.topics, newcomer.instance_id) for i in string_order([*by_id, real])
+        ]
         owners = assignor.assign(cluster, order).owners
-        got[Assignment.of({m.member_id: owners.get(m.member_id, ()) for m in members}
-                          | {newcomer.member_id: owners.get(real, ())})] += 1
+        got[
+            Assignment.of(
+                {m.member_id: owners.get(m.member_id, ()) for m in members} | {newcomer.member_id: owners.get(real, ())}
+            )
+        ] += 1
     return got
 
 
@@ -89,16 +98,24 @@ def test_no_likelihood_where_the_described_order_is_not_kafkas_map() -> None:
     members, cluster = _group(5)
     assignor = builtin("range", "librdkafka")
     newcomer = Member("c5", TOPICS, "s0")
-    for listed in (list(reversed(members)),  # Kafka's ids in an order no map of theirs gives
-                   [Member(f"c{i}-x", m.topics, m.instance_id) for i, m in enumerate(members)]):  # not Kafka's ids
+    for listed in (
+        list(reversed(members)),  # Kafka's ids in an order no map of theirs gives
+        [Member(f"c{i}-x", m.topics, m.instance_id) for i, m in enumerate(members)],
+    ):  # not Kafka's ids
         state = GroupState(cluster, Group("g", members=(*listed, newcomer)))
         found = broker_outcomes(state, "c5", assignor)
         assert not found.knowable
         assert all(o.likelihood is None for o in found.outcomes)
         # The order as described, the newcomer last, comes first.
         assert found.outcomes[0].assignment == Assignment.of(
-            {m.member_id: p for m, p in ((m, assignor.assign(cluster, state.group.members).owners.get(m.member_id, ()))
-                                         for m in state.group.members)})
+            {
+                m.member_id: p
+                for m, p in (
+                    (m, assignor.assign(cluster, state.group.members).owners.get(m.member_id, ()))
+                    for m in state.group.members
+                )
+            }
+        )
 
 
 def test_where_the_comparator_is_no_order_the_newcomers_bucket_decides() -> None:
@@ -108,8 +125,10 @@ def test_where_the_comparator_is_no_order_the_newcomers_bucket_decides() -> None
     informative = 0
     for seed in range(6):
         rng = random.Random(seed)
-        listed = [Member(_random_id(rng, p), TOPICS, i) for p, i in (("s1", "s1"), ("s1+x", "s1+x"), ("c2", None),
-                                                                     ("s0", "s0"), ("c5", None))]
+        listed = [
+            Member(_random_id(rng, p), TOPICS, i)
+            for p, i in (("s1", "s1"), ("s1+x", "s1+x"), ("c2", None), ("s0", "s0"), ("c5", None))
+        ]
         by_id = {m.member_id: m for m in listed}
         members = [by_id[i] for i in string_order(list(by_id))]
         cluster = Cluster((Topic("a", rng.randint(2, 9)), Topic("b", rng.randint(2, 9))))

@@ -45,16 +45,20 @@ def test_roundrobin_ignores_racks() -> None:
     assert RoundRobinAssignor().assign(plain, members) == RoundRobinAssignor().assign(racked, members)
 
 
-@pytest.mark.parametrize("partitions,expected", [
-    (10, {"C1-0": "0123", "C2-0": "456", "C2-1": "789"}),  # seed 001, first example
-    (11, {"C1-0": "0123", "C2-0": "4567", "C2-1": ["8", "9", "10"]}),  # seed 001, 11 partitions
-])
+@pytest.mark.parametrize(
+    "partitions,expected",
+    [
+        (10, {"C1-0": "0123", "C2-0": "456", "C2-1": "789"}),  # seed 001, first example
+        (11, {"C1-0": "0123", "C2-0": "4567", "C2-1": ["8", "9", "10"]}),  # seed 001, 11 partitions
+    ],
+)
 def test_legacy_range_seed_examples(partitions: int, expected: dict) -> None:
     cluster = Cluster((Topic("T1", partitions),))
     members = [Member("C1", ("T1",), streams={"T1": 1}), Member("C2", ("T1",), streams={"T1": 2})]
     threads = LegacyRangeAssignor().assign_threads(cluster, members)
-    assert {t: [str(tp.partition) for tp in parts] for t, parts in threads.items()} == \
-        {t: list(v) for t, v in expected.items()}
+    assert {t: [str(tp.partition) for tp in parts] for t, parts in threads.items()} == {
+        t: list(v) for t, v in expected.items()
+    }
 
 
 def test_legacy_threads_sort_as_strings() -> None:

@@ -46,10 +46,10 @@ def test_a_map_iterates_newest_first_keeps_an_overwritten_key_in_place_and_copie
 
 
 @settings(max_examples=200)
-@given(st.lists(st.text("ab\u00e9\U0001f600", min_size=1, max_size=3), min_size=1, max_size=12, unique=True),
-       st.data())
-def test_the_member_list_kept_sorted_is_the_list_sorted_again_after_every_change(ids: list[str],
-                                                                               data: st.DataObject) -> None:
+@given(st.lists(st.text("ab\u00e9\U0001f600", min_size=1, max_size=3), min_size=1, max_size=12, unique=True), st.data())
+def test_the_member_list_kept_sorted_is_the_list_sorted_again_after_every_change(
+    ids: list[str], data: st.DataObject
+) -> None:
     """fewest partitions first, then member id in UTF-8 byte order, after any sequence of changes."""
     entries = [MapEntry(member_id, [0] * data.draw(st.integers(0, 4))) for member_id in ids]
     ranks = {member_id: rank for rank, member_id in enumerate(sorted(ids, key=lambda i: i.encode()))}
@@ -82,13 +82,22 @@ def groups(draw: st.DrawFn) -> tuple[Cluster, list[Member]]:
     identical = draw(st.booleans())
     members = []
     for member_id in draw(st.lists(st.sampled_from([f"m{i}" for i in range(8)]), min_size=1, max_size=9)):
-        subscribed = tuple(names) if identical else tuple(draw(st.lists(st.sampled_from(names + ["gone"]),
-                                                                         min_size=1, max_size=4, unique=True)))
+        subscribed = (
+            tuple(names)
+            if identical
+            else tuple(draw(st.lists(st.sampled_from(names + ["gone"]), min_size=1, max_size=4, unique=True)))
+        )
         owned = tuple(draw(st.lists(st.sampled_from(every), max_size=6, unique=True)))
-        members.append(Member(member_id, subscribed, owned=owned,
-                              instance_id=draw(st.sampled_from((None, f"i{member_id}"))),
-                              rack=draw(st.sampled_from((None, "r0", "r1"))) if rack_aware else None,
-                              generation=draw(st.sampled_from((None, 1, 2))) if owned else None))
+        members.append(
+            Member(
+                member_id,
+                subscribed,
+                owned=owned,
+                instance_id=draw(st.sampled_from((None, f"i{member_id}"))),
+                rack=draw(st.sampled_from((None, "r0", "r1"))) if rack_aware else None,
+                generation=draw(st.sampled_from((None, 1, 2))) if owned else None,
+            )
+        )
     return Cluster(tuple(topics)), members
 
 

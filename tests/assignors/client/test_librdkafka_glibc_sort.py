@@ -14,8 +14,9 @@ import pytest
 from kgroup.assignors.client.librdkafka.member_order import member_cmp, sorted_members
 from kgroup.assignors.model import Member
 
-needs_glibc = pytest.mark.skipif(platform.libc_ver()[0] != "glibc",
-                                 reason="the model is of glibc's qsort; this libc sorts differently")
+needs_glibc = pytest.mark.skipif(
+    platform.libc_ver()[0] != "glibc", reason="the model is of glibc's qsort; this libc sorts differently"
+)
 
 _CMP = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int))
 
@@ -31,8 +32,7 @@ def _libc_sorted(members: list[Member]) -> list[Member]:
 
 def _members(rng: random.Random, n: int) -> list[Member]:
     ids = rng.sample(range(1000), 2 * n)
-    return [Member(f"m-{ids[i]:03d}", ("t",), f"i-{ids[n + i]:03d}" if rng.random() < 0.5 else None)
-            for i in range(n)]
+    return [Member(f"m-{ids[i]:03d}", ("t",), f"i-{ids[n + i]:03d}" if rng.random() < 0.5 else None) for i in range(n)]
 
 
 @needs_glibc

@@ -19,8 +19,11 @@ STATEFUL = ("sticky", "cooperative-sticky", "uniform")
 
 
 @st.composite
-def groups_with_history(draw: st.DrawFn, identical: bool = False, consistent: bool = False,
-                        ) -> tuple[Cluster, list[Member]]:
+def groups_with_history(
+    draw: st.DrawFn,
+    identical: bool = False,
+    consistent: bool = False,
+) -> tuple[Cluster, list[Member]]:
     """A cluster and members with owned partitions.
 
     consistent: claims are disjoint and of one generation (what a healthy group reports); otherwise
@@ -81,8 +84,12 @@ def test_sticky_returns_a_partition_to_its_previous_owner_even_when_unsubscribed
     """
     cluster = Cluster((Topic("t0", 1), Topic("t1", 1)))
     both = (TopicPartition("t0", 0), TopicPartition("t1", 0))
-    members = [Member("c0", ("t0",)), Member("c1", ("t0",), owned=both), Member("c2", ("t1",)),
-               Member("c3", ("t0", "t1"), owned=both, generation=0)]
+    members = [
+        Member("c0", ("t0",)),
+        Member("c1", ("t0",), owned=both),
+        Member("c2", ("t1",)),
+        Member("c3", ("t0", "t1"), owned=both, generation=0),
+    ]
     result = registry.builtin("sticky").assign(cluster, members)  # type: ignore[union-attr]
     assert result.partitions_of("c1") == (TopicPartition("t1", 0),)
     assert result.partitions_of("c3") == (TopicPartition("t0", 0),)
@@ -141,7 +148,8 @@ def test_equal_subscriptions_are_balanced_within_one(group: tuple[Cluster, list[
         "sticky": registry.builtin("sticky").assign(cluster, members),  # type: ignore[union-attr]
         "cooperative-sticky (settled)": CooperativeStickyAssignor().assign_rounds(cluster, members).final,
         "uniform": registry.builtin("uniform").assign(  # type: ignore[union-attr]
-            cluster, [replace(m, owned=()) for m in members]),
+            cluster, [replace(m, owned=()) for m in members]
+        ),
     }
     for name, result in assignments.items():
         sizes = [len(result.partitions_of(m.member_id)) for m in members]

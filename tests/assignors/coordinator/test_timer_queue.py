@@ -40,7 +40,6 @@ def test_a_timer_scheduled_while_firing_fires_in_the_same_pass_when_due() -> Non
     assert _fire(queue, 10) == [(10, "first"), (10, "second")]
 
 
-
 def test_a_postponed_timer_fires_at_its_new_deadline_after_timers_scheduled_before_the_postponement() -> None:
     queue = TimerQueue()
     queue.schedule("session-a", 100, lambda: "a")

@@ -4,8 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from kgroup.assignors.lag.burrow_status import (OK, REWIND, STALL, STOP, UNKNOWN, WARN, WindowCommit, burrow_group_status,
-                                            partition_status)
+from kgroup.assignors.lag.burrow_status import (
+    OK,
+    REWIND,
+    STALL,
+    STOP,
+    UNKNOWN,
+    WARN,
+    WindowCommit,
+    burrow_group_status,
+    partition_status,
+)
 
 
 def window(*rows: tuple[int, int, int | None]) -> list[WindowCommit]:
@@ -62,7 +71,9 @@ def test_allowed_lag_counts_as_zero() -> None:
     assert partition_status(window((10, 0, 5), (10, 10, 6), (10, 20, 7)), [17], 7, 20, allowed_lag=5) == OK
 
 
-@pytest.mark.parametrize(("worst_status", "burrow"), [("OK", "OK"), ("WARN", "WARN"), ("STOP", "ERR"),
-                                                       ("STALL", "ERR"), ("REWIND", "ERR"), ("UNKNOWN", "UNKNOWN")])
+@pytest.mark.parametrize(
+    ("worst_status", "burrow"),
+    [("OK", "OK"), ("WARN", "WARN"), ("STOP", "ERR"), ("STALL", "ERR"), ("REWIND", "ERR"), ("UNKNOWN", "UNKNOWN")],
+)
 def test_burrows_group_status_reports_anything_past_warn_as_err(worst_status: str, burrow: str) -> None:
     assert burrow_group_status(worst_status) == burrow

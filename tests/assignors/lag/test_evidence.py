@@ -9,8 +9,31 @@ from kgroup.assignors.lag.history import PartitionReport
 
 
 def report(status: str, produce_rate: float = 10.0) -> PartitionReport:
-    return PartitionReport("c", "g", "t", 0, "m-1", "c1", "/h", 100, 0, 120, 20, False, False, None, "none", status,
-                           False, 2, 0, None, produce_rate, None, None)
+    return PartitionReport(
+        "c",
+        "g",
+        "t",
+        0,
+        "m-1",
+        "c1",
+        "/h",
+        100,
+        0,
+        120,
+        20,
+        False,
+        False,
+        None,
+        "none",
+        status,
+        False,
+        2,
+        0,
+        None,
+        produce_rate,
+        None,
+        None,
+    )
 
 
 def window(*rows: tuple[int, int, int]) -> list[WindowCommit]:

@@ -42,14 +42,24 @@ def test_the_idle_partition_is_idle_and_lags_one(found: dict) -> None:
 def test_a_stopped_consumer_lags_more_as_time_passes() -> None:
     commits, logs = generate(PLAN)
     later = PLAN.end_ts + 1_000
-    extra = [replace(s, ts=s.ts + PLAN.interval_ms, high_watermark=s.high_watermark + 100,
-                     last_stable_offset=s.high_watermark + 100) for s in logs if s.ts == PLAN.end_ts]
+    extra = [
+        replace(
+            s,
+            ts=s.ts + PLAN.interval_ms,
+            high_watermark=s.high_watermark + 100,
+            last_stable_offset=s.high_watermark + 100,
+        )
+        for s in logs
+        if s.ts == PLAN.end_ts
+    ]
     before, _ = analyze(commits, logs, LagQuery(as_of=later))
     after, _ = analyze(commits, logs + extra, LagQuery(as_of=later + PLAN.interval_ms))
     stopped = {(r.group, r.topic, r.partition) for r in before if r.status == "STOP"}
     assert stopped
-    for b, a in zip(sorted((r for r in before if (r.group, r.topic, r.partition) in stopped), key=_key),
-                    sorted((r for r in after if (r.group, r.topic, r.partition) in stopped), key=_key)):
+    for b, a in zip(
+        sorted((r for r in before if (r.group, r.topic, r.partition) in stopped), key=_key),
+        sorted((r for r in after if (r.group, r.topic, r.partition) in stopped), key=_key),
+    ):
         assert a.status == "STOP" and a.lag == b.lag + 100 and a.time_lag_ms > b.time_lag_ms
 
 
@@ -87,8 +97,10 @@ def test_a_small_history_by_hand() -> None:
     assert report.eta_s is None  # falling behind
     # per 10 s bucket, at each observation: 50 behind 100, older than the first sample (a lower bound of
     # 1,000 ms); then 150 behind 200, appended at 5,100
-    assert [(h.bucket_ts, h.max_lag, h.max_time_lag_ms) for h in history] == [(0, 50, 1_000),
-                                                                              (10_000, 50, 11_000 - 5_100)]
+    assert [(h.bucket_ts, h.max_lag, h.max_time_lag_ms) for h in history] == [
+        (0, 50, 1_000),
+        (10_000, 50, 11_000 - 5_100),
+    ]
 
 
 def test_below_log_start_and_the_lso() -> None:

@@ -11,18 +11,23 @@ TIMELINE = [(0, 0), (10_000, 100), (20_000, 100), (30_000, 300)]
 ENDS = [end for _, end in TIMELINE]
 
 
-@pytest.mark.parametrize(("committed", "ms", "method"), [
-    # offset 150 was appended when the end passed 151: 51 of the 200 records after 20 s -> 22,550 ms
-    (150, 40_000 - 22_550, INTERPOLATED),
-    # offset 100 is the first record after the quiet spell, not one from the first 10 s
-    (100, 40_000 - 20_050, INTERPOLATED),
-    (0, 40_000 - 100, INTERPOLATED),
-    (300, 0, CAUGHT_UP),
-    (301, 0, CAUGHT_UP),
-])
+@pytest.mark.parametrize(
+    ("committed", "ms", "method"),
+    [
+        # offset 150 was appended when the end passed 151: 51 of the 200 records after 20 s -> 22,550 ms
+        (150, 40_000 - 22_550, INTERPOLATED),
+        # offset 100 is the first record after the quiet spell, not one from the first 10 s
+        (100, 40_000 - 20_050, INTERPOLATED),
+        (0, 40_000 - 100, INTERPOLATED),
+        (300, 0, CAUGHT_UP),
+        (301, 0, CAUGHT_UP),
+    ],
+)
 def test_interpolates_to_the_unread_record(committed: int, ms: int, method: str) -> None:
-    assert (time_lag(committed, TIMELINE, ENDS, 40_000).ms, time_lag(committed, TIMELINE, ENDS, 40_000).method) \
-        == (ms, method)
+    assert (time_lag(committed, TIMELINE, ENDS, 40_000).ms, time_lag(committed, TIMELINE, ENDS, 40_000).method) == (
+        ms,
+        method,
+    )
 
 
 def test_a_commit_older_than_the_timeline_is_a_lower_bound() -> None:

@@ -10,8 +10,19 @@ from __future__ import annotations
 import pytest
 
 from kgroup.assignors.model import TopicPartition
-from kgroup.assignors.offsets.reset_plan import (FROM_FILE, SHIFT_BY, TO_CURRENT, TO_DATETIME, TO_EARLIEST, TO_LATEST,
-                                           TO_OFFSET, ResetInputs, ResetRefused, plan_reset, refusal)
+from kgroup.assignors.offsets.reset_plan import (
+    FROM_FILE,
+    SHIFT_BY,
+    TO_CURRENT,
+    TO_DATETIME,
+    TO_EARLIEST,
+    TO_LATEST,
+    TO_OFFSET,
+    ResetInputs,
+    ResetRefused,
+    plan_reset,
+    refusal,
+)
 
 A0, A1, B0 = TopicPartition("a", 0), TopicPartition("a", 1), TopicPartition("b", 0)
 # a-0: log 10..50, committed 30; a-1: log 0..5, never committed; b-0: log 100..100 (empty), committed 100
@@ -43,8 +54,11 @@ def test_to_offset_is_clamped_into_the_log_with_a_note() -> None:
 
 def test_shift_by_moves_from_the_commit_and_is_clamped() -> None:
     inputs = ResetInputs(committed={A0: 30}, bounds=INPUTS.bounds)
-    assert new_offsets(SHIFT_BY, ResetInputs({A0: 30, A1: 2, B0: 100}, INPUTS.bounds), -25) == \
-        {"a-0": 10, "a-1": 0, "b-0": 100}
+    assert new_offsets(SHIFT_BY, ResetInputs({A0: 30, A1: 2, B0: 100}, INPUTS.bounds), -25) == {
+        "a-0": 10,
+        "a-1": 0,
+        "b-0": 100,
+    }
     assert {str(p.tp): p.new for p in plan_reset(SHIFT_BY, [A0], inputs, 15)} == {"a-0": 45}
     assert {str(p.tp): p.new for p in plan_reset(SHIFT_BY, [A0], inputs, 500)} == {"a-0": 50}
 
@@ -71,9 +85,16 @@ def test_the_plan_keeps_the_current_offset_and_is_in_partition_order() -> None:
     assert [(str(p.tp), p.current) for p in plan] == [("a-0", 30), ("a-1", None), ("b-0", 100)]
 
 
-@pytest.mark.parametrize(("state", "members", "refused"), [
-    ("empty", 0, False), ("dead", 0, False), ("unknown", 0, False),
-    ("stable", 0, True), ("preparing_rebalancing", 0, True), ("empty", 1, True),
-])
+@pytest.mark.parametrize(
+    ("state", "members", "refused"),
+    [
+        ("empty", 0, False),
+        ("dead", 0, False),
+        ("unknown", 0, False),
+        ("stable", 0, True),
+        ("preparing_rebalancing", 0, True),
+        ("empty", 1, True),
+    ],
+)
 def test_only_inactive_groups_may_be_reset(state: str, members: int, refused: bool) -> None:
     assert (refusal(state, members) is not None) == refused

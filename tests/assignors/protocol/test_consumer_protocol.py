@@ -31,8 +31,14 @@ def members_with_consumers(snapshot: dict):
         yield m, by_id[m["member_id"]]
 
 
-LIBRDKAFKA_SCENARIOS = ["noida-range_static", "noida-roundrobin_rack", "noida-coop_sticky",
-                        "noida-coop_sticky_static_rack", "noida-default_strategy", "noida-range_leave"]
+LIBRDKAFKA_SCENARIOS = [
+    "noida-range_static",
+    "noida-roundrobin_rack",
+    "noida-coop_sticky",
+    "noida-coop_sticky_static_rack",
+    "noida-default_strategy",
+    "noida-range_leave",
+]
 
 
 @pytest.mark.parametrize("name", LIBRDKAFKA_SCENARIOS)
@@ -58,8 +64,9 @@ def test_librdkafka_subscription_and_assignment_match_the_consumers(name: str) -
             assert asg.user_data == sub.user_data
 
 
-@pytest.mark.parametrize("name", ["noida-range_static", "noida-range_leave", "noida-roundrobin_rack",
-                                  "noida-default_strategy"])
+@pytest.mark.parametrize(
+    "name", ["noida-range_static", "noida-range_leave", "noida-roundrobin_rack", "noida-default_strategy"]
+)
 def test_eager_members_send_no_owned_partitions_and_no_generation(name: str) -> None:
     # eager assignors revoke everything before rejoining, so even after a rebalance nothing is owned
     for snap in load(name)["snapshots"]:
@@ -92,8 +99,11 @@ def test_cooperative_sticky_after_a_rebalance_owns_what_it_held(name: str) -> No
 def test_librdkafka_assignment_may_repeat_a_topic() -> None:
     # the leader writes partition runs in list order; after a cooperative rebalance a topic can appear twice
     snap = load("noida-coop_sticky")["snapshots"][1]
-    topics = [t for m in snap["describe"]["members"]
-              for t, _ in cp.decode_assignment(bytes.fromhex(m["assignment"])).assigned_partitions]
+    topics = [
+        t
+        for m in snap["describe"]["members"]
+        for t, _ in cp.decode_assignment(bytes.fromhex(m["assignment"])).assigned_partitions
+    ]
     assert len(topics) > len(set(topics))
 
 
@@ -224,21 +234,24 @@ def test_every_truncation_of_a_real_assignment_raises_a_value_error() -> None:
                 cp.decode_assignment(blob[:cut])
 
 
-@pytest.mark.parametrize("data, message", [
-    (b"", "truncated: version needs 2"),
-    (b"\xff\xff", "bad version -1"),
-    (b"\x80\x00" + b"\x00" * 8, "bad version -32768"),
-    (struct.pack(">hi", 0, -5), "negative array length -5 for topics"),
-    (struct.pack(">hi", 0, -1), "negative array length -1 for topics"),
-    (struct.pack(">hih", 0, 1, -1), "null length -1 for string topics[0]"),
-    (struct.pack(">hih", 0, 1, -3), "negative length -3 for string topics[0]"),
-    (struct.pack(">hii", 0, 0, -2), "negative length -2 for bytes user_data"),
-    (struct.pack(">hiii", 1, 0, 0, 0x7FFFFFFF), "owned_partitions claims 2147483647"),
-    (struct.pack(">hii", 0, 0x7FFFFFFF, 0), "topics claims 2147483647"),
-    (struct.pack(">hih", 0, 1, 4) + b"ab", "truncated: topics[0] needs 4 byte(s), 2 left"),
-    (struct.pack(">hih", 0, 1, 2) + b"\xff\xfe" + struct.pack(">i", 0), "topics[0] is not UTF-8"),
-    (subscription(3, [], b"")[:-2] + struct.pack(">h", -2), "negative length -2 for nullable string rack_id"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (b"", "truncated: version needs 2"),
+        (b"\xff\xff", "bad version -1"),
+        (b"\x80\x00" + b"\x00" * 8, "bad version -32768"),
+        (struct.pack(">hi", 0, -5), "negative array length -5 for topics"),
+        (struct.pack(">hi", 0, -1), "negative array length -1 for topics"),
+        (struct.pack(">hih", 0, 1, -1), "null length -1 for string topics[0]"),
+        (struct.pack(">hih", 0, 1, -3), "negative length -3 for string topics[0]"),
+        (struct.pack(">hii", 0, 0, -2), "negative length -2 for bytes user_data"),
+        (struct.pack(">hiii", 1, 0, 0, 0x7FFFFFFF), "owned_partitions claims 2147483647"),
+        (struct.pack(">hii", 0, 0x7FFFFFFF, 0), "topics claims 2147483647"),
+        (struct.pack(">hih", 0, 1, 4) + b"ab", "truncated: topics[0] needs 4 byte(s), 2 left"),
+        (struct.pack(">hih", 0, 1, 2) + b"\xff\xfe" + struct.pack(">i", 0), "topics[0] is not UTF-8"),
+        (subscription(3, [], b"")[:-2] + struct.pack(">h", -2), "negative length -2 for nullable string rack_id"),
+    ],
+)
 def test_hostile_subscriptions(data: bytes, message: str) -> None:
     with pytest.raises(cp.ConsumerProtocolError) as info:
         cp.decode_subscription(data)

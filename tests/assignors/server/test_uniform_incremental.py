@@ -25,8 +25,7 @@ RELEASES = ["4.0.0", "4.2.1"]
 
 
 def full(cluster, members, current, release=None):
-    given_members = [Member(m.member_id, m.topics, owned=tuple(sorted(current.get(m.member_id, ()))))
-                     for m in members]
+    given_members = [Member(m.member_id, m.topics, owned=tuple(sorted(current.get(m.member_id, ())))) for m in members]
     result = UniformAssignor().assign(cluster, given_members, kafka_version=release)
     return {m.member_id: frozenset(result.partitions_of(m.member_id)) for m in members}
 
@@ -39,8 +38,11 @@ def lives(draw):
     topic_names = draw(st.lists(names, min_size=topic_count, max_size=topic_count, unique=True))
     first = draw(st.lists(names, min_size=1, max_size=6, unique=True))
     sizes = draw(st.lists(st.integers(1, 40), min_size=topic_count, max_size=topic_count))
-    steps = draw(st.lists(st.tuples(st.sampled_from(["join", "leave", "replace"]), names, st.integers(0, 99)),
-                          min_size=1, max_size=25))
+    steps = draw(
+        st.lists(
+            st.tuples(st.sampled_from(["join", "leave", "replace"]), names, st.integers(0, 99)), min_size=1, max_size=25
+        )
+    )
     return dict(zip(topic_names, sizes)), first, steps
 
 
@@ -51,8 +53,11 @@ def rolling_restarts(draw):
     topic_names = draw(st.lists(names, min_size=25, max_size=30, unique=True))
     first = draw(st.lists(names, min_size=26, max_size=34, unique=True))
     sizes = [len(first) + draw(st.integers(0, 1)) for _ in topic_names]
-    steps = draw(st.lists(st.tuples(st.sampled_from(["join", "leave", "replace"]), names, st.integers(0, 99)),
-                          min_size=1, max_size=8))
+    steps = draw(
+        st.lists(
+            st.tuples(st.sampled_from(["join", "leave", "replace"]), names, st.integers(0, 99)), min_size=1, max_size=8
+        )
+    )
     return dict(zip(topic_names, sizes)), first, steps
 
 
@@ -115,21 +120,28 @@ def test_declines_when_the_metadata_changed_or_a_target_was_not_issued():
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.dictionaries(names, st.sets(st.integers(0, 200), min_size=1, max_size=6), min_size=1, max_size=60),
-       st.one_of(st.integers(1, 8), st.integers(9, 400)))
+@given(
+    st.dictionaries(names, st.sets(st.integers(0, 200), min_size=1, max_size=6), min_size=1, max_size=60),
+    st.one_of(st.integers(1, 8), st.integers(9, 400)),
+)
 def test_record_tail_is_the_end_of_the_record_order(held, count):
     """ServerGroup.record_tail orders only the topics it needs; the answer is the end of in_record_order."""
     cluster = Cluster(tuple(Topic(t, 201) for t in sorted(held)))
     group = ServerGroup(cluster, [Member("m", tuple(held))])
     partitions = frozenset(TopicPartition(t, p) for t, ps in held.items() for p in ps)
-    everything = [TopicPartition(group.name[topic_id], p)
-                  for topic_id, parts in group.in_record_order(group.grouped(sorted(partitions))) for p in parts]
+    everything = [
+        TopicPartition(group.name[topic_id], p)
+        for topic_id, parts in group.in_record_order(group.grouped(sorted(partitions)))
+        for p in parts
+    ]
     assert group.record_tail(partitions, count) == everything[-count:]
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(names, min_size=49, max_size=200, unique=True),
-       st.lists(st.tuples(st.booleans(), names, st.integers(0, 999)), min_size=1, max_size=30))
+@given(
+    st.lists(names, min_size=49, max_size=200, unique=True),
+    st.lists(st.tuples(st.booleans(), names, st.integers(0, 999)), min_size=1, max_size=30),
+)
 def test_member_order_follows_leaves_and_joins(first, steps):
     """The member order kept across epoch bumps is string_order of the current members, table resizes included."""
     order = _MemberOrder()

@@ -25,13 +25,15 @@ def homogeneous_groups(draw: st.DrawFn) -> tuple[Cluster, list[Member]]:
     sizes = draw(st.lists(st.integers(1, 13), min_size=1, max_size=3))
     cluster = Cluster(tuple(Topic(f"t{i}", n) for i, n in enumerate(sizes)))
     count = draw(st.integers(1, 7))
-    ids = draw(st.lists(st.text("abcxyz0123456789-", min_size=1, max_size=6), min_size=count, max_size=count,
-                        unique=True))
+    ids = draw(
+        st.lists(st.text("abcxyz0123456789-", min_size=1, max_size=6), min_size=count, max_size=count, unique=True)
+    )
     partitions = [TopicPartition(t.name, p) for t in cluster.topics for p in range(t.partitions)]
     holders = draw(st.lists(st.integers(-1, count - 1), min_size=len(partitions), max_size=len(partitions)))
     topics = tuple(t.name for t in cluster.topics)
-    members = [Member(m, topics, owned=tuple(tp for tp, h in zip(partitions, holders) if h == i))
-               for i, m in enumerate(ids)]
+    members = [
+        Member(m, topics, owned=tuple(tp for tp, h in zip(partitions, holders) if h == i)) for i, m in enumerate(ids)
+    ]
     return cluster, members
 
 
@@ -85,8 +87,10 @@ def test_kafka_4_0_may_take_a_partition_from_a_member_that_could_keep_it() -> No
     moved_by_4_0 = []
     for pair in (("a", "b"), ("b", "a")):
         holds_two, holds_one = pair
-        members = [Member(holds_two, ("orders",), owned=(TopicPartition("orders", 0), TopicPartition("orders", 1))),
-                   Member(holds_one, ("orders",), owned=(TopicPartition("orders", 2),))]
+        members = [
+            Member(holds_two, ("orders",), owned=(TopicPartition("orders", 0), TopicPartition("orders", 1))),
+            Member(holds_one, ("orders",), owned=(TopicPartition("orders", 2),)),
+        ]
         assert _moved(members, _assign(cluster, members, "4.2.1")) == 0
         assert _moved(members, _assign(cluster, members, None)) == 0  # no release: the newest
         moved_by_4_0.append(_moved(members, _assign(cluster, members, "4.0.0")))
@@ -111,8 +115,10 @@ def test_the_clusters_release_is_used_when_none_is_given() -> None:
     """`Cluster.kafka_version` (the broker's release) decides when `assign` is not told one."""
     cluster = Cluster((Topic("orders", 3),))
     for pair in (("a", "b"), ("b", "a")):
-        members = [Member(pair[0], ("orders",), owned=(TopicPartition("orders", 0), TopicPartition("orders", 1))),
-                   Member(pair[1], ("orders",), owned=(TopicPartition("orders", 2),))]
+        members = [
+            Member(pair[0], ("orders",), owned=(TopicPartition("orders", 0), TopicPartition("orders", 1))),
+            Member(pair[1], ("orders",), owned=(TopicPartition("orders", 2),)),
+        ]
         for release in ("4.0.0", "4.2.1"):
             on_cluster = Cluster(cluster.topics, kafka_version=release)
             assert _assign(on_cluster, members, None) == _assign(cluster, members, release)

@@ -3,6 +3,7 @@ its assignor output with the file's expected values (cooperative-sticky: `assign
 
 usage: RDK_SO=path/to/librdkafka-*.so.1 python3 check216.py ../data/librdkafka-cases.jsonl
 """
+
 import collections
 import json
 import os
@@ -14,8 +15,7 @@ from run_oracle import run_cases  # noqa: E402
 
 for path in sys.argv[1:]:
     cases = [json.loads(line) for line in open(path)]
-    res = run_cases([(c["id"], c["assignor"], c["input"]) for c in cases],
-                    binary=os.path.join(HERE, "rdk_oracle216"))
+    res = run_cases([(c["id"], c["assignor"], c["input"]) for c in cases], binary=os.path.join(HERE, "rdk_oracle216"))
     tot, ok = collections.Counter(), collections.Counter()
     bad = []
     for c in cases:

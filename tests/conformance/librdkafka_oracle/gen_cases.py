@@ -4,6 +4,7 @@ python3 gen_cases.py --seed N --out FILE: writes one seed's cases, ids prefixed 
 printed by the C oracle (rdk_oracle, built by build.sh from librdkafka's own source). The vendored file is
 seed 20261123 followed by seed 7. See README.md in this folder.
 """
+
 import argparse
 import json
 import os
@@ -44,8 +45,7 @@ def gen_members(rng, n, topics, identical, static_frac=0.4, racks=False):
         else:
             sub = rng.sample(sub_all, rng.randint(1, len(sub_all)))
         rng.shuffle(sub)
-        m = {"member_id": mid, "group_instance_id": iid, "subscription": sub,
-             "owned": [], "generation": -1}
+        m = {"member_id": mid, "group_instance_id": iid, "subscription": sub, "owned": [], "generation": -1}
         if racks:
             m["rack"] = rng.choice(RACKS + [None])
         members.append(m)
@@ -84,8 +84,9 @@ def sticky_round1(rng, count, racks=False, tag="r1"):
         topics = gen_topics(rng, racks=racks)
         n = rng.randint(2, 6)
         members = gen_members(rng, n, topics, rng.random() < 0.6, racks=racks)
-        out.append(("cooperative-sticky-%s-%03d" % (tag, i), "cooperative-sticky",
-                    {"topics": topics, "members": members}))
+        out.append(
+            ("cooperative-sticky-%s-%03d" % (tag, i), "cooperative-sticky", {"topics": topics, "members": members})
+        )
     return out
 
 
@@ -121,7 +122,7 @@ def follow_up(rng, base_inp, oracle_out, cid):
         if t.get("racks"):
             while len(t["racks"]) < t["partitions"]:
                 t["racks"].append(sorted(rng.sample(RACKS, rng.randint(1, 3))))
-            del t["racks"][t["partitions"]:]
+            del t["racks"][t["partitions"] :]
     if "stale" in ops:
         m = rng.choice(inp["members"])
         m["generation"] = gen - rng.randint(1, 2)
@@ -157,8 +158,7 @@ def random_owned(rng, count):
             if m["owned"]:
                 m["generation"] = gen if rng.random() < 0.8 else gen - 1
             rng.shuffle(m["owned"])
-        out.append(("cooperative-sticky-rnd-%03d" % i, "cooperative-sticky",
-                    {"topics": topics, "members": members}))
+        out.append(("cooperative-sticky-rnd-%03d" % i, "cooperative-sticky", {"topics": topics, "members": members}))
     return out
 
 
@@ -170,7 +170,9 @@ def main():
     rng = random.Random(a.seed)
     cases = []
     cases += rr_range_cases(rng, "range", 160, racks_share=0.0)
-    cases += [(c.replace("range-", "range-rack-"), s, i) for c, s, i in rr_range_cases(rng, "range", 40, racks_share=1.0)]
+    cases += [
+        (c.replace("range-", "range-rack-"), s, i) for c, s, i in rr_range_cases(rng, "range", 40, racks_share=1.0)
+    ]
     cases += rr_range_cases(rng, "roundrobin", 160)
     r1 = sticky_round1(rng, 80)
     cases += r1
@@ -199,8 +201,13 @@ def main():
                 exp = {"assignment": o["sync"], "assignor_output": o["raw"]}
             else:
                 exp = {"assignment": o["raw"]}
-            f.write(json.dumps({"id": "seed%d/%s" % (a.seed, cid), "assignor": assignor, "input": inp, "expected": exp},
-                               sort_keys=True) + "\n")
+            f.write(
+                json.dumps(
+                    {"id": "seed%d/%s" % (a.seed, cid), "assignor": assignor, "input": inp, "expected": exp},
+                    sort_keys=True,
+                )
+                + "\n"
+            )
     print("wrote %d cases to %s" % (len(cases), a.out))
 
 

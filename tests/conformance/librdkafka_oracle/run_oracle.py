@@ -2,6 +2,7 @@
 
 usage as a library: run_cases([(id, assignor, input_dict), ...]) -> {id: oracle_json}
 """
+
 import json
 import os
 import subprocess
@@ -30,9 +31,13 @@ def encode(cid, assignor, inp):
         iid = m.get("group_instance_id")
         rack = m.get("rack")
         owned = m.get("owned", [])
-        parts = [_tok(m["member_id"]), "~" if iid is None else _tok(iid),
-                 "~" if rack is None else _tok(rack), str(m.get("generation", -1)),
-                 str(len(m["subscription"]))] + [_tok(t) for t in m["subscription"]]
+        parts = [
+            _tok(m["member_id"]),
+            "~" if iid is None else _tok(iid),
+            "~" if rack is None else _tok(rack),
+            str(m.get("generation", -1)),
+            str(len(m["subscription"])),
+        ] + [_tok(t) for t in m["subscription"]]
         parts.append(str(len(owned)))
         for t, p in owned:
             parts += [_tok(t), str(p)]
@@ -42,8 +47,7 @@ def encode(cid, assignor, inp):
 
 
 def _run(data, binary):
-    return subprocess.run([binary], input=data.encode(), stdout=subprocess.PIPE,
-                          stderr=subprocess.DEVNULL, timeout=600)
+    return subprocess.run([binary], input=data.encode(), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=600)
 
 
 def run_cases(cases, binary=BIN):
@@ -63,6 +67,6 @@ def run_cases(cases, binary=BIN):
         done = len(lines)
         cid = todo[done][0]
         out[cid] = {"id": cid, "error": "crash: signal %d" % -res.returncode}
-        todo = todo[done + 1:]
+        todo = todo[done + 1 :]
     assert len(out) == len(cases), (len(out), len(cases))
     return out

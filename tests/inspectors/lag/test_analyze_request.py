@@ -12,19 +12,31 @@ from kgroup.inspectors.lag.analyze_request import analyze_request, spark_setting
 
 
 def _request(**given):  # type: ignore[no-untyped-def]
-    options = {"engine": "auto", "spark": None, "in_process": False, "since": None, "until": None, "window": 10,
-               "allowed_lag": 0, "isolation": "read_uncommitted", "bucket": None}
+    options = {
+        "engine": "auto",
+        "spark": None,
+        "in_process": False,
+        "since": None,
+        "until": None,
+        "window": 10,
+        "allowed_lag": 0,
+        "isolation": "read_uncommitted",
+        "bucket": None,
+    }
     return analyze_request(**{**options, **given})
 
 
-@pytest.mark.parametrize(("given", "field"), [
-    ({"engine": "duckdb"}, "--engine"),
-    ({"in_process": True, "spark": "local[2]"}, "--in-process"),
-    ({"engine": "in-process", "spark": "local[2]"}, "--engine"),
-    ({"until": "30m"}, "--until"),
-    ({"since": "soon"}, "--since"),
-    ({"bucket": "often"}, "--bucket"),
-])
+@pytest.mark.parametrize(
+    ("given", "field"),
+    [
+        ({"engine": "duckdb"}, "--engine"),
+        ({"in_process": True, "spark": "local[2]"}, "--in-process"),
+        ({"engine": "in-process", "spark": "local[2]"}, "--engine"),
+        ({"until": "30m"}, "--until"),
+        ({"since": "soon"}, "--since"),
+        ({"bucket": "often"}, "--bucket"),
+    ],
+)
 def test_a_wrong_option_is_named(given: dict, field: str) -> None:
     with pytest.raises(InputError) as raised:
         _request(**given)

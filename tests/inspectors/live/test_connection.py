@@ -19,8 +19,11 @@ def _profile(tmp_path: Path, text: str) -> dict[str, str]:
 
 
 def test_flag_beats_environment_beats_profile(tmp_path: Path) -> None:
-    env = _profile(tmp_path, "current_profile: prod\nprofiles:\n  prod:\n    bootstrap_servers: prod:9092\n"
-                             "    properties: {client.id: from-profile, acks: '1'}\n")
+    env = _profile(
+        tmp_path,
+        "current_profile: prod\nprofiles:\n  prod:\n    bootstrap_servers: prod:9092\n"
+        "    properties: {client.id: from-profile, acks: '1'}\n",
+    )
     assert resolve(env=env).bootstrap_servers == "prod:9092"
     env["KGROUP_BOOTSTRAP_SERVERS"] = "env:9092"
     assert resolve(env=env).bootstrap_servers == "env:9092"
@@ -30,17 +33,25 @@ def test_flag_beats_environment_beats_profile(tmp_path: Path) -> None:
 
 
 def test_command_config_overrides_profile_properties_and_translates_java_keys(tmp_path: Path) -> None:
-    env = _profile(tmp_path, "profiles:\n  dev:\n    bootstrap_servers: dev:9092\n"
-                             "    properties: {security.protocol: PLAINTEXT}\n")
+    env = _profile(
+        tmp_path, "profiles:\n  dev:\n    bootstrap_servers: dev:9092\n    properties: {security.protocol: PLAINTEXT}\n"
+    )
     props = tmp_path / "client.properties"
-    props.write_text("# a comment\nsecurity.protocol=SASL_SSL\nsasl.mechanism = SCRAM-SHA-512\n"
-                     'sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required \\\n'
-                     '    username="alice" password="s3cret";\n'
-                     "ssl.truststore.location=/etc/ca.pem\nssl.endpoint.identification.algorithm=https\n")
+    props.write_text(
+        "# a comment\nsecurity.protocol=SASL_SSL\nsasl.mechanism = SCRAM-SHA-512\n"
+        "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required \\\n"
+        '    username="alice" password="s3cret";\n'
+        "ssl.truststore.location=/etc/ca.pem\nssl.endpoint.identification.algorithm=https\n"
+    )
     settings = resolve(None, str(props), "dev", env=env)
     assert settings.client_config() == {
-        "security.protocol": "SASL_SSL", "sasl.mechanism": "SCRAM-SHA-512", "sasl.username": "alice",
-        "sasl.password": "s3cret", "ssl.ca.location": "/etc/ca.pem", "bootstrap.servers": "dev:9092"}
+        "security.protocol": "SASL_SSL",
+        "sasl.mechanism": "SCRAM-SHA-512",
+        "sasl.username": "alice",
+        "sasl.password": "s3cret",
+        "ssl.ca.location": "/etc/ca.pem",
+        "bootstrap.servers": "dev:9092",
+    }
     assert settings.redacted()["sasl.password"] == "***"
     assert "s3cret" not in repr(settings.redacted())
 

@@ -14,8 +14,16 @@ CLUSTER = Cluster((Topic("orders", 2), Topic("payments", 1), Topic("unrelated", 
 
 def _read(protocol: str, assignor: str | None) -> LiveRead:
     members = (Member("m-1", ("orders",)), Member("m-2", ()))
-    group = Group("g", protocol, (), members, Assignment.of({"m-1": [TopicPartition("orders", 0)], "m-2": []}),
-                  None, "Stable", (PartitionOffsets(TopicPartition("payments", 0), 4, 0, 9),))
+    group = Group(
+        "g",
+        protocol,
+        (),
+        members,
+        Assignment.of({"m-1": [TopicPartition("orders", 0)], "m-2": []}),
+        None,
+        "Stable",
+        (PartitionOffsets(TopicPartition("payments", 0), 4, 0, 9),),
+    )
     return LiveRead(CLUSTER, [LiveGroup(group, protocol, assignor, None)])
 
 
@@ -39,17 +47,29 @@ def test_a_member_owning_nothing_is_subscribed_to_what_the_group_touches_and_unr
 
 def test_a_snapshot_writes_runs_of_partitions_as_ranges_and_reads_back_the_same_group() -> None:
     cluster = Cluster((Topic("orders", 12), Topic("payments", 3)))
-    owned = {"m-1": [("orders", p) for p in (0, 1, 2, 3, 7)] + [("payments", 2)],
-             "m-2": [("orders", p) for p in (4, 5, 6, 8, 9, 10, 11)] + [("payments", 0), ("payments", 1)]}
+    owned = {
+        "m-1": [("orders", p) for p in (0, 1, 2, 3, 7)] + [("payments", 2)],
+        "m-2": [("orders", p) for p in (4, 5, 6, 8, 9, 10, 11)] + [("payments", 0), ("payments", 1)],
+    }
     members = (Member("m-1", ("orders", "payments")), Member("m-2", ("orders", "payments")))
-    group = Group("g", "classic", ("range",), members,
-                  Assignment.of({m: [TopicPartition(t, p) for t, p in parts] for m, parts in owned.items()}), 3)
+    group = Group(
+        "g",
+        "classic",
+        ("range",),
+        members,
+        Assignment.of({m: [TopicPartition(t, p) for t, p in parts] for m, parts in owned.items()}),
+        3,
+    )
     read = LiveRead(cluster, [LiveGroup(group, "classic", "range", None)])
     document = fixture_document(read, "live")
-    assert document["groups"][0]["assignment"] == {"m-1": {"orders": ["0-3", 7], "payments": 2},
-                                                   "m-2": {"orders": ["4-6", "8-11"], "payments": "0-1"}}
+    assert document["groups"][0]["assignment"] == {
+        "m-1": {"orders": ["0-3", 7], "payments": 2},
+        "m-2": {"orders": ["4-6", "8-11"], "payments": "0-1"},
+    }
     text = yaml.safe_dump(document, sort_keys=False)
     (again,) = load_fixture_text(text).groups
     assert again.assignment == group.assignment
-    assert [m.owned for m in again.members] == [group.assignment.partitions_of("m-1"),
-                                                group.assignment.partitions_of("m-2")]
+    assert [m.owned for m in again.members] == [
+        group.assignment.partitions_of("m-1"),
+        group.assignment.partitions_of("m-2"),
+    ]

@@ -11,8 +11,15 @@ CLUSTER = Cluster((Topic("orders", 2), Topic("audit", 5), Topic("unrelated", 3))
 
 
 def _read() -> LiveRead:
-    group = Group("g", "classic", (), (Member("m-1", ("orders",)),),
-                  Assignment.of({"m-1": [TopicPartition("orders", 0), TopicPartition("orders", 1)]}), 4, "Stable")
+    group = Group(
+        "g",
+        "classic",
+        (),
+        (Member("m-1", ("orders",)),),
+        Assignment.of({"m-1": [TopicPartition("orders", 0), TopicPartition("orders", 1)]}),
+        4,
+        "Stable",
+    )
     return LiveRead(CLUSTER, [LiveGroup(group, "classic", "range", None)])
 
 
@@ -24,7 +31,11 @@ def test_a_named_topic_the_group_does_not_consume_is_kept_with_its_size() -> Non
 
 
 def test_the_flags_name_the_newcomers_the_subscriptions_and_the_created_and_grown_topics() -> None:
-    flags = WhatIfFlags(add_members=("c4", "c5=orders, audit"), subscribe=("m-1=orders,x",),
-                        add_topics=("new=3",), add_partitions=("orders=+2",))
+    flags = WhatIfFlags(
+        add_members=("c4", "c5=orders, audit"),
+        subscribe=("m-1=orders,x",),
+        add_topics=("new=3",),
+        add_partitions=("orders=+2",),
+    )
     assert flags.subscribed_topics() == ("orders", "audit", "x")
     assert flags.named_topics() == ("orders", "audit", "x", "new")

@@ -32,17 +32,22 @@ def test_several_groups_put_the_group_first(tmp_path: Path) -> None:
     assert text == "g1,t,0,1\ng2,t,0,2\n"
     path = tmp_path / "plan.csv"
     path.write_text(text)
-    assert read_plan_csv(str(path), ["g1", "g2"]) == {"g1": {TopicPartition("t", 0): 1},
-                                                      "g2": {TopicPartition("t", 0): 2}}
+    assert read_plan_csv(str(path), ["g1", "g2"]) == {
+        "g1": {TopicPartition("t", 0): 1},
+        "g2": {TopicPartition("t", 0): 2},
+    }
 
 
-@pytest.mark.parametrize(("content", "groups", "expected"), [
-    ("t,0,x\n", ["g"], "plan.csv:1: offset: 'x' is not a non-negative integer"),
-    ("t,0,1\nt,-1,2\n", ["g"], "plan.csv:2: partition: '-1' is not a non-negative integer"),
-    ("t,0\n", ["g"], "plan.csv:1: 2 columns"),
-    ("t,0,1\n", ["g", "h"], "plan.csv:1: topic,partition,offset rows name no group"),
-    ("\n", ["g"], "plan.csv: no rows"),
-])
+@pytest.mark.parametrize(
+    ("content", "groups", "expected"),
+    [
+        ("t,0,x\n", ["g"], "plan.csv:1: offset: 'x' is not a non-negative integer"),
+        ("t,0,1\nt,-1,2\n", ["g"], "plan.csv:2: partition: '-1' is not a non-negative integer"),
+        ("t,0\n", ["g"], "plan.csv:1: 2 columns"),
+        ("t,0,1\n", ["g", "h"], "plan.csv:1: topic,partition,offset rows name no group"),
+        ("\n", ["g"], "plan.csv: no rows"),
+    ],
+)
 def test_bad_plan_files_name_the_line_and_field(tmp_path: Path, content: str, groups: list[str], expected: str) -> None:
     path = tmp_path / "plan.csv"
     path.write_text(content)
@@ -66,8 +71,9 @@ def test_datetimes_without_a_zone_are_utc_as_in_kafka() -> None:
         datetime_ms("2026-13-21T08:00:00")
 
 
-@pytest.mark.parametrize(("text", "ms"), [("PT30M", 1_800_000), ("P1DT2H", 93_600_000), ("PT1.5S", 1500),
-                                          ("PT0S", 0), ("-PT1M", -60_000)])
+@pytest.mark.parametrize(
+    ("text", "ms"), [("PT30M", 1_800_000), ("P1DT2H", 93_600_000), ("PT1.5S", 1500), ("PT0S", 0), ("-PT1M", -60_000)]
+)
 def test_durations_read_as_java_time_duration(text: str, ms: int) -> None:
     assert duration_ms(text) == ms
 

@@ -11,16 +11,19 @@ from kgroup.inspectors.errors import InputError
 from kgroup.inspectors.offsets.reset_request import ResetFlags, reset_request
 
 
-@pytest.mark.parametrize(("flags", "field", "words"), [
-    (ResetFlags(topics=("t",)), "reset spec", "give exactly one of"),
-    (ResetFlags(to_earliest=True, to_latest=True, topics=("t",)), "reset spec", "(got --to-earliest, --to-latest)"),
-    (ResetFlags(to_earliest=True), "--topic", "give the scope"),
-    (ResetFlags(to_earliest=True, topics=("t",), all_topics=True), "--topic", "not both"),
-    (ResetFlags(to_offset=-1, topics=("t",)), "--to-offset", "an offset is not negative"),
-    (ResetFlags(to_group="g", all_topics=True), "--to-group", "is also a group to reset"),
-    (ResetFlags(to_group="other", topics=("t",), all_topics=True), "--topic", "not both"),
-    (ResetFlags(from_file="plan.csv", all_topics=True), "--from-file", "drop --topic/--all-topics"),
-])
+@pytest.mark.parametrize(
+    ("flags", "field", "words"),
+    [
+        (ResetFlags(topics=("t",)), "reset spec", "give exactly one of"),
+        (ResetFlags(to_earliest=True, to_latest=True, topics=("t",)), "reset spec", "(got --to-earliest, --to-latest)"),
+        (ResetFlags(to_earliest=True), "--topic", "give the scope"),
+        (ResetFlags(to_earliest=True, topics=("t",), all_topics=True), "--topic", "not both"),
+        (ResetFlags(to_offset=-1, topics=("t",)), "--to-offset", "an offset is not negative"),
+        (ResetFlags(to_group="g", all_topics=True), "--to-group", "is also a group to reset"),
+        (ResetFlags(to_group="other", topics=("t",), all_topics=True), "--topic", "not both"),
+        (ResetFlags(from_file="plan.csv", all_topics=True), "--from-file", "drop --topic/--all-topics"),
+    ],
+)
 def test_a_wrong_combination_names_the_option(flags: ResetFlags, field: str, words: str) -> None:
     with pytest.raises(InputError) as raised:
         reset_request(["g"], flags)
@@ -30,8 +33,12 @@ def test_a_wrong_combination_names_the_option(flags: ResetFlags, field: str, wor
 
 def test_shift_by_keeps_its_sign_and_scope() -> None:
     request = reset_request(["g"], ResetFlags(shift_by=-100, topics=("orders:0,1",)))
-    assert (request.spec, request.value, request.topics, request.all_topics) == ("shift-by", -100, ("orders:0,1",),
-                                                                                 False)
+    assert (request.spec, request.value, request.topics, request.all_topics) == (
+        "shift-by",
+        -100,
+        ("orders:0,1",),
+        False,
+    )
 
 
 def test_by_duration_becomes_a_datetime_reset_at_now_minus_the_duration() -> None:

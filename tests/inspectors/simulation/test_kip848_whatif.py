@@ -24,13 +24,24 @@ BOTH = ["payments", "refunds"]
 H = 5_000  # group.consumer.heartbeat.interval.ms, Kafka's default
 
 
-def _fixture(members: list[dict[str, Any]], target: dict[str, list[str]], epoch: int = 7,
-             kafka_version: str | None = None, assignors: list[str] | None = None) -> Any:
+def _fixture(
+    members: list[dict[str, Any]],
+    target: dict[str, list[str]],
+    epoch: int = 7,
+    kafka_version: str | None = None,
+    assignors: list[str] | None = None,
+) -> Any:
     cluster: dict[str, Any] = {"topics": [{"name": t, "partitions": n} for t, n in TOPICS.items()]}
     if kafka_version:
         cluster["kafka_version"] = kafka_version
-    group: dict[str, Any] = {"group_id": "g", "protocol": "consumer", "generation": epoch, "assignment_epoch": epoch,
-                             "members": members, "assignment": target}
+    group: dict[str, Any] = {
+        "group_id": "g",
+        "protocol": "consumer",
+        "generation": epoch,
+        "assignment_epoch": epoch,
+        "members": members,
+        "assignment": target,
+    }
     if assignors:
         group["assignors"] = assignors
     return load_fixture_text(yaml.safe_dump({"schema": "kgroup/v1", "cluster": cluster, "groups": [group]}))
@@ -44,8 +55,15 @@ def _stable(ids: list[str], kafka_version: str | None = None) -> dict[str, list[
 
 
 def _run(fixture: Any, **changes: list[str]) -> Any:
-    return simulate(fixture, None, [], changes.get("add", []), changes.get("remove", []),
-                    changes.get("grow", []), changes.get("subscribe", []))
+    return simulate(
+        fixture,
+        None,
+        [],
+        changes.get("add", []),
+        changes.get("remove", []),
+        changes.get("grow", []),
+        changes.get("subscribe", []),
+    )
 
 
 def test_a_join_revokes_before_handing_over_and_says_how_long() -> None:
@@ -77,8 +95,10 @@ def test_the_assignor_starts_from_the_target_not_from_what_members_still_own() -
     hands the assignor the target, so with nothing changed the target stays and only the hand-over is left."""
     target = _stable(["m1", "m2"])
     moving = target["m1"][0]
-    members = [{"member_id": "m1", "topics": BOTH, "generation": 7, "owned": target["m1"][1:]},
-               {"member_id": "m2", "topics": BOTH, "generation": 6, "owned": target["m2"] + [moving]}]
+    members = [
+        {"member_id": "m1", "topics": BOTH, "generation": 7, "owned": target["m1"][1:]},
+        {"member_id": "m2", "topics": BOTH, "generation": 6, "owned": target["m2"] + [moving]},
+    ]
     sim = _run(_fixture(members, target))
     (run,) = sim.runs
     assert {m: [str(tp) for tp in run.assignment.partitions_of(m)] for m in target} == target
@@ -116,8 +136,10 @@ def test_a_subscription_change_revokes_the_dropped_topic() -> None:
 
 def test_server_range_groups_get_a_path_too() -> None:
     ids = ["m1", "m2"]
-    target = {"m1": ["payments-0", "payments-1", "payments-2", "payments-3", "refunds-0", "refunds-1"],
-              "m2": ["payments-4", "payments-5", "payments-6", "payments-7", "refunds-2"]}
+    target = {
+        "m1": ["payments-0", "payments-1", "payments-2", "payments-3", "refunds-0", "refunds-1"],
+        "m2": ["payments-4", "payments-5", "payments-6", "payments-7", "refunds-2"],
+    }
     fixture = _fixture([{"member_id": m, "topics": BOTH, "generation": 7} for m in ids], target, assignors=["range"])
     sim = _run(fixture, add=["m3=payments,refunds"])
     (run,) = sim.runs
@@ -133,8 +155,10 @@ def test_the_release_decides_uniform_and_the_output_says_which() -> None:
     was followed."""
     differ = 0
     for first, second, newcomer in (("x", "y", n) for n in ("A", "z")):
-        target = {first: ["payments-0", "payments-1", "payments-2", "payments-3", "payments-4", "payments-5"],
-                  second: ["payments-6", "payments-7", "refunds-0", "refunds-1", "refunds-2"]}
+        target = {
+            first: ["payments-0", "payments-1", "payments-2", "payments-3", "payments-4", "payments-5"],
+            second: ["payments-6", "payments-7", "refunds-0", "refunds-1", "refunds-2"],
+        }
         members = [{"member_id": m, "topics": BOTH, "generation": 7} for m in target]
         results = {}
         for release in ("4.0.0", "4.2.1", None):
@@ -160,8 +184,11 @@ def test_the_timing_holds_in_the_simulated_coordinator() -> None:
     sim = ConsumerSimulation.create(TOPICS)
     for m in ids:
         sim.add_client(m, ClientConfig(), BOTH)
-    sim.load(7, {m: [TopicPartition.parse(p) for p in parts] for m, parts in target.items()},
-             heartbeat_phase={"m1": 4_900, "m2": 1_300})
+    sim.load(
+        7,
+        {m: [TopicPartition.parse(p) for p in parts] for m, parts in target.items()},
+        heartbeat_phase={"m1": 4_900, "m2": 1_300},
+    )
     newcomer = sim.add_client("c3", ClientConfig(), BOTH)
     sim.at(0, sim.start, newcomer)
     sim.run_until(60_000)
@@ -176,14 +203,16 @@ def test_the_timing_holds_in_the_simulated_coordinator() -> None:
     gaps = sim.gaps()
     stopped = {tp for tp, found in gaps.items() if found}
     assert stopped == moved
-    assert all(g.end is not None and g.length(sim.now) <= path.unconsumed_at_most_ms
-               for found in gaps.values() for g in found)
+    assert all(
+        g.end is not None and g.length(sim.now) <= path.unconsumed_at_most_ms for found in gaps.values() for g in found
+    )
     assert sim.stable_at[-1] <= path.settled_within_ms
 
 
 def test_growing_or_creating_a_topic_keeps_the_clusters_release() -> None:
     target = _stable(["m1", "m2"], "4.0.0")
-    fixture = _fixture([{"member_id": m, "topics": BOTH, "generation": 7} for m in target], target,
-                       kafka_version="4.0.0")
+    fixture = _fixture(
+        [{"member_id": m, "topics": BOTH, "generation": 7} for m in target], target, kafka_version="4.0.0"
+    )
     sim = simulate(fixture, None, [], [], [], ["payments=10"], [], add_topics=["audit=2"])
     assert sim.after.cluster.kafka_version == "4.0.0"

@@ -25,8 +25,13 @@ class ClassicGroupLife(RuleBasedStateMachine):
     def _client(self, name: str, assignors: tuple[str, ...], static: bool):  # type: ignore[no-untyped-def]
         client = self.sim.clients.get(name)
         if client is None:
-            config = ClientConfig(session_timeout_ms=10_000, heartbeat_interval_ms=3000, max_poll_interval_ms=20_000,
-                                  assignors=assignors, instance_id=f"i-{name}" if static else None)
+            config = ClientConfig(
+                session_timeout_ms=10_000,
+                heartbeat_interval_ms=3000,
+                max_poll_interval_ms=20_000,
+                assignors=assignors,
+                instance_id=f"i-{name}" if static else None,
+            )
             client = self.sim.add_client(name, config, ("t", "u"))
         return client
 

@@ -8,7 +8,12 @@ from __future__ import annotations
 from hypothesis import settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
-from kgroup.assignors.coordinator.consumer.coordinator import STABLE_GROUP, ConsumerConfig, ConsumerCoordinator, HeartbeatRequest
+from kgroup.assignors.coordinator.consumer.coordinator import (
+    STABLE_GROUP,
+    ConsumerConfig,
+    ConsumerCoordinator,
+    HeartbeatRequest,
+)
 from kgroup.assignors.coordinator.consumer.scenario import server_assignor
 
 NAMES = [f"m{i}" for i in range(5)]
@@ -18,19 +23,26 @@ GROUP = "g"
 class ConsumerGroupLife(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
-        self.coordinator = ConsumerCoordinator(ConsumerConfig(session_timeout_ms=45_000), {"t": 6, "u": 3},
-                                               lambda *_: {})
+        self.coordinator = ConsumerCoordinator(
+            ConsumerConfig(session_timeout_ms=45_000), {"t": 6, "u": 3}, lambda *_: {}
+        )
         self.coordinator.assignor = server_assignor(self.coordinator)
         self.epochs: dict[str, int] = {}  # what each client believes its epoch is
 
     def _group(self):  # type: ignore[no-untyped-def]
         return self.coordinator.groups.get(GROUP)
 
-    @rule(name=st.sampled_from(NAMES), static=st.booleans(), assignor=st.sampled_from([None, "uniform", "range"]),
-          topics=st.sampled_from([("t",), ("t", "u"), ("u",)]))
+    @rule(
+        name=st.sampled_from(NAMES),
+        static=st.booleans(),
+        assignor=st.sampled_from([None, "uniform", "range"]),
+        topics=st.sampled_from([("t",), ("t", "u"), ("u",)]),
+    )
     def join(self, name: str, static: bool, assignor: str | None, topics: tuple[str, ...]) -> None:
-        response = self.coordinator.heartbeat(GROUP, HeartbeatRequest(
-            name, 0, f"i-{name}" if static else None, None, 60_000, topics, assignor, frozenset()))
+        response = self.coordinator.heartbeat(
+            GROUP,
+            HeartbeatRequest(name, 0, f"i-{name}" if static else None, None, 60_000, topics, assignor, frozenset()),
+        )
         if response.error == "NONE":
             self.epochs[name] = response.member_epoch or 0
 
@@ -41,8 +53,9 @@ class ConsumerGroupLife(RuleBasedStateMachine):
         if member is None or member.epoch < 0:
             return
         owned = member.progress.assigned if acknowledge else None
-        response = self.coordinator.heartbeat(GROUP, HeartbeatRequest(name, self.epochs.get(name, member.epoch),
-                                                                      member.instance_id, owned=owned))
+        response = self.coordinator.heartbeat(
+            GROUP, HeartbeatRequest(name, self.epochs.get(name, member.epoch), member.instance_id, owned=owned)
+        )
         if response.error == "NONE":
             self.epochs[name] = response.member_epoch or 0
 

@@ -6,13 +6,20 @@ when it fires, `consumerGroupFenceMember` removes the member and bumps the group
 
 from __future__ import annotations
 
-from kgroup.assignors.coordinator.consumer.coordinator import (ConsumerConfig, ConsumerCoordinator, HeartbeatRequest,
-                                                               STATIC_LEAVE_EPOCH)
+from kgroup.assignors.coordinator.consumer.coordinator import (
+    ConsumerConfig,
+    ConsumerCoordinator,
+    HeartbeatRequest,
+    STATIC_LEAVE_EPOCH,
+)
 
 
 def _coordinator() -> ConsumerCoordinator:
-    return ConsumerCoordinator(ConsumerConfig(session_timeout_ms=45_000), {"foo": 2},
-                               lambda group, members, current: {m.member_id: frozenset() for m in members})
+    return ConsumerCoordinator(
+        ConsumerConfig(session_timeout_ms=45_000),
+        {"foo": 2},
+        lambda group, members, current: {m.member_id: frozenset() for m in members},
+    )
 
 
 def test_the_session_timer_runs_on_from_the_last_heartbeat_and_fences_the_parked_member() -> None:
