@@ -19,7 +19,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kgroup.assignors.coordinator.consumer.coordinator import ConsumerConfig
 from kgroup.assignors.coordinator.consumer.simulation import ConsumerSimulation
 from kgroup.assignors.coordinator.consumption import Gap, Segment
 from kgroup.assignors.coordinator.designs.external_coordinator import ExternalCoordinatorGroup
@@ -221,7 +220,7 @@ def _classic(scenario: Scenario, protocol: str) -> ProtocolRun:
 def _consumer(scenario: Scenario, protocol: str) -> ProtocolRun:
     group = scenario.group
     topics = {t.name: t.partitions for t in scenario.cluster.topics}
-    sim = ConsumerSimulation.create(topics, ConsumerConfig(), group.group_id)
+    sim = ConsumerSimulation.create(topics, scenario.consumer_broker, group.group_id)
     owned = {m.member_id: group.assignment.partitions_of(m.member_id) for m in group.members}
     for member in group.members:
         sim.add_client(member.member_id, scenario.clients[member.member_id], member.topics)

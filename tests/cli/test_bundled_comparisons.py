@@ -135,3 +135,25 @@ def test_a_bad_produce_rate_is_shown_as_given(tmp_path: Path, rate: str, shown: 
     path.write_text(yaml.safe_dump(doc).replace(f"{topic}: 0", f"{topic}: {rate}"))
     bad = run("simulate", str(path), "--protocol", "consumer")
     assert bad.exit_code == 2 and f"produce_rates.{topic}" in bad.stderr and shown in bad.stderr, bad.stderr
+
+
+def test_the_consumer_protocol_runs_with_the_scenarios_group_consumer_settings(tmp_path: Path) -> None:
+    """compare-crash with group.consumer.session.timeout.ms 10 s and heartbeats every 1 s: the 4 members
+    heartbeat at 0, 0.25, 0.5 and 0.75 s past each second, so c2 (0.25 s) last heartbeats at 59.25 s, is
+    fenced at 69.25 s, and its partitions go at the next heartbeats of c3, c4 and c1 (69.5, 69.75, 70 s):
+    10 s after the crash, where Kafka's defaults (45 s, 5 s) give 45 s."""
+    doc = yaml.safe_load((FIXTURES / "compare-crash.yaml").read_text())
+    doc["broker"] = {
+        **(doc.get("broker") or {}),
+        "group.consumer.session.timeout.ms": "10s",
+        "group.consumer.heartbeat.interval.ms": "1s",
+    }
+    fast = tmp_path / "fast.yaml"
+    fast.write_text(yaml.safe_dump(doc))
+    consumer = _compare(str(fast), "consumer")["consumer"]
+    assert consumer["longest_outage_ms"] == 10_000
+    assert _compare("compare-crash", "consumer")["consumer"]["longest_outage_ms"] == 45_000
+    doc["broker"]["group.consumer.heartbeat.interval.ms"] = "10s"
+    fast.write_text(yaml.safe_dump(doc))
+    refused = run("simulate", str(fast), "--protocol", "consumer")
+    assert refused.exit_code == 2 and "broker.group.consumer.heartbeat.interval.ms" in refused.stderr
