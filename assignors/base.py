@@ -127,7 +127,7 @@ def contiguous_ranges(
         runs = [[topic] for run in runs for topic in run]
     elif len(runs) == 1:  # one subscription and one topic size, a large group's usual shape
         owners: dict[str, tuple[TopicPartition, ...]] = {m.member_id: () for m in members}
-        for position, partitions in _dealt_whole(runs[0], topics, positions[runs[0][0]]):
+        for position, partitions in dealt_whole(runs[0], topics, positions[runs[0][0]]):
             owners[ordered[position].member_id] = partitions
         return Assignment(MappingProxyType(owners))
     out: dict[str, list[TopicPartition]] = {m.member_id: [] for m in members}
@@ -166,7 +166,7 @@ def _record_deal(
             )
 
 
-def _dealt_whole(
+def dealt_whole(
     names: list[str], topics: dict[str, int], subscribers: list[int]
 ) -> Iterator[tuple[int, tuple[TopicPartition, ...]]]:
     """Topics of one size, one subscriber list, built whole: (position, its partitions of every topic)."""

@@ -71,8 +71,9 @@ def subscription_type_of(subscriptions: Sequence[tuple[str, ...]]) -> str:
 class ServerGroup:
     """`GroupSpec` + `SubscribedTopicDescriber` over kgroup's model."""
 
-    def __init__(self, cluster: Cluster, members: Sequence[Member],
-                 member_order: str = HASH, owned_order: str = HASH) -> None:
+    def __init__(
+        self, cluster: Cluster, members: Sequence[Member], member_order: str = HASH, owned_order: str = HASH
+    ) -> None:
         self.members = {m.member_id: m for m in members}
         ids = list(self.members)
         if member_order == SORTED:
@@ -206,7 +207,7 @@ class ServerGroup:
                 pairs = [(lists[h], tp) for h, tp in zip(holders, parts) if h != -1]
                 deque(map(list.append, [lst for lst, _ in pairs], [tp for _, tp in pairs]), maxlen=0)
             else:
-                deque(map(list.append, [lists[h] for h in holders], parts), maxlen=0)
+                deque(map(list.append, map(lists.__getitem__, holders), parts), maxlen=0)
         return Assignment.presorted(dict(zip(self.member_ids, lists)))
 
 

@@ -42,8 +42,15 @@ class UniformAssignor:
 
     name = "uniform"
 
-    def assign(self, cluster: Cluster, members: Sequence[Member], forced_type: str | None = None,
-               member_order: str = HASH, owned_order: str = HASH, kafka_version: str | None = None) -> Assignment:
+    def assign(
+        self,
+        cluster: Cluster,
+        members: Sequence[Member],
+        forced_type: str | None = None,
+        member_order: str = HASH,
+        owned_order: str = HASH,
+        kafka_version: str | None = None,
+    ) -> Assignment:
         """`forced_type`, `member_order` and `owned_order` replay a Kafka unit test's GroupSpec;
         `kafka_version` is the broker's release (default: the cluster's, else the newest)."""
         if not members:
@@ -93,8 +100,10 @@ def _homogeneous(group: ServerGroup, extra_to_the_first: bool) -> dict[str, list
     for topic_id in topics:
         count = group.num_partitions(topic_id)
         if count == -1:
-            raise AssignorError("PartitionAssignorException",
-                                f"Members are subscribed to topic {topic_id} which doesn't exist in the topic metadata.")
+            raise AssignorError(
+                "PartitionAssignorException",
+                f"Members are subscribed to topic {topic_id} which doesn't exist in the topic metadata.",
+            )
         unassigned += filterfalse(taken.__contains__, zip(repeat(topic_id), range(count)))
         total += count
     wanted = set(topics)
@@ -104,8 +113,9 @@ def _homogeneous(group: ServerGroup, extra_to_the_first: bool) -> dict[str, list
     unfilled: list[tuple[int, int]] = []
     trace = active()
     if trace is not None:
-        trace.note(path="homogeneous", partitions=total, members=len(group.member_ids), min_quota=min_quota,
-                   members_over=extra)
+        trace.note(
+            path="homogeneous", partitions=total, members=len(group.member_ids), min_quota=min_quota, members_over=extra
+        )
     member_count = len(group.member_ids)
     for index in range(member_count):  # maybeRevokePartitions
         quota = min_quota
@@ -128,7 +138,7 @@ def _homogeneous(group: ServerGroup, extra_to_the_first: bool) -> dict[str, list
             for p in keep:
                 holders[p] = index
             quota -= len(keep)
-            unassigned += [(topic_id, p) for p in parts[len(keep):]]
+            unassigned += [(topic_id, p) for p in parts[len(keep) :]]
         if not extra_to_the_first and claims_extra:
             # KAFKA-18688: short of the raised quota, it leaves the extra partition to a later member unless
             # it is one of the last `extra` members (memberCount - memberIndex > remainingMembersToGet...).
@@ -142,26 +152,39 @@ def _homogeneous(group: ServerGroup, extra_to_the_first: bool) -> dict[str, list
     taken_count = 0  # assignRemainingPartitions
     short = [[group.member_ids[i], q] for i, q in unfilled] if trace is not None else None
     for index, quota in unfilled:
-        for topic_id, p in unassigned[taken_count:taken_count + quota]:
+        for topic_id, p in unassigned[taken_count : taken_count + quota]:
             owners[topic_id][p] = index
         if trace is not None:
-            for i, (topic_id, p) in enumerate(unassigned[taken_count:taken_count + quota], start=taken_count):
-                trace.record(TopicPartition(group.name[topic_id], p), group.member_ids[index], FILL_QUOTA,
-                             short=short, remaining=quota, leftover=i, leftovers=len(unassigned))
+            for i, (topic_id, p) in enumerate(unassigned[taken_count : taken_count + quota], start=taken_count):
+                trace.record(
+                    TopicPartition(group.name[topic_id], p),
+                    group.member_ids[index],
+                    FILL_QUOTA,
+                    short=short,
+                    remaining=quota,
+                    leftover=i,
+                    leftovers=len(unassigned),
+                )
         taken_count += min(quota, len(unassigned) - taken_count)
     if taken_count < len(unassigned):
         raise AssignorError("PartitionAssignorException", "Partitions were left unassigned")
     return owners
 
 
-def _record_revocations(trace, group: ServerGroup, index: int, grouped: dict[str, list[int]],  # type: ignore[no-untyped-def]
-                        wanted: set[str], quota: int) -> None:
+def _record_revocations(  # type: ignore[no-untyped-def]
+    trace,
+    group: ServerGroup,
+    index: int,
+    grouped: dict[str, list[int]],
+    wanted: set[str],
+    quota: int,
+) -> None:
     """What `maybeRevokePartitions` keeps of one member's current target, and what it revokes."""
     member = group.member_ids[index]
     held = sum(len(parts) for t, parts in grouped.items() if t in wanted)
     left = quota
     kept: list[str] = []
-    for topic_id, parts in (grouped.items() if held <= quota else group.in_record_order(grouped)):
+    for topic_id, parts in grouped.items() if held <= quota else group.in_record_order(grouped):
         if topic_id not in wanted:
             continue
         for i, p in enumerate(parts):
@@ -170,8 +193,15 @@ def _record_revocations(trace, group: ServerGroup, index: int, grouped: dict[str
                 trace.record(tp, member, KEPT, member=member, held=held, quota=quota)
                 kept.append(str(tp))
             else:
-                trace.record(tp, None, OVER_QUOTA, member=member, held=held, quota=quota,
-                             order="the current target's record order")
+                trace.record(
+                    tp,
+                    None,
+                    OVER_QUOTA,
+                    member=member,
+                    held=held,
+                    quota=quota,
+                    order="the current target's record order",
+                )
         left -= min(left, len(parts))
     if held > quota:  # which ones it kept is Java's HashMap order, so the answer lists them
         trace.note_entry("kept", member, kept)

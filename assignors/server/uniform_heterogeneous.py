@@ -11,6 +11,13 @@ loads differ by at most one.
 
 from __future__ import annotations
 
+import heapq
+from bisect import bisect_right
+from collections import deque
+from collections.abc import Sequence
+from itertools import chain, compress, filterfalse, islice
+from operator import add
+
 from kgroup.assignors.base import AssignorError
 from kgroup.assignors.java.hash_order import Uuid
 from kgroup.assignors.model import TopicPartition
@@ -41,7 +48,8 @@ class _Balancer:
 
     def initialize(self, members: list[int]) -> int:
         sizes = self.sizes
-        self.members = [i for _, i in sorted(zip(map(sizes.__getitem__, members), members))]
+        # `members` is ascending, so a stable sort by load alone orders by (load, number).
+        self.members = sorted(members, key=sizes.__getitem__)
         n = len(self.members)
         self.least_end = 0
         self.least_level = sizes[self.members[0]] - 1
@@ -90,6 +98,34 @@ class _Balancer:
         return self.most_level - self.least_level <= 1
 
 
+class _Ranking:
+    """A subscriber list ordered by (load, member number), kept while only a few loads change.
+
+    Loads only grow while unassigned partitions are dealt. Members whose load is unchanged since the order
+    was taken stay in order among themselves, so the k least loaded are among the first k of those and
+    the changed ones.
+    """
+
+    def __init__(self, subscribers: list[int], sizes: list[int]) -> None:
+        self.subscribers = subscribers
+        self.sizes = sizes
+        self.order = sorted(subscribers, key=sizes.__getitem__)  # `subscribers` is ascending: stable by load
+        self.members = set(subscribers)
+        self.changed: set[int] = set()
+
+    def least(self, k: int) -> list[int]:
+        """The k least loaded by (load, number), in that order."""
+        changed = self.changed
+        unchanged = list(islice(filterfalse(changed.__contains__, self.order), k)) if changed else self.order[:k]
+        sizes = self.sizes
+        return heapq.nsmallest(k, [*unchanged, *changed], key=lambda m: (sizes[m], m))
+
+    def loads_changed(self, members: list[int]) -> bool:
+        """Note these members' new loads; False when so many changed that a fresh order is cheaper."""
+        self.changed.update(filter(self.members.__contains__, members))
+        return len(self.changed) * 8 <= len(self.order)
+
+
 class HeterogeneousBuilder:
     """Kafka: `UniformHeterogeneousAssignmentBuilder.build`; returns member -> topic id -> partitions."""
 
@@ -112,17 +148,24 @@ class HeterogeneousBuilder:
         for topics, indices in by_subscription.items():
             for topic_id in group.subscribed_ids(group.member_ids[indices[0]]):
                 if group.num_partitions(topic_id) == -1:
-                    raise AssignorError("PartitionAssignorException",
-                                        f"Members are subscribed to topic {topic_id} which doesn't exist in the topic metadata.")
+                    raise AssignorError(
+                        "PartitionAssignorException",
+                        f"Members are subscribed to topic {topic_id} which doesn't exist in the topic metadata.",
+                    )
                 per_topic_runs.setdefault(topic_id, []).append(indices)
         self.subscribers: dict[str, list[int]] = {
             t: runs[0] if len(runs) == 1 else sorted(i for run in runs for i in run)
-            for t, runs in per_topic_runs.items()}
+            for t, runs in per_topic_runs.items()
+        }
         self.owners = {t: [-1] * group.num_partitions(t) for t in self.subscribers}
         self.uuid_keys = {t: Uuid(t).sort_key() for t in self.subscribers}
         self.trace = active()
         self.moves = 0
         self.pass_number = 0
+        self.balance_moves = 0  # moves made by `_balance` so far: loads change only with one
+        # Subscriber list (by identity) -> `balance_moves` when its loads were last found within one:
+        # they cannot have changed since unless a move was made. Many topics share one subscriber list.
+        self.balanced_at: dict[int, int] = {}
         if self.trace is not None:
             self.trace.note(path="heterogeneous")
 
@@ -137,15 +180,15 @@ class HeterogeneousBuilder:
 
     def _topic_order(self, topic_ids: list[str]) -> list[str]:
         """Kafka's topic comparator: partitions per subscriber descending, subscribers ascending, id."""
+
         def key(t: str) -> tuple[float, int, tuple[int, int]]:
             count, subscribers = self.group.num_partitions(t), len(self.subscribers[t])
             return (-(count / subscribers), subscribers, self.uuid_keys[t])
+
         return sorted(topic_ids, key=key)
 
     def _keep_subscribed(self) -> None:
-        """Kafka: `maybeRevokePartitions`: members keep the partitions of topics they still subscribe to.
-
-        """
+        """Kafka: `maybeRevokePartitions`: members keep the partitions of topics they still subscribe to."""
         uuid = self.group.uuid
         trace = self.trace
         holders_of: dict[frozenset[str], dict[str, list[int]]] = {}
@@ -154,9 +197,19 @@ class HeterogeneousBuilder:
             holders = holders_of.get(mine)
             if holders is None:
                 holders = holders_of[mine] = {name: self.owners[u.text] for name, u in uuid.items() if u.text in mine}
-            kept = 0
+            owned = self.group.members[member_id].owned
             try:
-                for topic, partition in self.group.members[member_id].owned:
+                if trace is None:
+                    try:
+                        # Usually every owned topic is still subscribed: no per-partition check then.
+                        for topic, partition in owned:
+                            holders[topic][partition] = index
+                        self.sizes[index] += len(owned)
+                        continue
+                    except KeyError:
+                        pass  # a dropped topic: the loop below writes the same owners again, and counts
+                kept = 0
+                for topic, partition in owned:
                     owners = holders.get(topic)
                     if owners is not None:
                         owners[partition] = index
@@ -168,34 +221,94 @@ class HeterogeneousBuilder:
                         rule = NOT_SUBSCRIBED if topic in uuid else UNASSIGNABLE
                         trace.record(TopicPartition(topic, partition), None, rule, member=member_id)
             except IndexError:
-                raise AssignorError("ArrayIndexOutOfBoundsException",
-                                    f"{member_id} holds a partition beyond its topic's partition count") from None
+                raise AssignorError(
+                    "ArrayIndexOutOfBoundsException",
+                    f"{member_id} holds a partition beyond its topic's partition count",
+                ) from None
             self.sizes[index] += kept
 
     def _assign_unassigned(self) -> None:
         """Kafka: `computeUnassignedPartitions` + `assignRemainingPartitions`, one round per load level."""
-        unassigned = {t: [p for p, o in enumerate(owners) if o == -1] for t, owners in self.owners.items()}
+        unassigned: dict[str, Sequence[int]] = {}
+        for t, owners in self.owners.items():
+            free = owners.count(-1)
+            if not free:
+                continue
+            if free == len(owners):
+                unassigned[t] = range(free)
+            elif free > 16:
+                unassigned[t] = list(compress(range(len(owners)), map((-1).__eq__, owners)))
+            else:  # a few: list.index finds each in a C scan
+                found = [owners.index(-1)]
+                for _ in range(free - 1):
+                    found.append(owners.index(-1, found[-1] + 1))
+                unassigned[t] = found
         sizes = self.sizes
-        for topic_id in self._topic_order([t for t, parts in unassigned.items() if parts]):
+        load = sizes.__getitem__
+        rankings: dict[int, _Ranking] = {}  # subscriber list (by identity) -> its members by load, kept
+        masks: dict[int, list[int]] = {}  # subscriber list (by identity) -> 1 for its members, else 0
+        for topic_id in self._topic_order(list(unassigned)):
             parts = unassigned[topic_id]
             subscribers = self.subscribers[topic_id]
-            ranked = [i for _, i in sorted(zip(map(sizes.__getitem__, subscribers), subscribers))]
-            receivers: list[int] = []
-            end, level = 0, sizes[ranked[0]] - 1
-            while len(receivers) < len(parts):
-                level += 1
-                while end < len(ranked) and sizes[ranked[end]] == level:
-                    end += 1
-                receivers += ranked[:min(end, len(parts) - len(receivers))]
+            # Subscribers by (load, number). Only the first len(parts) can receive one (each round takes
+            # a prefix of at most what is left), so a few unassigned partitions need only the few least
+            # loaded, which a kept ranking of the topic's subscribers gives without a sort. An explanation
+            # lists every subscriber's load, so it takes them all.
+            few = self.trace is None and len(parts) * 4 < len(subscribers)
+            if few:
+                ranking = rankings.get(id(subscribers))
+                if ranking is None:
+                    ranking = rankings[id(subscribers)] = _Ranking(subscribers, sizes)
+                ranked = ranking.least(len(parts))
+            else:
+                rankings.clear()  # most subscribers' loads change: rankings are rebuilt when next needed
+                ranked = sorted(subscribers, key=load)  # `subscribers` is ascending: stable by load alone
+            rounds: list[int] = []  # each round deals one partition to each of the first n ranked
+            if load(ranked[0]) == load(ranked[-1]):  # one load level: each round takes them all, but the last
+                full, rest = divmod(len(parts), len(ranked))
+                rounds += [len(ranked)] * full + ([rest] if rest else [])
+            else:
+                level, dealt = load(ranked[0]) - 1, 0
+                while dealt < len(parts):
+                    level += 1  # the least-loaded range widens by one load level per round
+                    rounds.append(min(bisect_right(ranked, level, key=load), len(parts) - dealt))
+                    dealt += rounds[-1]
+            receivers = (
+                ranked[: rounds[0]] if len(rounds) == 1 else list(chain.from_iterable(ranked[:n] for n in rounds))
+            )
+            if few:
+                for other in list(rankings.values()):
+                    if not other.loads_changed(receivers):
+                        del rankings[id(other.subscribers)]
             owners = self.owners[topic_id]
-            loads = {self.member_ids[i]: sizes[i] for i in ranked} if self.trace is not None else None
+            if self.trace is None:
+                if len(parts) == len(owners):  # every partition was unassigned: parts is range(len(owners))
+                    owners[:] = receivers
+                else:
+                    deque(map(owners.__setitem__, parts, receivers), maxlen=0)
+                for n in rounds:  # a round raises the load of each of the first n ranked by one
+                    if n == len(subscribers):  # all of them: add the list's 0/1 per member to every load
+                        mask = masks.get(id(subscribers))
+                        if mask is None:
+                            mask = masks[id(subscribers)] = [0] * len(sizes)
+                            for m in subscribers:
+                                mask[m] = 1
+                        sizes[:] = map(add, sizes, mask)
+                    else:
+                        deque(map(sizes.__setitem__, ranked[:n], map((1).__add__, map(load, ranked[:n]))), maxlen=0)
+                continue
+            loads = {self.member_ids[i]: sizes[i] for i in ranked}
             for p, member in zip(parts, receivers):
                 owners[p] = member
-                if loads is not None:
-                    self.trace.record(TopicPartition(self.group.name[topic_id], p), self.member_ids[member],  # type: ignore[union-attr]
-                                      LEAST_LOADED, held_before=sizes[member], loads=dict(loads),
-                                      tie_break="the coordinator's member order")
-                    loads[self.member_ids[member]] += 1
+                self.trace.record(
+                    TopicPartition(self.group.name[topic_id], p),
+                    self.member_ids[member],
+                    LEAST_LOADED,
+                    held_before=sizes[member],
+                    loads=dict(loads),
+                    tie_break="the coordinator's member order",
+                )
+                loads[self.member_ids[member]] += 1
                 sizes[member] += 1
 
     def _balance(self) -> None:
@@ -217,13 +330,16 @@ class HeterogeneousBuilder:
     def _balance_topic(self, topic_id: str, balancer: _Balancer) -> int:
         """Kafka: `balanceTopic`: move each most-loaded member's last partition (by owner, number)."""
         subscribers = self.subscribers[topic_id]
+        if self.balanced_at.get(id(subscribers)) == self.balance_moves:
+            return 0
         sizes = self.sizes
         loads = list(map(sizes.__getitem__, subscribers))
         if max(loads) - min(loads) <= 1:
+            self.balanced_at[id(subscribers)] = self.balance_moves
             return 0  # `initialize` would report imbalance <= 1; its state is rebuilt before the next use
         balancer.initialize(subscribers)
         owners = self.owners[topic_id]
-        partitions = sorted(range(len(owners)), key=lambda p: (owners[p], p))
+        partitions = sorted(range(len(owners)), key=owners.__getitem__)  # by (owner, number): stable
         start: dict[int, int] = {}
         end: dict[int, int] = {}  # exclusive
         for i, p in enumerate(partitions):
@@ -245,11 +361,19 @@ class HeterogeneousBuilder:
             owners[partition] = receiver
             if self.trace is not None:
                 self.moves += 1
-                self.trace.record(TopicPartition(self.group.name[topic_id], partition), self.member_ids[receiver],
-                                  BALANCE_MOVE, move=self.moves, balancing_pass=self.pass_number,
-                                  source=self.member_ids[donor], source_held=sizes[donor],
-                                  target_held=sizes[receiver], why="from the topic's most loaded subscriber to its least loaded")
+                self.trace.record(
+                    TopicPartition(self.group.name[topic_id], partition),
+                    self.member_ids[receiver],
+                    BALANCE_MOVE,
+                    move=self.moves,
+                    balancing_pass=self.pass_number,
+                    source=self.member_ids[donor],
+                    source_held=sizes[donor],
+                    target_held=sizes[receiver],
+                    why="from the topic's most loaded subscriber to its least loaded",
+                )
             sizes[donor] -= 1
             sizes[receiver] += 1
             moved += 1
+        self.balance_moves += moved
         return moved

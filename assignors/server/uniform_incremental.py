@@ -42,14 +42,20 @@ class UniformTargets:
         self._issued: dict[str, Partitions] = {}
         self._order = _MemberOrder()
 
-    def remember(self, cluster: Cluster, subscriptions: Sequence[Subscription],
-                 targets: Mapping[str, Partitions]) -> None:
+    def remember(
+        self, cluster: Cluster, subscriptions: Sequence[Subscription], targets: Mapping[str, Partitions]
+    ) -> None:
         """Record a target the full assignor computed for members with these subscriptions."""
         self._metadata = _metadata(cluster, subscriptions)
         self._issued = dict(targets)
 
-    def compute(self, cluster: Cluster, member_ids: Sequence[str], subscriptions: Sequence[Subscription],
-                current: Mapping[str, Partitions]) -> dict[str, Partitions] | None:
+    def compute(
+        self,
+        cluster: Cluster,
+        member_ids: Sequence[str],
+        subscriptions: Sequence[Subscription],
+        current: Mapping[str, Partitions],
+    ) -> dict[str, Partitions] | None:
         """The uniform target for the members (ids in the coordinator's order, with their subscriptions),
         or None when this cannot tell."""
         if not member_ids or subscription_type_of(subscriptions) != HOMOGENEOUS:
@@ -107,7 +113,7 @@ class UniformTargets:
         added: dict[str, list[TopicPartition]] = {}
         taken = 0  # assignRemainingPartitions
         for member_id, quota in unfilled:
-            chunk = unassigned[taken:taken + quota]
+            chunk = unassigned[taken : taken + quota]
             if chunk:
                 added[member_id] = chunk
             taken += len(chunk)
@@ -128,15 +134,29 @@ class UniformTargets:
         return dict(result)  # the caller's to change
 
 
-def _record(trace: Trace, order: list[str], by_member: Mapping[str, Partitions],
-            revoked: Mapping[str, list[TopicPartition]], unfilled: list[tuple[str, int]],
-            added: Mapping[str, list[TopicPartition]], total: int, quotas: Mapping[str, int]) -> None:
+def _record(
+    trace: Trace,
+    order: list[str],
+    by_member: Mapping[str, Partitions],
+    revoked: Mapping[str, list[TopicPartition]],
+    unfilled: list[tuple[str, int]],
+    added: Mapping[str, list[TopicPartition]],
+    total: int,
+    quotas: Mapping[str, int],
+) -> None:
     """The full builder's steps (kgroup.assignors.server.uniform) for this derived target: each member keeps
     its current target up to its quota, the excess is revoked, and the members still short are filled."""
     min_quota, extra = divmod(total, len(order))
-    trace.note(assignor="uniform", subscriptions="homogeneous", path="homogeneous, derived from the last target",
-               member_order=list(order), partitions=total, members=len(order), min_quota=min_quota,
-               members_over=extra)
+    trace.note(
+        assignor="uniform",
+        subscriptions="homogeneous",
+        path="homogeneous, derived from the last target",
+        member_order=list(order),
+        partitions=total,
+        members=len(order),
+        min_quota=min_quota,
+        members_over=extra,
+    )
     for member_id in order:
         target, excess = by_member[member_id], revoked.get(member_id, ())
         quota = quotas[member_id]
@@ -146,20 +166,29 @@ def _record(trace: Trace, order: list[str], by_member: Mapping[str, Partitions],
         if excess:
             trace.note_entry("kept", member_id, [str(tp) for tp in sorted(target - gone)])
         for tp in excess:
-            trace.record(tp, None, OVER_QUOTA, member=member_id, held=len(target), quota=quota,
-                         order="the current target's record order")
+            trace.record(
+                tp,
+                None,
+                OVER_QUOTA,
+                member=member_id,
+                held=len(target),
+                quota=quota,
+                order="the current target's record order",
+            )
     short = [[member_id, quota] for member_id, quota in unfilled]
     leftovers = sum(len(chunk) for chunk in added.values())
     leftover = 0
     for member_id, quota in unfilled:
         for tp in added.get(member_id, ()):
-            trace.record(tp, member_id, FILL_QUOTA, short=short, remaining=quota, leftover=leftover,
-                         leftovers=leftovers)
+            trace.record(
+                tp, member_id, FILL_QUOTA, short=short, remaining=quota, leftover=leftover, leftovers=leftovers
+            )
             leftover += 1
 
 
-def _metadata(cluster: Cluster, subscriptions: Sequence[Subscription]) -> tuple[Subscription,
-                                                                              tuple[tuple[str, int], ...]]:
+def _metadata(
+    cluster: Cluster, subscriptions: Sequence[Subscription]
+) -> tuple[Subscription, tuple[tuple[str, int], ...]]:
     """What the last target depends on besides the members: the subscription and those topics' sizes."""
     topics = tuple(sorted(set(subscriptions[0]))) if subscriptions else ()
     sizes = {t.name: t.partitions for t in cluster.topics}
@@ -205,7 +234,7 @@ class _MemberOrder:
         None when `ids` are not that."""
         present = set(ids)
         survivors = [m for m in self._ids if m in present]
-        return len(survivors) if list(ids[:len(survivors)]) == survivors else None
+        return len(survivors) if list(ids[: len(survivors)]) == survivors else None
 
     def _bucket_of(self, member_id: str) -> int:
         b = self._bucket.get(member_id)
