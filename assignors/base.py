@@ -106,6 +106,13 @@ def topic_partitions(topic: str, count: int) -> tuple[TopicPartition, ...]:
     return tuple(map(tuple.__new__, repeat(TopicPartition), zip(repeat(topic), _NUMBERS[:count])))
 
 
+@lru_cache(maxsize=4)
+def partition_rows(names: tuple[str, ...], count: int) -> list[tuple[TopicPartition, ...]]:
+    """Row p: partition p of each topic in `names`, kept (read only): a simulated group that rebalances
+    hundreds of times deals the same rows each time, and its members then receive the same tuples."""
+    return list(zip(*(topic_partitions(topic, count) for topic in names)))
+
+
 def contiguous_ranges(
     topics: dict[str, int], ordered: list[Member], positions: dict[str, list[int]], members: Sequence[Member]
 ) -> Assignment:
@@ -174,7 +181,7 @@ def dealt_whole(
     q, r = divmod(len(run_parts[0]), len(subscribers))
     # Row p holds partition p of every topic. With at most two partitions of each topic per subscriber
     # (a large group's usual shape) a subscriber's share is one row, or two rows interleaved topic by topic.
-    rows = list(zip(*run_parts)) if q < 2 and len(run_parts) > 1 else None
+    rows = partition_rows(tuple(names), len(run_parts[0])) if q < 2 and len(run_parts) > 1 else None
 
     def take(start: int, end: int) -> tuple[TopicPartition, ...]:
         if len(run_parts) == 1:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cached_property
+from itertools import repeat
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -115,8 +116,7 @@ class ClassicClient:
         return Subscription(self.topics, self.owned, self.generation, self.config.rack)
 
     def protocols(self) -> tuple[tuple[str, Subscription], ...]:
-        subscription = self.subscription()
-        return tuple((name, subscription) for name in self.config.assignors)
+        return tuple(zip(self.config.assignors, repeat(self.subscription())))
 
     def generation_if_stable(self) -> int | None:
         """Kafka: `AbstractCoordinator.generationIfStable`."""
