@@ -5,8 +5,10 @@ becomes Stable), then takes that instant as the scenario's 0 and runs each event
 starts a consumer, `leave` closes it (a dynamic member sends LeaveGroup), `crash` is kill -9 of the
 member's own JVM (no LeaveGroup, no more heartbeats), `gc-pause` stops that JVM (SIGSTOP, then SIGCONT:
 every thread stops, as in a stop-the-world pause), `restart` closes it and starts it again after `down`
-(with its group.instance.id when `static`). What happened is recorded three ways, each in wall-clock
-ms from the scenario's 0:
+(with its group.instance.id when static), `slow-poll` stops the member's poll() loop for each batch (the
+Java driver's `stall`: its heartbeat thread goes on, so past max.poll.interval.ms it leaves the group;
+each further batch starts at its next assignment), `add-partitions` grows the topic (CreatePartitions).
+What happened is recorded three ways, each in wall-clock ms from the scenario's 0:
 
 - the consumers' rebalance callbacks (assigned, revoked, lost), with the generation (classic) or member
   epoch (consumer protocol) the Java consumer reports in them (`KafkaConsumer.groupMetadata()`);
@@ -39,7 +41,7 @@ from typing import Any
 
 import yaml
 from confluent_kafka import Consumer
-from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic
 
 from tests.kafka.broker import Node
 from tests.live.java_consumers import JavaConsumers
@@ -110,11 +112,16 @@ def _name(topic: str, partition: int) -> str:
     return f"{topic}-{partition}"
 
 
-# The events the harness plays on the broker; slow-poll, add-partitions and subscribe are not replayed yet.
-# An `outage` (ZooKeeper, service discovery) is nothing to Kafka's group coordinator: played as nothing.
-REPLAYED = ("join", "leave", "crash", "restart", "gc-pause", "outage")
+# The events the harness plays on the broker; subscribe is not replayed yet. An `outage` (ZooKeeper,
+# service discovery) is nothing to Kafka's group coordinator: played as nothing.
+REPLAYED = ("join", "leave", "crash", "restart", "gc-pause", "slow-poll", "add-partitions", "outage")
 # ConsumerConfig's defaults (Kafka 4.x), which a scenario that does not set them simulates.
-CLIENT_DEFAULTS = {"session.timeout.ms": "45s", "heartbeat.interval.ms": "3s", "max.poll.interval.ms": "5m"}
+CLIENT_DEFAULTS = {
+    "session.timeout.ms": "45s",
+    "heartbeat.interval.ms": "3s",
+    "max.poll.interval.ms": "5m",
+    "metadata.max.age.ms": "5m",
+}
 
 
 # -- the scenario file -------------------------------------------------------------------------------------
@@ -123,9 +130,11 @@ CLIENT_DEFAULTS = {"session.timeout.ms": "45s", "heartbeat.interval.ms": "3s", "
 @dataclass(frozen=True)
 class Step:
     at_ms: int
-    kind: str  # join | leave | crash | restart-stop | restart-start | pause | resume
-    member: str
-    static: bool = False
+    kind: str  # join | leave | crash | restart-stop | restart-start | pause | resume | slow-poll | add-partitions
+    member: str  # the topic of add-partitions
+    static: bool = False  # restart-start
+    ms: int = 0  # slow-poll: each batch's processing time
+    count: int = 0  # slow-poll: the batches; add-partitions: the topic's new total
 
 
 def _ms(text: Any) -> int:
@@ -146,11 +155,13 @@ class Plan:
     topics: dict[str, int]
     steps: list[Step]
     duration_ms: int
+    instances: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def read(cls, scenario: Path | str) -> Plan:
         """A scenario file, or a bundled scenario's name (`compare-crash`)."""
         from kgroup.inspectors.fixtures.bundled import locate
+        from kgroup.inspectors.fixtures.scenario_file import load_scenario
 
         path = Path(locate(str(scenario)))
         data = yaml.safe_load(path.read_text())
@@ -159,41 +170,51 @@ class Plan:
         )
         group = data["groups"][0]
         topics = {t["name"]: t["partitions"] for t in data["cluster"]["topics"]}
+        # kgroup's own reading of the events, so that the broker plays what `kgroup simulate` plays (a
+        # restart of a member with a group.instance.id is static unless it says `dynamic`; `join X static`
+        # without one takes the member's name as its instance id).
+        read = load_scenario(str(path))
         steps = []
-        for raw in data["events"]:
-            if isinstance(raw, dict):  # {kind: crash, member: c2, at: 30s}
-                event = raw
-            else:  # crash c2 at 30s; restart c1 at 5s static down 3s
-                words = raw.split()
-                event = {
-                    "kind": words[0],
-                    "member": words[1],
-                    "at": words[words.index("at") + 1],
-                    "static": "static" in words,
-                }
-                for key in ("down", "for"):
-                    if key in words:
-                        event[key] = words[words.index(key) + 1]
-            kind, member, at = event["kind"], event["member"], _ms(event["at"])
-            assert kind in REPLAYED, f"{path.name}: the harness cannot play {kind!r} events on a broker yet ({raw})"
+        for event in read.events:
+            kind, member, at, fields = event.kind, event.subject, event.at_ms, event.fields
+            assert kind in REPLAYED, f"{path.name}: the harness cannot play {kind!r} events on a broker yet"
             if kind == "restart":
-                down = _ms(event.get("down", "5s"))  # docs/scenarios.md: back after 5 s unless `down` says
                 steps += [
                     Step(at, "restart-stop", member),
-                    Step(at + down, "restart-start", member, bool(event.get("static"))),
+                    Step(at + int(fields["down"]), "restart-start", member, bool(fields["static"])),
                 ]
             elif kind == "outage":
                 continue
             elif kind == "gc-pause":
-                steps += [Step(at, "pause", member), Step(at + _ms(event["for"]), "resume", member)]
+                steps += [Step(at, "pause", member), Step(at + int(fields["duration"]), "resume", member)]
+            elif kind == "slow-poll":
+                processing, batches = int(fields["processing"]), int(fields["batches"])
+                # The driver starts each further batch at the member's next assignment, which is when kgroup
+                # starts it too only if the batch before cost the member its place (past max.poll.interval.ms).
+                assert batches == 1 or processing > _ms(cls._client(data, member)["max.poll.interval.ms"]), (
+                    f"{path.name}: several slow batches are replayed only past max.poll.interval.ms"
+                )
+                steps.append(Step(at, kind, member, ms=processing, count=batches))
+            elif kind == "add-partitions":
+                steps.append(Step(at, kind, member, count=int(fields["total"])))
             else:
-                steps.append(Step(at, kind, member))
-        return cls(path, data, group, topics, sorted(steps, key=lambda s: s.at_ms), _ms(data["duration"]))
+                steps.append(Step(at, kind, member))  # a join is static when kgroup gives it an instance id
+        instances = {m: c.instance_id for m, c in read.clients.items() if c.instance_id}
+        steps.sort(key=lambda s: s.at_ms)  # stable: steps at the same instant keep the file's order
+        return cls(path, data, group, topics, steps, _ms(data["duration"]), instances)
+
+    @staticmethod
+    def _client(data: dict[str, Any], member: str) -> dict[str, Any]:
+        clients = data.get("clients") or {}
+        return {**CLIENT_DEFAULTS, **clients.get("default", {}), **clients.get(member, {})}
 
     def client(self, member: str) -> dict[str, Any]:
         """The member's consumer settings, over the Java consumer's defaults that kgroup also takes."""
-        clients = self.data.get("clients") or {}
-        return {**CLIENT_DEFAULTS, **clients.get("default", {}), **clients.get(member, {})}
+        return self._client(self.data, member)
+
+    def instance(self, member: str) -> str | None:
+        """The member's group.instance.id as kgroup reads it (None: a dynamic member)."""
+        return self.instances.get(member)
 
     def members(self) -> list[str]:
         """Every member the scenario ever runs: the starting ones, then those its events join."""
@@ -291,6 +312,7 @@ class Members:
             "session.timeout.ms": str(_ms(config["session.timeout.ms"])),
             "heartbeat.interval.ms": str(_ms(config["heartbeat.interval.ms"])),
             "max.poll.interval.ms": str(_ms(config["max.poll.interval.ms"])),
+            "metadata.max.age.ms": str(_ms(config["metadata.max.age.ms"])),
         }
 
     def _strategy(self, member: str) -> str:
@@ -320,15 +342,30 @@ class Members:
                     record=self._java_line,
                 )
                 java.log_path = self.folder / f"java-{self.group}-{jvm}.log"
-                java._start()
                 self._jvms[jvm] = java
             assert self._jvms[jvm].settings == self._java_settings(member), (
                 f"{member}'s consumer settings differ from its JVM's: give it a JVM of its own"
             )
             self._java[member] = self._jvms[jvm]
+        # The JVMs start side by side: each waits seconds for its classes on a loaded machine.
+        failures: list[BaseException] = []
+
+        def start(java: _RecordingJava) -> None:
+            try:
+                java._start()
+            except BaseException as e:  # noqa: BLE001 - raised below, on the harness's thread
+                failures.append(e)
+
+        starting = [threading.Thread(target=start, args=(java,), daemon=True) for java in self._jvms.values()]
+        for thread in starting:
+            thread.start()
+        for thread in starting:
+            thread.join()
+        if failures:
+            raise failures[0]
 
     def start(self, member: str, static: bool) -> None:
-        instance = self.plan.client(member).get("group.instance.id") if static else None
+        instance = self.plan.instance(member) if static else None
         topics = tuple(self.plan.topics)
         self.running.add(member)
         if self.client == "java":
@@ -351,6 +388,7 @@ class Members:
                     "session.timeout.ms": _ms(settings["session.timeout.ms"]),
                     "heartbeat.interval.ms": _ms(settings["heartbeat.interval.ms"]),
                     "max.poll.interval.ms": _ms(settings["max.poll.interval.ms"]),
+                    "topic.metadata.refresh.interval.ms": _ms(settings["metadata.max.age.ms"]),
                 }
             )
         if instance:
@@ -408,6 +446,12 @@ class Members:
         process = self._java[member].process
         assert process is not None
         os.kill(process.pid, number)
+
+    def slow(self, member: str, processing_ms: int, batches: int) -> None:
+        """A slow batch: the member's thread stops calling poll() for `processing_ms` (its heartbeat thread goes
+        on), `batches` times, each further batch from the member's next assignment (the driver's `stall`)."""
+        assert self.client == "java", "a slow batch needs the Java driver's `stall`"
+        self._java[member]._send({"op": "stall", "name": member, "ms": processing_ms, "batches": batches})
 
     def close(self) -> None:
         for java in self._jvms.values():
@@ -537,6 +581,13 @@ def create_topics(broker: str, topics: dict[str, int]) -> None:
         future.result(60)
 
 
+def add_partitions(broker: str, topic: str, total: int) -> None:
+    """The topic grows to `total` partitions (CreatePartitions); the consumers see it at a metadata refresh."""
+    admin = AdminClient({"bootstrap.servers": broker})
+    for future in admin.create_partitions([NewPartitions(topic, total)]).values():
+        future.result(60)
+
+
 def replay(
     node: Node, scenario: Path | str, client: str, protocol: str, group: str, classes: Path | None, folder: Path
 ) -> tuple[Plan, LiveRun]:
@@ -551,7 +602,7 @@ def replay(
     try:
         members.prepare()
         for member in plan.group["members"]:
-            members.start(member["member_id"], static=bool(plan.client(member["member_id"]).get("group.instance.id")))
+            members.start(member["member_id"], static=plan.instance(member["member_id"]) is not None)
         deadline = time.monotonic() + SETTLE_TIMEOUT_S
         while not members.settled(plan.all_partitions()):
             problem = members.problem()
@@ -571,7 +622,7 @@ def replay(
                 time.sleep(delay)
             run.events.append((now_ms(t0[0]), f"{step.kind} {step.member}"))
             if step.kind == "join":
-                members.start(step.member, static=bool(plan.client(step.member).get("group.instance.id")))
+                members.start(step.member, static=plan.instance(step.member) is not None)
             elif step.kind == "restart-start":
                 members.start(step.member, static=step.static)
             elif step.kind in ("leave", "restart-stop"):
@@ -580,6 +631,10 @@ def replay(
                 members.crash(step.member)
             elif step.kind in ("pause", "resume"):
                 members.signal(step.member, signal.SIGSTOP if step.kind == "pause" else signal.SIGCONT)
+            elif step.kind == "slow-poll":
+                members.slow(step.member, step.ms, step.count)
+            elif step.kind == "add-partitions":
+                add_partitions(node.address, step.member, step.count)
         remaining = t0[0] + plan.duration_ms / 1000 - time.monotonic()
         if remaining > 0:
             time.sleep(remaining)

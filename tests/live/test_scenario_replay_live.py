@@ -19,7 +19,8 @@ heartbeat), so start and end are each off by at most one interval, an end by two
 KafkaConsumer starting (a join), the consumer threads being scheduled, and the 20 ms log tail and 250 ms
 ConsumerGroupDescribe polling that time the broker's side. It stays well below what the scenarios tell
 apart: a crash is noticed at its 8 s session timeout, not when the JVM dies, and a static member back within
-its 10 s session causes no rebalance at all.
+its 10 s session causes no rebalance at all. The last four files are the bundled scenarios' stories (storm,
+static-stuck, rolling-restart, tour) scaled to seconds; docs/conformance.md says what of them does not scale.
 """
 
 from __future__ import annotations
@@ -57,6 +58,11 @@ CASES = [
     pytest.param("classic-cooperative-join-leave.yaml", "java", "classic", id="classic-cooperative-join-leave"),
     pytest.param("classic-static-restart.yaml", "librdkafka", "classic", id="classic-static-restart"),
     pytest.param("consumer-protocol-join-leave.yaml", "java", "consumer", id="consumer-protocol-join-leave"),
+    # The bundled scenarios' stories, scaled to seconds (each file's header names its bundled scenario).
+    pytest.param("classic-slow-poll-storm.yaml", "java", "classic", id="classic-slow-poll-storm"),
+    pytest.param("classic-static-stuck.yaml", "java", "classic", id="classic-static-stuck"),
+    pytest.param("classic-rolling-restart.yaml", "java", "classic", id="classic-rolling-restart"),
+    pytest.param("classic-tour.yaml", "java", "classic", id="classic-tour"),
 ]
 
 

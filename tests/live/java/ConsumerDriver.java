@@ -33,6 +33,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * Commands, one JSON object a line on stdin:
  *   {"op":"join","name":N,"bootstrap":B,"group":G,"strategy":CLASS,"topics":[..],"instance":ID|null,"config":{..}}
  *   {"op":"leave","name":N}   close the consumer: a dynamic member sends LeaveGroup, a static one does not
+ *   {"op":"stall","name":N,"ms":MS,"batches":B}  the next poll() comes MS later (a long batch); B (default 1)
+ *                             batches in all, each further one starting at the member's next assignment
  *   {"op":"quit"}             close every consumer, then exit
  *   {"op":"describe","id":I,"bootstrap":B,"groups":[..]}  Admin.describeConsumerGroups, Kafka's own reading
  *                             of the groups (epochs, current and target assignments), answered on stdout
@@ -73,7 +75,10 @@ public final class ConsumerDriver {
                 // the application stops calling poll() for `ms` (a long batch): max.poll.interval.ms tests
                 Member member = MEMBERS.get(command.path("name").asText());
                 if (member != null) {
-                    member.stallMs = command.path("ms").asLong();
+                    // optional "batches": N>1 slow batches, each further one from the next assignment
+                    member.slowBatches = Math.max(0, command.path("batches").asInt(1) - 1);
+                    member.slowMs = command.path("ms").asLong();
+                    member.stallMs = member.slowMs;
                 }
             } else if (op.equals("describe")) {
                 describe(command);
@@ -169,6 +174,8 @@ public final class ConsumerDriver {
         private final List<String> topics = new ArrayList<>();
         private volatile boolean stopping;
         volatile long stallMs;
+        volatile long slowMs;
+        volatile int slowBatches;
 
         Member(JsonNode command) {
             name = command.path("name").asText();
@@ -244,6 +251,12 @@ public final class ConsumerDriver {
         @Override
         public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
             report("assigned", partitions);
+            if (slowBatches > 0 && stallMs == 0) {
+                // a slow batch past max.poll.interval.ms cost the member its place: the next one starts
+                // once it is back in the group, as the poll() that rejoined returns with its assignment
+                slowBatches--;
+                stallMs = slowMs;
+            }
         }
 
         @Override
