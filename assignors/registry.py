@@ -144,6 +144,44 @@ BUILTINS: dict[str, tuple[_Lazy, AssignorInfo]] = {
     ),
 }
 
+# Share groups' assignors (KIP-932), by the names users type; chosen only for a share group (a fixture's
+# `protocol: share`, a live share group). Kept out of BUILTINS on purpose: a share assignor may give one
+# partition to several members, which is right for a share group and wrong for every consumer group, so
+# neither a consumer group nor the one-owner property tests (tests/assignors/test_properties.py runs every
+# name known_names() gives) may pick it.
+SHARE_BUILTINS: dict[str, tuple[_Lazy, AssignorInfo]] = {
+    "share-simple": (
+        _Lazy("server.share_simple", "ShareSimpleAssignor"),
+        AssignorInfo(
+            "share-simple",
+            "server",
+            "share",
+            "KIP-932 share groups' `simple`: each partition to ceil(members/partitions) members, sticky to the "
+            "current target",
+            "org.apache.kafka.coordinator.group.assignor.SimpleAssignor",
+            (("4.2", "share groups production-ready (KIP-932); kgroup follows 4.2.1"),),
+        ),
+    ),
+}
+# The name a share group's coordinator reports (ShareGroupDescribe's AssignorName, group.share.assignors).
+SHARE_NAMES = {"simple": "share-simple"}
+
+
+def share_names() -> list[str]:
+    return list(SHARE_BUILTINS)
+
+
+def share_builtin(name: str) -> Assignor | None:
+    """The share assignor `name` (or the broker's name for it, `simple`); None for any other name."""
+    entry = SHARE_BUILTINS.get(SHARE_NAMES.get(name, name))
+    return entry[0].get() if entry else None
+
+
+def share_info(name: str) -> AssignorInfo | None:
+    entry = SHARE_BUILTINS.get(SHARE_NAMES.get(name, name))
+    return entry[1] if entry else None
+
+
 # The consumer client whose assignor runs on the group leader. "java" is Kafka's own (the default);
 # "librdkafka" (confluent-kafka 2.16.1 = librdkafka 2.16.0, kcat, most non-JVM clients) is its own code:
 # another member order for range and roundrobin, its own cooperative-sticky, and no eager sticky

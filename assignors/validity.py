@@ -18,12 +18,18 @@ class Violation:
 
 
 def check_validity(
-    cluster: Cluster, members: Sequence[Member], assignment: Assignment, allow_unassigned: bool = False
+    cluster: Cluster,
+    members: Sequence[Member],
+    assignment: Assignment,
+    allow_unassigned: bool = False,
+    allow_shared: bool = False,
 ) -> list[Violation]:
     """Each subscribed existing partition exactly once, and only to a member subscribed to its topic.
 
     Kafka's tests check the same (`AbstractStickyAssignorTest.verifyValidityAndBalance`).
-    `allow_unassigned` admits partitions withheld for a later round (cooperative protocols).
+    `allow_unassigned` admits partitions withheld for a later round (cooperative protocols). `allow_shared`
+    admits a partition held by several members: a share group's (KIP-932 `SimpleAssignor` aims for
+    ceil(members / partitions) holders per partition).
     """
     violations: list[Violation] = []
     by_id = {m.member_id: m for m in members}
@@ -58,7 +64,7 @@ def check_validity(
                     Violation("not-subscribed", f"{member_id} got {tp} but is not subscribed to {tp.topic}")
                 )
     every = set(chain.from_iterable(assignment.owners.values()))
-    if len(every) < sum(map(len, assignment.owners.values())):  # someone holds a partition twice
+    if not allow_shared and len(every) < sum(map(len, assignment.owners.values())):  # held twice
         for tp, holders in assignment.owner_map().items():
             if len(holders) > 1:
                 violations.append(

@@ -113,7 +113,9 @@ def _for_pipes(command: Any) -> Any:
             param.display_type_rich = lambda ctx: None  # the name says it; no `<str>` after it
             usage = param.metavar + ("..." if param.nargs != 1 else "")
             shown = usage if param.required else f"[{usage}]"
-            param._usage_display_name = lambda u=shown: u  # not {NAME}
+            # click's hook for an argument's piece of the usage line (Parameter.get_usage_pieces): GROUP..., not
+            # the {GROUP} Typer writes for a required argument
+            param.get_usage_pieces = lambda ctx, u=shown: [u]
         elif param.metavar is not None or descriptor is None:
             continue
         elif descriptor.is_choice:

@@ -82,6 +82,41 @@ def diff(old: Assignment, new: Assignment) -> AssignmentDiff:
     return AssignmentDiff(tuple(changes), tuple(moves))
 
 
+def shared_diff(old: Assignment, new: Assignment) -> AssignmentDiff:
+    """`diff` for a share group, where a partition may have several holders (KIP-932).
+
+    A partition moves relative to each holder: per partition, the members that stop holding it are paired
+    with those that start (in member id order) as moves from one to the other; a holder left over with no
+    partner is a share given up (`target` None) or a new share (`source` None). So `moved` counts holders
+    replaced, and a partition that gains or loses a sharer while its other holders keep it is listed without
+    being counted as moved.
+    """
+    names = list(old.owners) + [m for m in new.owners if m not in old.owners]
+    changes = []
+    for name in names:
+        was_held, now_held = old.partitions_of(name), new.partitions_of(name)
+        kept_set, had = set(now_held), set(was_held)
+        changes.append(
+            MemberChange(
+                name,
+                was_held,
+                now_held,
+                tuple(tp for tp in was_held if tp in kept_set),
+                tuple(tp for tp in was_held if tp not in kept_set),
+                tuple(tp for tp in now_held if tp not in had),
+            )
+        )
+    members = tuple(changes)
+    before, after = old.owner_map(), new.owner_map()
+    moves: list[Move] = []
+    for tp in sort_partitions(set(before) | set(after)):
+        was, now = set(before.get(tp, ())), set(after.get(tp, ()))
+        lost, gained = sorted(was - now), sorted(now - was)
+        for i in range(max(len(lost), len(gained))):
+            moves.append(Move(tp, lost[i] if i < len(lost) else None, gained[i] if i < len(gained) else None))
+    return AssignmentDiff(members, tuple(moves))
+
+
 def _first_owner(assignment: Assignment) -> dict[TopicPartition, str]:
     """Partition -> the first member (in the assignment's order) that holds it; later entries of a dict
     built from the reversed order win, so the first holder is the one kept."""

@@ -9,7 +9,7 @@ from itertools import chain, repeat
 from operator import itemgetter
 
 from kgroup.assignors.base import Assignor, AssignorError
-from kgroup.assignors.analysis.diff import AssignmentDiff, Balance, Stickiness, balance, diff, stickiness
+from kgroup.assignors.analysis.diff import AssignmentDiff, Balance, Stickiness, balance, diff, shared_diff, stickiness
 from kgroup.assignors.model import Assignment, Cluster, GroupState, Member, TopicPartition
 from kgroup.assignors.trace import Trace, tracing, untraced
 from kgroup.assignors.validity import Violation, check_validity
@@ -40,6 +40,7 @@ class Basis:
     cluster: Cluster
     members: tuple[Member, ...]
     current: Assignment
+    shared: bool = False  # a share group's (KIP-932): a partition may have several holders
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,9 @@ class AssignorRun:
 
     @cached_property
     def diff(self) -> AssignmentDiff | None:
-        return None if self.basis is None or self.assignment is None else diff(self.basis.current, self.assignment)
+        if self.basis is None or self.assignment is None:
+            return None
+        return (shared_diff if self.basis.shared else diff)(self.basis.current, self.assignment)
 
     @cached_property
     def balance(self) -> Balance | None:
@@ -80,19 +83,22 @@ class AssignorRun:
 
 
 def evaluate(
-    before: GroupState, after: GroupState, name: str, assignor: Assignor, explain: bool = False
+    before: GroupState, after: GroupState, name: str, assignor: Assignor, explain: bool = False, shared: bool = False
 ) -> AssignorRun:
     """Assign `after`'s members and compare with `before`'s current assignment.
 
-    With `explain`, the assignor runs under a trace and the run keeps what it recorded.
+    With `explain`, the assignor runs under a trace and the run keeps what it recorded. `shared`: a share
+    group's run, where a partition may go to several members and the diff counts moves per holder.
     """
     if not explain:
-        return _evaluate(before, after, name, assignor, None)
+        return _evaluate(before, after, name, assignor, None, shared)
     with tracing() as trace:
-        return _evaluate(before, after, name, assignor, trace)
+        return _evaluate(before, after, name, assignor, trace, shared)
 
 
-def _evaluate(before: GroupState, after: GroupState, name: str, assignor: Assignor, trace: Trace | None) -> AssignorRun:
+def _evaluate(
+    before: GroupState, after: GroupState, name: str, assignor: Assignor, trace: Trace | None, shared: bool = False
+) -> AssignorRun:
     members = after.group.members
     rounds: list[Rebalance] = []
     withheld: list[Handover] = []
@@ -126,8 +132,9 @@ def _evaluate(before: GroupState, after: GroupState, name: str, assignor: Assign
     return AssignorRun(
         assignor=name,
         assignment=result,
-        basis=Basis(after.cluster, tuple(members), current),
-        violations=tuple(check_validity(after.cluster, members, result)),
+        basis=Basis(after.cluster, tuple(members), current, shared),
+        # A share group's partition held by nobody is no broken rule but a finding (`unconsumed`, shown apart).
+        violations=tuple(check_validity(after.cluster, members, result, allow_unassigned=shared, allow_shared=shared)),
         threads=threads,
         rounds=tuple(rounds),
         withheld=tuple(withheld),

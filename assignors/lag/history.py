@@ -9,10 +9,10 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kgroup.assignors.lag.burrow_status import RANK, WindowCommit, is_idle, partition_status
-from kgroup.assignors.lag.samples import CommitSample, LagQuery, LogSample
+from kgroup.assignors.lag.samples import COMMITTED_LAG, CommitSample, LagQuery, LogSample
 from kgroup.assignors.lag.partition_lag import partition_lag
 from kgroup.assignors.lag.time_lag import UNKNOWN, TimeLag, monotonic, time_lag
 
@@ -44,6 +44,9 @@ class PartitionReport:
     produce_rate: float | None
     trend: float | None  # produce - consume: > 0 lag grows
     eta_s: float | None  # seconds to catch up at the current rates; None when not catching up
+    lag_kind: str = COMMITTED_LAG  # SHARE_PARTITION_LAG: a share group's, as its broker reports it
+    # a share partition's members (several read one; member_id is then None); a list, as the JSON gives it
+    readers: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,18 +152,7 @@ def _report(samples: list[CommitSample], log: _Log | None, query: LagQuery) -> P
     late = TimeLag(None, UNKNOWN)
     if committed is not None and log is not None:
         late = log.time_lag_at(committed, query.as_of)
-    consume = produce = trend = eta = None
-    if window and query.as_of > window[0].ts:
-        span = query.as_of - window[0].ts
-        consume = (window[-1].offset - window[0].offset) * 1000.0 / span
-        first_end = log.end_at(window[0].ts) if log is not None else None
-        if first_end is not None and end is not None:
-            produce = (end - first_end) * 1000.0 / span
-            trend = produce - consume
-            if lag == 0:
-                eta = 0.0
-            elif lag is not None and consume > produce:
-                eta = lag / (consume - produce)
+    consume, produce, trend, eta = rates(window, log, end, lag, query.as_of)
     return PartitionReport(
         latest.cluster,
         latest.group,
@@ -186,6 +178,25 @@ def _report(samples: list[CommitSample], log: _Log | None, query: LagQuery) -> P
         trend,
         eta,
     )
+
+
+def rates(
+    window: list[WindowCommit], log: _Log | None, end: int | None, lag: int | None, as_of: int
+) -> tuple[float | None, float | None, float | None, float | None]:
+    """consume and produce rates (messages/s since the window's first commit), trend and ETA."""
+    consume = produce = trend = eta = None
+    if window and as_of > window[0].ts:
+        span = as_of - window[0].ts
+        consume = (window[-1].offset - window[0].offset) * 1000.0 / span
+        first_end = log.end_at(window[0].ts) if log is not None else None
+        if first_end is not None and end is not None:
+            produce = (end - first_end) * 1000.0 / span
+            trend = produce - consume
+            if lag == 0:
+                eta = 0.0
+            elif lag is not None and consume > produce:
+                eta = lag / (consume - produce)
+    return consume, produce, trend, eta
 
 
 def _window(samples: list[CommitSample], log: _Log | None, size: int) -> list[WindowCommit]:

@@ -46,7 +46,8 @@ def rollups(reports: list[PartitionReport]) -> list[Rollup]:
     for r in reports:
         buckets[(GROUP, r.cluster, r.group, r.group)].append(r)
         buckets[(TOPIC, r.cluster, r.group, r.topic)].append(r)
-        buckets[(MEMBER, r.cluster, r.group, r.member_id or "-")].append(r)
+        for member in r.readers or (r.member_id or "-",):  # a share partition counts for each of its members
+            buckets[(MEMBER, r.cluster, r.group, member)].append(r)
     return sorted((_rollup(key, parts) for key, parts in buckets.items()), key=rollup_order)
 
 
@@ -77,7 +78,7 @@ def _rollup(key: tuple[str, str, str, str], parts: list[PartitionReport]) -> Rol
         worst([p.status for p in parts]),
         ordered_sum(trends) if trends else None,
         (max(etas) if etas else 0.0) if None not in etas else None,  # type: ignore[type-var]
-        len({p.member_id for p in parts if p.member_id}),
+        len({m for p in parts for m in (p.readers or (p.member_id,)) if m}),
     )
 
 

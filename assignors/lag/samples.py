@@ -30,6 +30,30 @@ class CommitSample:
     observed_ts: int  # the poll that saw it
 
 
+# What a partition's lag counts (docs/lag.md): from a consumer group's committed offset to the log end, or
+# a share group's share-partition lag as its broker reports it (KIP-932 share groups commit no offsets;
+# DescribeShareGroupOffsets v1 sends the lag, KIP-1226).
+COMMITTED_LAG, SHARE_PARTITION_LAG = "committed", "share-partition"
+
+
+@dataclass(frozen=True, slots=True)
+class ShareSample:
+    """One poll of one share group's share-partition (KIP-932): its start offset, every record below which
+    the group is done with (acknowledged, archived, or past its delivery count), plays the committed
+    offset's part; its lag is the broker's (KIP-1226), never counted by kgroup."""
+
+    cluster: str
+    group: str
+    topic: str
+    partition: int
+    start_offset: int | None  # None: the share-partition has no start offset yet
+    lag: int | None  # the broker's share-partition lag; None when it sent none (DescribeShareGroupOffsets v0)
+    start_ts: int  # the first poll that saw this start offset (as commit_ts for a polled commit)
+    members: tuple[str, ...]  # the member ids assigned the partition at the poll (several may read one)
+    group_epoch: int | None
+    observed_ts: int
+
+
 @dataclass(frozen=True, slots=True)
 class LogSample:
     cluster: str

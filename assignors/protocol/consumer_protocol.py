@@ -25,8 +25,9 @@ ValueError, with the field, the byte offset and what was wrong; never IndexError
 
 from __future__ import annotations
 
-import struct
 from dataclasses import dataclass
+
+from kgroup.assignors.protocol.byte_reader import ByteFormatError, ByteReader
 
 __all__ = [
     "ConsumerProtocolError",
@@ -48,12 +49,8 @@ ASSIGNMENT_MAX_VERSION = 3
 TopicPartitions = tuple[tuple[str, tuple[int, ...]], ...]  # ((topic, (partition, ...)), ...) in wire order
 
 
-class ConsumerProtocolError(ValueError):
+class ConsumerProtocolError(ByteFormatError):
     """The bytes are not a valid consumer-protocol structure; `offset` is where decoding stopped."""
-
-    def __init__(self, what: str, message: str, offset: int) -> None:
-        super().__init__(f"{what}: {message} (at byte {offset})")
-        self.what, self.offset = what, offset
 
 
 @dataclass(frozen=True)
@@ -99,29 +96,14 @@ class CooperativeUserData:
     trailing_bytes: int = 0
 
 
-class _Reader:
-    __slots__ = ("data", "pos", "what")
+class _Reader(ByteReader):
+    """The consumer protocol's field types, strict: a length below -1 (or -1 where null is not allowed) and
+    a string that is not UTF-8 are errors, not guesses."""
 
-    def __init__(self, data: bytes, what: str) -> None:
-        if not isinstance(data, (bytes, bytearray, memoryview)):
-            raise TypeError(f"{what}: expected bytes, got {type(data).__name__}")
-        self.data, self.pos, self.what = bytes(data), 0, what
+    __slots__ = ()
 
     def fail(self, message: str, at: int | None = None) -> ConsumerProtocolError:
         return ConsumerProtocolError(self.what, message, self.pos if at is None else at)
-
-    def take(self, n: int, field: str) -> bytes:
-        if self.pos + n > len(self.data):
-            raise self.fail(f"truncated: {field} needs {n} byte(s), {len(self.data) - self.pos} left")
-        chunk = self.data[self.pos : self.pos + n]
-        self.pos += n
-        return chunk
-
-    def i16(self, field: str) -> int:
-        return struct.unpack(">h", self.take(2, field))[0]
-
-    def i32(self, field: str) -> int:
-        return struct.unpack(">i", self.take(4, field))[0]
 
     def string(self, field: str, nullable: bool = False) -> str | None:
         at = self.pos
@@ -175,10 +157,6 @@ class _Reader:
         if v < 0:
             raise self.fail(f"bad version {v} (negative)", at)
         return v
-
-    @property
-    def left(self) -> int:
-        return len(self.data) - self.pos
 
 
 def decode_subscription(data: bytes) -> Subscription:

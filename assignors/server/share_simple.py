@@ -22,7 +22,7 @@ from typing import Generic, TypeVar
 
 from kgroup.assignors.base import AssignorError
 from kgroup.assignors.java.hash_order import capacity_for_collection, spread, table_size_for, uuid_of
-from kgroup.assignors.java.semantics import to_int32
+from kgroup.assignors.java.semantics import java_string_hash, to_int32
 from kgroup.assignors.model import Assignment, Cluster, Member, TopicPartition
 from kgroup.assignors.server.group_spec import HOMOGENEOUS, ServerGroup, derived_topic_id, subscription_type
 
@@ -470,3 +470,46 @@ def _assign_topic(spec: _Spec, topic_id: str, targets: list[int], members: list[
                         cycle.remove_current()
         if not len(unfilled):
             break
+
+
+# How a share group's coordinator holds its members: `ModernGroup.members`, a `TimelineHashMap` (Kafka's
+# org.apache.kafka.timeline.BaseHashTable). `TargetAssignmentBuilder.build` puts them into its member HashMap in
+# that map's iteration order, so where two member ids share a HashMap bucket, that order decides which comes first
+# in `GroupSpec.memberIds()`, and SimpleAssignor's desired counts and its cycle over unfilled members follow it.
+# A share group's new member is in that map before the target is built (`ShareGroup.getOrMaybeCreateMember`).
+_FIBONACCI = -7046029254386353131  # BaseHashTable.findSlot's multiplier (Knuth's multiplicative hashing)
+_TIMELINE_LOAD = 0.75
+
+
+def timeline_slot(member_id: str, capacity: int) -> int:
+    """`BaseHashTable.findSlot`: the top bits of the String hashCode (an int widened to long) times the multiplier."""
+    product = (java_string_hash(member_id) * _FIBONACCI) & 0xFFFF_FFFF_FFFF_FFFF
+    return product >> (65 - capacity.bit_length())
+
+
+def timeline_capacity(size: int) -> int:
+    """The table's length once it has held `size` members: `new TimelineHashMap<>(registry, 0)` starts at 2
+    slots and doubles when (size + 1) * 0.75 exceeds the length; removals never shrink it."""
+    capacity = 2
+    for held in range(size):
+        if (held + 1) * _TIMELINE_LOAD > capacity:
+            capacity *= 2
+    return capacity
+
+
+def coordinator_member_order(present: Sequence[str], added: Sequence[str] = ()) -> list[str]:
+    """The members in the order the coordinator iterates them once `added` have joined.
+
+    `present` is the order the coordinator iterates them now (ShareGroupDescribe lists them so). Iteration is
+    slot by slot and, within a slot, newest first (`SnapshottableHashTable.CurrentIterator` takes a slot's
+    array from its end; a rehash keeps each array in insertion order). The table is taken to have grown only to
+    the group's present size plus the newcomers: a group that was larger once keeps a larger table, which
+    kgroup cannot see.
+    """
+    capacity = timeline_capacity(len(present) + len(added))
+    order = sorted(present, key=lambda m: timeline_slot(m, capacity))  # stable: a finer split keeps slot order
+    for member_id in added:
+        slot = timeline_slot(member_id, capacity)
+        at = next((i for i, m in enumerate(order) if timeline_slot(m, capacity) >= slot), len(order))
+        order.insert(at, member_id)
+    return order

@@ -8,14 +8,15 @@ import typer
 
 from kgroup.cli.render import documents
 from kgroup.cli.errors import handle_errors
-from kgroup.cli.options import ClientOpt, FixtureArg, GroupOpt, OutputOpt, load
+from kgroup.cli.options import NOT_LIVE, ClientOpt, FixtureArg, GroupOpt, LiveOptions, OutputOpt, live_options, load
 from kgroup.cli.output import OutputFormat, document, emit, warn
 from kgroup.cli.render.tables import print_run
-from kgroup.inspectors.errors import RunError
+from kgroup.inspectors.errors import InputError, RunError
 from kgroup.inspectors.simulation.whatif_run import leader_client, require_valid, simulate
 
 
 @handle_errors
+@live_options
 def assign(
     fixture: FixtureArg = None,
     assignor: Annotated[
@@ -23,6 +24,7 @@ def assign(
     ] = "",
     group: GroupOpt = None,
     client: ClientOpt = None,
+    live: LiveOptions = NOT_LIVE,
     output: OutputOpt = OutputFormat.table,
 ) -> None:
     """Compute the assignment an assignor gives the group's members.
@@ -36,8 +38,24 @@ def assign(
       kgroup assign group.yaml -a range -o yaml > range.yaml
 
       kgroup assign group.yaml -a cooperative-sticky --client librdkafka
+
+      kgroup assign -b localhost:9092 --group queue-workers      # a live group, read as `snapshot` reads it
+
+    With --bootstrap-server (or --profile, --command-config) the group is read live instead of from a fixture.
     """
-    loaded = load(fixture)
+    if live.given:
+        if fixture is not None:
+            raise InputError(
+                "give a fixture or a live cluster (--bootstrap-server), not both", field="--bootstrap-server"
+            )
+        if group is None:
+            raise InputError("a live assignment needs the group: --group G", field="--group")
+        from kgroup.inspectors.simulation.live_whatif import read_live
+        from kgroup.inspectors.simulation.whatif_run import WhatIfFlags
+
+        loaded = read_live(live.connect(), group, WhatIfFlags()).fixture
+    else:
+        loaded = load(fixture)
     sim = simulate(
         loaded, group, [assignor] if assignor else [], [], [], [], [], leader_client(loaded, group, client)[0]
     )

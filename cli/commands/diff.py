@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from kgroup.assignors.analysis.diff import diff as diff_assignments
+from kgroup.assignors.analysis.diff import diff as diff_assignments, shared_diff
 from kgroup.cli.render import documents
 from kgroup.cli.errors import handle_errors
 from kgroup.cli.options import GroupOpt, OutputOpt
@@ -42,7 +42,9 @@ def diff(
     group = group or plan_group(locate(old)) or plan_group(locate(new))  # a plan names its group
     before = assignment_source(locate(old), group)
     after = assignment_source(locate(new), group)
-    change = diff_assignments(before.assignment, after.assignment)
+    # A share group's assignments (KIP-932) may give a partition several holders: moves are then per holder.
+    shared = any(len(holders) > 1 for a in (before.assignment, after.assignment) for holders in a.owner_map().values())
+    change = (shared_diff if shared else diff_assignments)(before.assignment, after.assignment)
     why = unrelated(before, after)
     if why:
         warn(f"note: {before.source} and {after.source} look like unrelated groups: {why}")

@@ -225,6 +225,8 @@ def analyze(
         output,
         lambda console: analysis_tables(console, result, top),
     )
+    for note in result.notes:
+        warn(f"kgroup: note: {note}")
     for gap in result.gaps:
         end = "the end of the recording" if gap["end_ts"] is None else _stamp(gap["end_ts"])
         warn(
@@ -356,6 +358,8 @@ def record(
     def show(event: Event) -> None:
         nonlocal tally
         tally = event.tally
+        for note in event.notes:
+            warn(f"kgroup: note: {note}")
         if event.kind == "poll" and terminal:
             warn(
                 f"poll {event.tally.polls}: {event.groups} groups, {event.partitions} partitions, "

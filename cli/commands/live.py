@@ -18,9 +18,8 @@ from kgroup.cli.options import NOT_LIVE, LiveOptions, live_options
 from kgroup.cli.options import IsolationOpt, OutputOpt, isolation_level, load
 from kgroup.cli.output import OutputFormat, document, emit, warn
 from kgroup.inspectors.errors import InputError, NotFoundError
-from kgroup.inspectors.live.admin import (
-    READ_UNCOMMITTED,
-    GroupListing,
+from kgroup.inspectors.live.admin import READ_UNCOMMITTED, GroupListing
+from kgroup.inspectors.live.consumer_groups import (
     LiveGroup,
     chosen_group_ids,
     group_pattern,
@@ -585,13 +584,27 @@ def snapshot(
       kgroup simulate orders.yaml --add-member c4
     """
     admin = live.connect()
-    read = read_groups(admin, list(dict.fromkeys(group_ids)), isolation_level(isolation), subscriptions=True)
+    try:
+        read = read_groups(admin, list(dict.fromkeys(group_ids)), isolation_level(isolation), subscriptions=True)
+    except NotFoundError:
+        # A share group (KIP-932) is described as Dead by DescribeGroups: read share groups as describe does.
+        from kgroup.inspectors.live.share_snapshot import share_groups_document
+
+        shared = share_groups_document(admin, list(dict.fromkeys(group_ids)))
+        if shared is None:
+            raise
+        _write_snapshot(yaml.safe_dump(shared[0], sort_keys=False), out, len(shared[0]["groups"]))
+        return
     for one in read.groups:
         for note in one.notes:
             warn(f"kgroup: note: group {one.group.group_id}: {note}")
     text = yaml.safe_dump(fixture_document(read, admin.settings.bootstrap_servers), sort_keys=False)
+    _write_snapshot(text, out, len(read.groups))
+
+
+def _write_snapshot(text: str, out: str | None, groups: int) -> None:
     if out is None:
         typer.echo(text, nl=False)
         return
     write_atomically(out, text, field="--output-file")
-    warn(f"kgroup: wrote {out} ({len(read.groups)} group(s))")
+    warn(f"kgroup: wrote {out} ({groups} group(s))")

@@ -13,7 +13,7 @@ from kgroup.cli.options import NOT_LIVE, LiveOptions, live_options
 from kgroup.cli.options import OutputOpt
 from kgroup.cli.output import OutputFormat, document, emit, warn
 from kgroup.cli.render.offsets import delete_tables, reset_tables
-from kgroup.inspectors.offsets.live_reset import reset_offsets
+from kgroup.inspectors.offsets.share_reset import reset_group_offsets
 from kgroup.inspectors.offsets.reset_csv import plan_csv
 from kgroup.inspectors.offsets.reset_request import ResetFlags, reset_request
 from kgroup.inspectors.offsets.results import delete_body, reset_body, reset_executed, reset_failures
@@ -115,7 +115,8 @@ def reset(
     After --execute kgroup reads the committed offsets back and reports any partition that did not take.
     With several groups --execute is all or nothing: if any group is refused, no group is changed (unless
     --allow-partial). Each group's result is in the table and in JSON (`executed` per group, and at the top
-    only when every group's plan was applied).
+    only when every group's plan was applied). A share group (KIP-932) is reset as kafka-share-groups.sh
+    resets it (AlterShareGroupOffsets; not --shift-by, --to-current or --to-group).
     Exit codes: 0 done (or planned), 1 some partitions failed, 6 a group was refused, 8 not authorized
     (READ on the group and the topic).
 
@@ -148,7 +149,7 @@ def reset(
             all_topics,
         ),
     )
-    plans, outcomes = reset_offsets(live.connect(), ids, request, execute, allow_partial)
+    plans, outcomes = reset_group_offsets(live.connect(), ids, request, execute, allow_partial)
     for plan in plans:
         if plan.refused:
             warn(f"kgroup: error: group {plan.group_id} refused: {plan.refused}")
@@ -229,7 +230,8 @@ def delete(
     kgroup refuses them first, from the members' subscriptions. A refused partition means nothing is
     deleted unless --allow-partial. After --execute kgroup reads the group's offsets back: STATUS says
     `deleted` only for a partition that no longer has a commit. The broker must offer OffsetDelete
-    (API 47, Kafka 2.4+).
+    (API 47, Kafka 2.4+). A share group's offsets (KIP-932) are deleted per whole topic, once it is
+    Empty (DeleteShareGroupOffsets).
     Exit codes: 0 done (or planned), 1 some partitions failed, 5 no such group or topic, 6 refused,
     8 not authorized (DELETE on the group, READ on the topic).
 
@@ -241,9 +243,9 @@ def delete(
 
       kgroup offsets delete orders-service --topic old-orders:0,1 --execute -b localhost:9092
     """
-    from kgroup.inspectors.offsets.offset_delete import delete_offsets
+    from kgroup.inspectors.offsets.share_offset_delete import delete_group_offsets
 
-    plan, outcome = delete_offsets(live.connect(), group_id, tuple(topics), execute, allow_partial)
+    plan, outcome = delete_group_offsets(live.connect(), group_id, tuple(topics), execute, allow_partial)
     if plan.refused:
         warn(f"kgroup: error: group {group_id} refused: {plan.refused}")
     for row in plan.refused_rows if not plan.refused else ():  # a whole group refused is one line, above

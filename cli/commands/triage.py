@@ -10,7 +10,7 @@ from rich.console import Console
 
 from kgroup.assignors.lag.burrow_status import ERRORS, WARN, worst
 from kgroup.cli.errors import handle_errors
-from kgroup.cli.render.lag import method_legend, partition_table, report_body, rollup_body, rollup_table
+from kgroup.cli.render.lag import method_legend, partition_table, report_body, rollup_body, rollup_table, share_legend
 from kgroup.cli.options import NOT_LIVE, LiveOptions, live_options
 from kgroup.cli.options import GroupsOpt, IsolationOpt, OutputOpt, RegexOpt, isolation_level
 from kgroup.cli.output import OutputFormat, document, emit, stderr_console, warn
@@ -65,6 +65,10 @@ def triage(
     Burrow's rules judge the polls; an alarm the polls cannot support yet (too few commits, an offset
     unchanged for less time than a consumer may take to commit) is UNDECIDED, never WARN or STOP, and
     triage polls on until it can decide, up to --max-wait; what it waits for is printed on stderr.
+
+    A share group (KIP-932) is judged on the share-partition lag its broker reports (KIP-1226), with the
+    share-partition start offset in the committed offset's place; each partition shows every member reading
+    it (docs/lag.md, "Share groups").
 
     Exit codes: 0 all OK (or UNDECIDED: not an alarm), 1 something is WARN, 3 something is STOP, STALL or
     REWIND (also 2 bad input, 4 no broker, 5 a named group does not exist, 7 authentication failed,
@@ -135,6 +139,7 @@ def triage(
             "members": [rollup_body(r) for r in rolled if r.level == "member"],
             "partitions": [report_body(r) for r in reports],
             "undecided": undecided,
+            "notes": result.notes,
         },
     )
 
@@ -152,8 +157,11 @@ def triage(
         shown = reports if top == 0 else reports[:top]
         partition_table(out, shown, f"Partitions, worst first ({len(shown)} of {len(reports)})")
         method_legend(out)
+        share_legend(out, reports)
 
     emit(doc, output, table)
+    for note in result.notes:
+        warn(f"kgroup: note: {note}")
     if result.undecided:
         first = result.undecided[0]
         chosen = " ".join(

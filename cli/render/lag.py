@@ -11,6 +11,7 @@ from kgroup.cli.render.titled import Table
 from kgroup.assignors.lag.burrow_status import burrow_group_status
 from kgroup.assignors.lag.history import PartitionReport
 from kgroup.assignors.lag.rollup import Rollup
+from kgroup.assignors.lag.samples import SHARE_PARTITION_LAG
 from kgroup.cli.render.tables import dash, print_wide
 
 if TYPE_CHECKING:
@@ -129,11 +130,23 @@ def partition_table(console: Console, rows: list[PartitionReport], title: str) -
             time_lag(r.time_lag_ms, r.time_lag_method),
             dash(r.committed_offset),
             dash(r.log_end_offset),
-            dash(r.member_id),
+            ", ".join(r.readers) if r.readers else dash(r.member_id),  # a share partition's members all read it
             dash(r.host),
             flags(r),
         )
     print_wide(console, table)
+
+
+def share_legend(console: Console, rows: list[PartitionReport]) -> None:
+    """What LAG and CURRENT-OFFSET mean for share groups, when any is shown (docs/lag.md, "Share groups")."""
+    groups = sorted({r.group for r in rows if r.lag_kind == SHARE_PARTITION_LAG})
+    if groups:
+        console.print(
+            f"share group(s) {', '.join(groups)}: LAG is the share-partition lag the broker reports (KIP-1226), "
+            "not committed-offset lag; CURRENT-OFFSET is the share-partition start offset; CONSUMER-ID lists "
+            "every member reading the partition",
+            markup=False,
+        )
 
 
 def method_legend(console: Console) -> None:
@@ -201,3 +214,4 @@ def analysis_tables(console: Console, result: Analysis, top: int) -> None:
     shown = result.partitions if top == 0 else result.partitions[:top]
     partition_table(console, shown, f"Partitions, worst first ({len(shown)} of {len(result.partitions)})")
     method_legend(console)
+    share_legend(console, result.partitions)

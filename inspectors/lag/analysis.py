@@ -9,13 +9,16 @@ from typing import Any
 
 from kgroup.assignors.lag.history import HistoryPoint, PartitionReport
 from kgroup.assignors.lag.history import analyze as reference_analysis
+from kgroup.assignors.lag.history import report_order
+from kgroup.assignors.lag.share_lag import analyze_shares
 from kgroup.assignors.lag.rollup import Rollup, rollups
 from kgroup.assignors.lag.samples import LagQuery
 from kgroup.inspectors.lag import spark_job
 from kgroup.inspectors.errors import InputError, NotReachableError, RunError
 from kgroup.inspectors.files import output_folder
-from kgroup.inspectors.live.admin import group_pattern
+from kgroup.inspectors.live.consumer_groups import group_pattern
 from kgroup.inspectors.lag.dataset import COMMITS, check_marker, pyarrow, read_gaps, read_samples, survey, table_files
+from kgroup.inspectors.lag.dataset import SHARES, read_shares
 from kgroup.inspectors.lag.spark_session import Progress, following, spark_failure, spark_session
 
 
@@ -26,6 +29,7 @@ class Analysis:
     rollups: list[Rollup]
     history: list[HistoryPoint]
     gaps: list[dict[str, Any]] = field(default_factory=list)  # when the recorder could not poll (dataset.GAPS)
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -55,10 +59,16 @@ def run(
     leave out (checked_files)."""
     selection.check()
     check_marker(path)
-    if "://" not in path and not [f for f in table_files(path, COMMITS) if f not in skip]:
+    shared = "://" not in path and any(f not in skip for f in table_files(path, SHARES))
+    if "://" not in path and not shared and not [f for f in table_files(path, COMMITS) if f not in skip]:
         raise InputError(f"{path!r}: the data set has no commit samples yet", field="DATASET")
     if spark_url == IN_PROCESS:
         return _in_process(path, query, selection, skip)
+    if shared and not [f for f in table_files(path, COMMITS) if f not in skip]:
+        raise InputError(
+            f"{path!r}: only share groups are recorded, which are analyzed in-process only: --engine in-process",
+            field="--engine",
+        )
     with spark_session(spark_url, timeout_s, conf, data_bytes) as spark:
         try:
             with following(spark, progress):
@@ -78,7 +88,8 @@ def run(
             if type(exc).__module__.startswith(("pyspark", "py4j", "grpc")):
                 raise spark_failure(exc) from None
             raise
-    return Analysis(asked, partitions, rollups, history, gaps)
+    notes = [f"{SHARES}: share groups are analyzed in-process only (--engine in-process); left out"] if shared else []
+    return Analysis(asked, partitions, rollups, history, gaps, notes)
 
 
 # `--engine auto`: histories up to this many samples (commit + log rows) run in-process. Measured on this
@@ -145,17 +156,24 @@ def _in_process(
     """The whole data set in memory through kgroup.assignors.lag.history, which the Spark pipeline is tested
     equal to: no JVM to start, so a small history is answered at once; a large one belongs on Spark."""
     commits, logs = read_samples(path, skip)
+    shares = read_shares(path, skip)
     pattern = group_pattern(selection.regex)
-    commits = [
-        c
-        for c in commits
-        if (not selection.groups or c.group in selection.groups) and (pattern is None or pattern.search(c.group))
-    ]
-    newest = max([c.observed_ts for c in commits] + [s.ts for s in logs], default=None)
+
+    def chosen(group: str) -> bool:
+        return (not selection.groups or group in selection.groups) and (pattern is None or bool(pattern.search(group)))
+
+    commits = [c for c in commits if chosen(c.group)]
+    shares = [s for s in shares if chosen(s.group)]  # a share group's lag is its broker's (share_lag)
+    newest = max(
+        [c.observed_ts for c in commits] + [s.observed_ts for s in shares] + [s.ts for s in logs], default=None
+    )
     if newest is None:
         raise InputError(f"{path!r}: no samples for the selected groups", field="DATASET")
     asked, gaps = outside_gaps(path, query(newest), skip)
     partitions, history = reference_analysis(commits, logs, asked)
+    shared, shared_history = analyze_shares(shares, logs, asked)
+    partitions = sorted(partitions + shared, key=report_order)
+    history = sorted(history + shared_history, key=lambda p: (p.cluster, p.group, p.bucket_ts))
     return Analysis(asked, partitions, rollups(partitions), history, gaps)
 
 
@@ -165,7 +183,8 @@ def write_parquet(path: str, analysis: Analysis) -> None:
     folder = output_folder(path, "--out")
     rows = [asdict(r) for r in analysis.partitions]
     columns = list(PartitionReport.__dataclass_fields__)
-    table = pa.table({c: [r[c] for r in rows] for c in columns}) if rows else pa.table({c: [] for c in columns})
+    types = {"readers": pa.list_(pa.string())}  # a list of member ids, also where every list is empty
+    table = pa.table({c: pa.array([r[c] for r in rows], type=types.get(c)) for c in columns})
     temporary = os.path.join(folder, f".{os.path.basename(path)}.tmp")
     try:
         pa.parquet.write_table(table, temporary)

@@ -4,6 +4,7 @@
     DATASET/commits/date=YYYY-MM-DD/part-*.parquet   `commits`
     DATASET/log_offsets/date=YYYY-MM-DD/part-*.parquet   `log_offsets`
     DATASET/gaps/date=YYYY-MM-DD/part-*.parquet      when `lag record` could not poll
+    DATASET/share_partitions/date=YYYY-MM-DD/part-*.parquet   share groups' share-partitions (KIP-932)
 
 The columns of each table: docs/lag.md, "The offset-history data set".
 
@@ -23,17 +24,21 @@ import json
 import os
 import uuid
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from kgroup.assignors.lag.samples import CommitSample, LogSample
+from kgroup.assignors.lag.samples import SHARE_PARTITION_LAG, CommitSample, LogSample, ShareSample
 from kgroup.inspectors.errors import InputError
 
 MARKER = "_kgroup_dataset.json"
 SCHEMA_NAME, VERSION = "kgroup-lag-history", 1
 COMMITS, LOG_OFFSETS, GAPS = "commits", "log_offsets", "gaps"
+# Share groups (KIP-932) commit no offsets: their polls go to a table of their own, optional like `gaps`, so
+# no reader of `commits` (an older kgroup, a Spark job, a user's query) takes a share-partition's start
+# offset for a committed offset; `lag_kind` says what its `lag` is.
+SHARES = "share_partitions"
 EXTRA_HINT = "pip install 'kgroup[spark]'"
 
 # column -> (kind, nullable); kinds are checked the same way on pyarrow and on Spark schemas
@@ -59,6 +64,19 @@ COLUMNS: dict[str, dict[str, tuple[str, bool]]] = {
         "high_watermark": ("long", False),
         "last_stable_offset": ("long", True),
         "ts": ("timestamp", False),
+    },
+    SHARES: {
+        "cluster": ("string", False),
+        "group": ("string", False),
+        "topic": ("string", False),
+        "partition": ("int", False),
+        "start_offset": ("long", True),
+        "lag": ("long", True),
+        "lag_kind": ("string", False),
+        "start_ts": ("timestamp", False),
+        "members": ("string", True),
+        "group_epoch": ("int", True),
+        "observed_ts": ("timestamp", False),
     },
     GAPS: {
         "cluster": ("string", False),
@@ -121,10 +139,46 @@ def check_marker(path: str) -> None:
         )
 
 
-def append(path: str, commits: list[CommitSample], logs: list[LogSample]) -> None:
+def append(path: str, commits: list[CommitSample], logs: list[LogSample], shares: Iterable[ShareSample] = ()) -> None:
     """Append one poll's samples: one file per table and date, each renamed into place when complete."""
     _write(path, COMMITS, [_row(s) for s in commits], lambda r: r["observed_ts"])
     _write(path, LOG_OFFSETS, [_row(s) for s in logs], lambda r: r["ts"])
+    _write(path, SHARES, [_share_row(s) for s in shares], lambda r: r["observed_ts"])
+
+
+def _share_row(sample: ShareSample) -> dict[str, Any]:
+    # member ids are base64 Uuids (KIP-1082): a comma never occurs in one
+    return {**_row(sample), "lag_kind": SHARE_PARTITION_LAG, "members": ",".join(sample.members) or None}
+
+
+def read_shares(path: str, skip: frozenset[str] = frozenset()) -> list[ShareSample]:
+    """Every share-partition sample (none for a history without the table)."""
+    found = []
+    for file, row in _checked_rows(path, SHARES, skip):
+        if row.pop("lag_kind") != SHARE_PARTITION_LAG:  # a kind this kgroup does not know is not guessed at
+            raise InputError(f"{SHARES}.lag_kind: expected {SHARE_PARTITION_LAG!r}", source=file)
+        for column in ("start_ts", "observed_ts"):
+            row[column] = _millis(row[column])
+        row["members"] = tuple(row["members"].split(",")) if row["members"] else ()
+        found.append(ShareSample(**row))
+    return found
+
+
+def _checked_rows(path: str, table: str, skip: frozenset[str]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each row of `table`'s files (but those in `skip`) with the file it came from, once the file's columns
+    and required values are checked against the schema."""
+    pa = pyarrow()
+    for file in table_files(path, table):
+        if file in skip:
+            continue
+        try:
+            data = pa.parquet.read_table(file)
+        except (OSError, pa.ArrowException) as exc:
+            raise InputError(f"cannot read it as Parquet: {exc}", source=file) from None
+        check_columns(table, {f.name: arrow_kind(f.type) for f in data.schema}, file)
+        _require_values(table, data, file)
+        for row in data.select(list(COLUMNS[table])).to_pylist():
+            yield file, row
 
 
 def append_gap(path: str, gap: dict[str, Any]) -> None:
@@ -152,7 +206,7 @@ def read_gaps(path: str, skip: frozenset[str] = frozenset()) -> list[dict[str, A
     return sorted(rows, key=lambda r: (r["start_ts"], r["cluster"]))
 
 
-def _row(sample: CommitSample | LogSample) -> dict[str, Any]:
+def _row(sample: CommitSample | LogSample | ShareSample) -> dict[str, Any]:
     return {name: getattr(sample, name) for name in sample.__dataclass_fields__}
 
 
@@ -192,8 +246,21 @@ def newest_commits(
     day is read (every poll writes every recorded partition), with Arrow's group-by, not row by row.
     With `skip_bad`, a file that cannot be read is left out and named in the second value."""
     check_marker(path)
+    found: dict[tuple[str, str, str, int], tuple[int, int]] = {}
+    skipped: list[str] = []
+    # a share group's start offset is dated as a commit is (sampler.Sampler._commit_time)
+    for table, offset, since in ((COMMITS, "committed_offset", "commit_ts"), (SHARES, "start_offset", "start_ts")):
+        got, bad = _newest(path, table, offset, since, skip_bad)
+        found |= got
+        skipped += bad
+    return found, skipped
+
+
+def _newest(
+    path: str, table: str, offset: str, since: str, skip_bad: bool
+) -> tuple[dict[tuple[str, str, str, int], tuple[int, int]], list[str]]:
     pa = pyarrow()
-    every = table_files(path, COMMITS)
+    every = table_files(path, table)
     if not every:
         return {}, []
     newest_day = max(os.path.dirname(f) for f in every)
@@ -202,7 +269,7 @@ def newest_commits(
     tables, skipped = [], []
     for file in files:
         try:
-            tables.append(pa.parquet.read_table(file, columns=[*keys, "committed_offset", "commit_ts", "observed_ts"]))
+            tables.append(pa.parquet.read_table(file, columns=[*keys, offset, since, "observed_ts"]))
         except (OSError, pa.ArrowException) as exc:
             if not skip_bad:
                 raise InputError(f"cannot read it as Parquet: {exc}", source=file) from None
@@ -210,18 +277,16 @@ def newest_commits(
     if not tables:
         return {}, skipped
     data = pa.concat_tables(tables)
-    _require_values(COMMITS, data, newest_day)
+    _require_values(table, data, newest_day)
     newest = (
-        data.sort_by("observed_ts")
-        .group_by(keys, use_threads=False)
-        .aggregate([("committed_offset", "last"), ("commit_ts", "last")])
+        data.sort_by("observed_ts").group_by(keys, use_threads=False).aggregate([(offset, "last"), (since, "last")])
     )
     found = {}
     for row in newest.to_pylist():
-        if row["committed_offset_last"] is not None:
+        if row[f"{offset}_last"] is not None:
             found[(row["cluster"], row["group"], row["topic"], row["partition"])] = (
-                row["committed_offset_last"],
-                _millis(row["commit_ts_last"]),
+                row[f"{offset}_last"],
+                _millis(row[f"{since}_last"]),
             )
     return found, skipped
 
@@ -266,11 +331,11 @@ def survey(path: str) -> Survey:
     a truncated or overwritten file is found before any engine starts, and the row count picks the engine."""
     pa = pyarrow()
     damaged, rows, size, oldest = {}, 0, 0, None
-    for table in (COMMITS, LOG_OFFSETS, GAPS):
+    for table in (COMMITS, LOG_OFFSETS, SHARES, GAPS):
         for file in table_files(path, table):
             # part-<first observation ms>-...; a file renamed by hand simply tells no time
             parts = os.path.basename(file).split("-")
-            stamp = parts[1] if table == COMMITS and len(parts) > 1 else ""
+            stamp = parts[1] if table in (COMMITS, SHARES) and len(parts) > 1 else ""
             if stamp.isdigit():
                 oldest = int(stamp) if oldest is None else min(oldest, int(stamp))
             try:
@@ -287,23 +352,13 @@ def survey(path: str) -> Survey:
 def read_samples(path: str, skip: frozenset[str] = frozenset()) -> tuple[list[CommitSample], list[LogSample]]:
     """The whole data set in memory, for the in-process reference and small histories; `skip`: files left out."""
     check_marker(path)
-    pa = pyarrow()
     out: dict[str, list[Any]] = {}
     for table, make in ((COMMITS, CommitSample), (LOG_OFFSETS, LogSample)):
         rows: list[Any] = []
-        for file in table_files(path, table):
-            if file in skip:
-                continue
-            try:
-                data = pa.parquet.read_table(file)
-            except (OSError, pa.ArrowException) as exc:
-                raise InputError(f"cannot read it as Parquet: {exc}", source=file) from None
-            check_columns(table, {f.name: arrow_kind(f.type) for f in data.schema}, file)
-            _require_values(table, data, file)
-            for row in data.select(list(COLUMNS[table])).to_pylist():
-                for column in _TIME_COLUMNS & row.keys():
-                    row[column] = _millis(row[column])
-                rows.append(make(**row))
+        for _, row in _checked_rows(path, table, skip):
+            for column in _TIME_COLUMNS & row.keys():
+                row[column] = _millis(row[column])
+            rows.append(make(**row))
         out[table] = rows
     return out[COMMITS], out[LOG_OFFSETS]
 

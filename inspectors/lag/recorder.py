@@ -58,6 +58,7 @@ class Event:
     partitions: int = 0
     error: str | None = None
     wait_s: float = 0.0
+    notes: tuple[str, ...] = ()  # said once (a share group whose broker sends no lag)
 
 
 class GaveUp(NotReachableError):
@@ -91,7 +92,8 @@ def record(
                 due = _next_slot(started, schedule.interval_ms, clock())
                 stop.sleep(max(0.0, (due if end_at is None else min(due, end_at)) - clock()))
                 continue
-            commits, logs = sampler.poll()
+            got = sampler.poll_all()
+            commits, logs = got.commits, got.logs
         except (NotReachableError, RunError, NotFoundError) as exc:
             if tally.polls == 0 and outage is None and not isinstance(exc, NotReachableError):
                 raise  # the first poll: a refused request or a missing group is the user's to fix, not to wait out
@@ -126,20 +128,25 @@ def record(
             stop.sleep(wait)
             sampler.admin = reconnect()
             continue
-        observed = next((c.observed_ts for c in commits), None) or next((s.ts for s in logs), None)
+        observed = (
+            next((c.observed_ts for c in commits), None)
+            or next((s.observed_ts for s in got.shares), None)
+            or next((s.ts for s in logs), None)
+        )
         if outage is not None:
             _close(out, outage, observed or int(time.time() * 1000), tally)
             outage = None
             on_event(Event("resumed", tally))
-        lag_dataset.append(out, commits, logs)
+        lag_dataset.append(out, commits, logs, got.shares)
         tally.polls += 1
-        tally.rows += len(commits) + len(logs)
+        tally.rows += len(commits) + len(logs) + len(got.shares)
         if observed is not None:
             tally.first_ts = tally.first_ts if tally.first_ts is not None else observed
             tally.last_ts = observed
         else:
             tally.last_ts = int(time.time() * 1000)
-        on_event(Event("poll", tally, groups=len({c.group for c in commits}), partitions=len(commits)))
+        groups = len({c.group for c in commits} | {s.group for s in got.shares})
+        on_event(Event("poll", tally, groups=groups, partitions=len(commits) + len(got.shares), notes=tuple(got.notes)))
         if schedule.count is not None and tally.polls >= schedule.count:
             break
         slot = max(slot + 1, int((clock() - started) * 1000 // schedule.interval_ms) + 1)

@@ -9,18 +9,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
-from kgroup.assignors.lag.samples import CommitSample, LogSample
+from kgroup.assignors.lag.samples import CommitSample, LogSample, ShareSample
 from kgroup.assignors.model import TopicPartition
 from kgroup.inspectors.errors import InputError, NotFoundError
-from kgroup.inspectors.live.admin import (
-    READ_COMMITTED,
-    READ_UNCOMMITTED,
-    LiveAdmin,
-    chosen_group_ids,
-    group_pattern,
-    read_groups,
-)
+from kgroup.inspectors.live.admin import READ_COMMITTED, READ_UNCOMMITTED, LiveAdmin
+from kgroup.inspectors.live.consumer_groups import chosen_group_ids, group_pattern, read_groups
+from kgroup.inspectors.live.share_groups import ShareGroup, read_share_groups
 
 
 @dataclass
@@ -36,9 +32,30 @@ class GroupChooser:
         self._pattern = group_pattern(self.regex)
 
     def choose(self, admin: LiveAdmin) -> list[str]:
+        # -r matches consumer groups (as LiveAdmin.list_groups keeps them) and share groups (KIP-932)
         return chosen_group_ids(
-            list(self.groups), False, self._pattern, lambda: [g.group_id for g in admin.list_groups()]
+            list(self.groups),
+            False,
+            self._pattern,
+            lambda: [
+                g.group_id
+                for g in admin.list_groups(every_type=True)
+                if g.type == "share"
+                or g.protocol in ("consumer", "")
+                or (g.protocol is None and g.type not in ("share", "streams"))
+            ],
         )
+
+
+@dataclass(frozen=True)
+class Poll:
+    """One poll: consumer groups' commits, share groups' share-partitions (KIP-932), the log bounds of both,
+    and what to tell the user once (a share group whose broker sends no lag)."""
+
+    commits: list[CommitSample]
+    logs: list[LogSample]
+    shares: list[ShareSample] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -49,12 +66,20 @@ class Sampler:
     # the data set saw last (lag_dataset.newest_commits), so unchanged offsets are not re-dated
     first_seen: dict[tuple[str, str, str, int], tuple[int, int]] = field(default_factory=dict)
     cluster: str | None = None
+    share_ids: set[str] = field(default_factory=set)  # the chosen groups found to be share groups
+    noted: set[str] = field(default_factory=set)  # notes already returned (each is said once)
 
     def poll(self, now_ms: int | None = None) -> tuple[list[CommitSample], list[LogSample]]:
-        """Commits and log bounds of the chosen groups' partitions, stamped with one observation time."""
+        """Commits and log bounds of the chosen consumer groups' partitions (poll_all has share groups too)."""
+        got = self.poll_all(now_ms)
+        return got.commits, got.logs
+
+    def poll_all(self, now_ms: int | None = None) -> Poll:
+        """Commits, share-partitions and log bounds of the chosen groups' partitions, stamped with one
+        observation time."""
         group_ids = self.chooser.choose(self.admin)
         if not group_ids:
-            return [], []
+            return Poll([], [])
         if self.cluster is None:
             metadata = self.admin.metadata()
             self.cluster = getattr(metadata, "cluster_id", None) or self.admin.settings.bootstrap_servers
@@ -62,13 +87,13 @@ class Sampler:
             self.admin.forget_metadata()  # topics created during a long recording
         now = int(time.time() * 1000) if now_ms is None else now_ms
         try:
-            read = read_groups(self.admin, group_ids, READ_UNCOMMITTED)
+            shared, read = self._read(group_ids)
         except NotFoundError:
             if self.chooser.regex is None:
                 raise
-            return [], []  # a group matched by -r went away between the listing and the describe
+            return Poll([], [])  # a group matched by -r went away between the listing and the describe
         commits, bounds = [], {}
-        for live in read.groups:
+        for live in read.groups if read is not None else []:
             group = live.group
             owner = {tp: m for m in group.members for tp in group.assignment.partitions_of(m.member_id)}
             for offsets in group.offsets:
@@ -90,12 +115,64 @@ class Sampler:
                         now,
                     )
                 )
+        shares = [s for group in shared.values() for s in self._share_samples(group, now)]
+        unbounded = sorted({TopicPartition(s.topic, s.partition) for s in shares} - bounds.keys())
+        bounds |= self.admin.log_bounds(unbounded, READ_UNCOMMITTED) if unbounded else {}
         stable = self.admin.log_ends(sorted(bounds), READ_COMMITTED)
         logs = [
             LogSample(self.cluster, tp.topic, tp.partition, start, end, stable.get(tp), now)
             for tp, (start, end) in sorted(bounds.items())
         ]
-        return commits, logs
+        notes = [f"group {g.group_id}: {note}" for g in shared.values() for note in g.notes]
+        new_notes = [n for n in notes if n not in self.noted]
+        self.noted.update(new_notes)
+        return Poll(commits, logs, shares, new_notes)
+
+    def _read(self, group_ids: list[str]) -> tuple[dict[str, ShareGroup], Any]:
+        """The chosen share groups and the consumer groups' read. DescribeGroups describes a share group as
+        Dead (not found), so, as `describe` does, the groups the consumer-group read does not find are looked
+        for among share groups, and one found is read as a share group from then on. Raises NotFoundError for
+        a group that is neither."""
+        rest = [g for g in group_ids if g not in self.share_ids]
+        shared: dict[str, ShareGroup] = {}
+        try:
+            read = read_groups(self.admin, rest, READ_UNCOMMITTED) if rest else None
+        except NotFoundError:
+            shared = read_share_groups(self.admin, rest)
+            if not shared:
+                raise
+            self.share_ids |= shared.keys()
+            rest = [g for g in rest if g not in shared]
+            read = read_groups(self.admin, rest, READ_UNCOMMITTED) if rest else None
+        known = [g for g in group_ids if g in self.share_ids and g not in shared]
+        shared |= read_share_groups(self.admin, known) if known else {}
+        for group_id in known:
+            if group_id not in shared:
+                raise NotFoundError(f"group {group_id!r} does not exist (it was read as a share group before)")
+        return shared, read
+
+    def _share_samples(self, group: ShareGroup, now: int) -> list[ShareSample]:
+        """Each share-partition the coordinator has a state for, with the members assigned it at this poll."""
+        assert self.cluster is not None
+        samples = []
+        for p in group.partitions:
+            tp = TopicPartition(p.topic, p.partition)
+            readers = tuple(m.member_id for m in group.members if (p.topic, p.partition) in m.assignment)
+            samples.append(
+                ShareSample(
+                    self.cluster,
+                    group.group_id,
+                    p.topic,
+                    p.partition,
+                    p.start_offset,
+                    p.lag,
+                    self._commit_time(group.group_id, tp, p.start_offset, now),
+                    readers,
+                    group.group_epoch,
+                    now,
+                )
+            )
+        return samples
 
     def _commit_time(self, group: str, tp: TopicPartition, offset: int | None, now: int) -> int:
         key = (self.cluster or "", group, tp.topic, tp.partition)

@@ -21,6 +21,9 @@ KEY = ["_k1", "_k2"]  # a topic partition's window key, added by keyed()
 WINDOW_BLOCK_MS = 3_600_000  # the blocks of commit time _recent ranks; any size gives the same window
 
 
+PARTITION_COLUMNS = [name for name in PartitionReport.__dataclass_fields__ if name not in ("lag_kind", "readers")]
+
+
 def read_tables(spark: Any, path: str, skip: frozenset[str] = frozenset()) -> tuple[Any, Any]:
     """The two tables with times as epoch milliseconds; the schema checked column by column. `skip`: files
     left out (--skip-bad-files): then the table's other files are named one by one."""
@@ -233,7 +236,8 @@ def _analyze(
     try:
         rows = parts.collect()
         reports = sorted(
-            (PartitionReport(**{name: row[name] for name in PartitionReport.__dataclass_fields__}) for row in rows),
+            # the job reads `commits` only: lag_kind and readers keep their defaults (committed, none)
+            (PartitionReport(**{name: row[name] for name in PARTITION_COLUMNS}) for row in rows),
             key=report_order,
         )
         rollup_rows = _rollups(parts).collect()

@@ -4,7 +4,8 @@ The reference functions (kgroup.assignors.lag.history) judge the polls with a wi
 of polls; kgroup's evidence rule (kgroup.assignors.lag.evidence) then keeps an alarm only where the polls
 support it. While a partition is UNDECIDED, triage polls on (every interval, up to `max_wait_ms` in all)
 until it is decided. The worst partitions then get an exact time lag from the timestamp of their unread
-record.
+record. Share groups' partitions (KIP-932) are judged by kgroup.assignors.lag.share_lag, on the lag their
+broker reports.
 """
 
 from __future__ import annotations
@@ -12,13 +13,14 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from kgroup.assignors.lag.burrow_status import UNDECIDED
 from kgroup.assignors.lag.evidence import Judgement, judge, quiet_ms
 from kgroup.assignors.lag.history import PartitionReport, analyze, report_order, windows
 from kgroup.assignors.lag.rollup import Rollup, rollups
-from kgroup.assignors.lag.samples import CommitSample, LagQuery, LogSample
+from kgroup.assignors.lag.samples import CommitSample, LagQuery, LogSample, ShareSample
+from kgroup.assignors.lag.share_lag import analyze_shares, share_windows
 from kgroup.assignors.model import TopicPartition
 from kgroup.assignors.lag.time_lag import EXACT
 from kgroup.inspectors.lag.sampler import Sampler
@@ -33,6 +35,7 @@ class Triage:
     polls: int
     span_ms: int  # first poll to last
     undecided: list[Judgement]  # the partitions the polls could not decide, and what each waits for
+    notes: list[str] = field(default_factory=list)  # each said once (a share group's broker sends no lag)
 
 
 @dataclass(frozen=True)
@@ -57,33 +60,39 @@ def triage(
 ) -> Triage:
     commits: list[CommitSample] = []
     logs: list[LogSample] = []
+    shares: list[ShareSample] = []
+    notes: list[str] = []
     now, first, polls = 0, 0, 0
     started = time.monotonic()
     while True:
         if polls:
             time.sleep(interval_ms / 1000)
-        got_commits, got_logs = sampler.poll()
-        commits += got_commits
-        logs += got_logs
-        now = max([now] + [s.observed_ts for s in got_commits] + [s.ts for s in got_logs])
+        got = sampler.poll_all()
+        commits += got.commits
+        logs += got.logs
+        shares += got.shares
+        notes += got.notes
+        seen = [s.observed_ts for s in got.commits] + [s.observed_ts for s in got.shares] + [s.ts for s in got.logs]
+        now = max([now] + seen)
         first = first or now
         polls += 1
         left = max_wait_ms / 1000 - (time.monotonic() - started)
         if polls < samples:
             on_poll(Progress(polls, samples, 0, interval_ms / 1000, left))
             continue
-        reports, judged = _judge(commits, logs, polls, isolation, allowed_lag, interval_ms, now)
+        reports, judged = _judge(commits, logs, shares, polls, isolation, allowed_lag, interval_ms, now)
         undecided = [j for j in judged if j.report.status == UNDECIDED]
         if not undecided or left < interval_ms / 1000:
             break
         on_poll(Progress(polls, samples, len(undecided), interval_ms / 1000, left, undecided[0].waiting_for))
     reports = _exact(sampler, reports, exact_top, isolation, now)
-    return Triage(reports, rollups(reports), now, polls, now - first, undecided)
+    return Triage(reports, rollups(reports), now, polls, now - first, undecided, notes)
 
 
 def _judge(
     commits: list[CommitSample],
     logs: list[LogSample],
+    shares: list[ShareSample],
     polls: int,
     isolation: str,
     allowed_lag: int,
@@ -92,13 +101,16 @@ def _judge(
 ) -> tuple[list[PartitionReport], list[Judgement]]:
     query = LagQuery(as_of=now, window=polls, allowed_lag=allowed_lag, isolation=isolation)
     reports, _ = analyze(commits, logs, query)
-    windows_of = windows(commits, logs, query)
+    shared, _ = analyze_shares(shares, logs, query)  # a share group's lag is its broker's (share_lag)
+    reports += shared
+    windows_of = windows(commits, logs, query) | share_windows(shares, logs, query)
     by_group = defaultdict(list)
     for (cluster, group, _, _), window in windows_of.items():
         by_group[(cluster, group)].append(window)
     # a group no poll saw an owner in has no active consumer; one seen with members at any poll counts as
     # having them (a rebalance at one poll must not turn a healthy consumer into a STOP)
     with_members = {(c.cluster, c.group) for c in commits if c.member_id}
+    with_members |= {(s.cluster, s.group) for s in shares if s.members}
     judged = [
         judge(
             r,

@@ -4,33 +4,18 @@ an answer it cannot use (exit 1)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TypeVar
-
 from kgroup.assignors.model import TopicPartition
-from kgroup.inspectors.errors import InputError, RunError
 from kgroup.inspectors.live.connection_settings import ConnectionSettings
 from kgroup.inspectors.live.wire.describe_groups import probe_api_versions
-from kgroup.inspectors.live.transport_failures import authorization_failure, cluster_failures, is_authorization_error
-from kgroup.inspectors.live.wire.errors import KafkaClientError, UnsupportedConfig
+from kgroup.inspectors.live.transport_failures import authorization_failure, is_authorization_error, own_transport_call
 from kgroup.inspectors.live.wire.offset_delete import OffsetDeleteAnswer, delete_offsets, offers_offset_delete
-
-T = TypeVar("T")
-
-
-def _run(settings: ConnectionSettings, what: str, call: Callable[[], T]) -> T:
-    try:
-        with cluster_failures(settings, f"during {what}"):
-            return call()
-    except UnsupportedConfig as exc:
-        raise InputError(f"{exc} (needed for {what})", field="--command-config") from None
-    except KafkaClientError as exc:
-        raise RunError(f"{what}: {exc}") from None
 
 
 def offset_delete_unsupported(settings: ConnectionSettings, timeout_s: float) -> str | None:
     """Why the cluster cannot delete offsets (its ApiVersions do not offer OffsetDelete), or None."""
-    versions = _run(settings, "ApiVersions", lambda: probe_api_versions(settings.client_config(), timeout_s))
+    versions = own_transport_call(
+        settings, "ApiVersions", lambda: probe_api_versions(settings.client_config(), timeout_s)
+    )
     if offers_offset_delete(versions):
         return None
     return (
@@ -46,7 +31,7 @@ def send_offset_delete(
     group, else GROUP_AUTHORIZATION_FAILED; READ on each topic, else TOPIC_AUTHORIZATION_FAILED per
     partition) is an AuthorizationError, as Kafka's tool fails on the AuthorizationException."""
     what = f"OffsetDelete of {group_id!r}"
-    answer = _run(
+    answer = own_transport_call(
         settings,
         what,
         lambda: delete_offsets(

@@ -34,6 +34,7 @@ class ShareGroup:
     partitions: tuple[SharePartitionOffset, ...]  # by topic, partition, as ShareGroupCommand.printOffsets sorts
     offsets_version: int | None  # DescribeShareGroupOffsets' version: 0 has no lag
     notes: tuple[str, ...] = ()
+    member_order: tuple[str, ...] = ()  # member ids as the coordinator listed them (its own iteration order)
 
 
 def read_share_groups(admin: LiveAdmin, group_ids: list[str]) -> dict[str, ShareGroup]:
@@ -85,6 +86,7 @@ def read_share_groups(admin: LiveAdmin, group_ids: list[str]) -> dict[str, Share
             offsets.partitions,
             offsets.api_version,
             notes,
+            described.broker_order,
         )
     return found
 

@@ -27,8 +27,9 @@ from kgroup.inspectors.fixtures.group_file import (
 from kgroup.inspectors.fixtures.field_reader import FieldReader
 from kgroup.inspectors.fixtures.partition_ranges import by_topic
 from kgroup.inspectors.fixtures.yaml_doc import YamlDoc
-from kgroup.inspectors.errors import InputError
-from kgroup.inspectors.live.admin import LiveAdmin, LiveGroup, LiveRead, read_groups
+from kgroup.inspectors.errors import InputError, NotFoundError
+from kgroup.inspectors.live.admin import LiveAdmin
+from kgroup.inspectors.live.consumer_groups import LiveGroup, LiveRead, read_groups
 
 
 def group_topics(group: Group) -> list[str]:
@@ -100,7 +101,16 @@ def read_for_what_if(
     Kafka's leader assigns the topics in its metadata, which it fetches for every member's subscription
     (ConsumerCoordinator.onLeaderElected, metadata.requestUpdateForNewTopics): a newcomer's topic the
     group does not consume yet is assigned at its join, so its size is read here, not left out."""
-    read = read_groups(admin, [group_id], subscriptions=True)
+    try:
+        read = read_groups(admin, [group_id], subscriptions=True)
+    except NotFoundError:
+        # DescribeGroups describes a share group (KIP-932) as Dead: read it as kafka-share-groups.sh does.
+        from kgroup.inspectors.live.share_snapshot import share_for_what_if
+
+        shared = share_for_what_if(admin, group_id, named)
+        if shared is None:
+            raise
+        return shared
     problem = untrusted(read.groups[0])
     if problem:
         raise InputError(
@@ -227,6 +237,12 @@ def fixture_group(saved: Fixture, group_id: str) -> LiveGroup:
     """A fixture's group as describe shows a live one (the inverse of as_fixture): its first assignor under
     the name the broker reports, and no coordinator, which a fixture does not record."""
     group = saved.group(group_id)
+    if group.protocol == "share":
+        raise InputError(
+            f"group {group.group_id!r} is a share group: describe --fixture does not show saved share groups yet "
+            "(describe -b reads live ones; simulate, assign and explain read the file)",
+            saved.source,
+        )
     assignor = group.assignors[0] if group.assignors else None
     if assignor is not None and ":" in assignor:
         # A user assignor: the broker reports the protocol name its members send, the assignor's own `name`

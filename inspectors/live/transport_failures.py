@@ -4,12 +4,18 @@ a broker's *_AUTHORIZATION_FAILED answer means, for either transport."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TypeVar
 
-from kgroup.inspectors.errors import AuthenticationError, AuthorizationError, NotReachableError
+from kgroup.inspectors.errors import AuthenticationError, AuthorizationError, InputError, NotReachableError, RunError
 from kgroup.inspectors.live.connection_settings import ConnectionSettings
-from kgroup.inspectors.live.wire.errors import AuthenticationFailed, BrokerUnreachable
+from kgroup.inspectors.live.wire.errors import (
+    AuthenticationFailed,
+    BrokerUnreachable,
+    KafkaClientError,
+    UnsupportedConfig,
+)
 
 AUTHORIZATION_ERRORS = ("GROUP_AUTHORIZATION_FAILED", "TOPIC_AUTHORIZATION_FAILED", "CLUSTER_AUTHORIZATION_FAILED")
 
@@ -29,6 +35,10 @@ NEEDED = {
     ("OffsetDelete", "group"): "DELETE",
     ("OffsetDelete", "topic"): "READ",
     ("DeleteGroups", "group"): "DELETE",
+    ("AlterShareGroupOffsets", "group"): "READ",  # KafkaApis.handleAlterShareGroupOffsetsRequest
+    ("AlterShareGroupOffsets", "topic"): "READ",
+    ("DeleteShareGroupOffsets", "group"): "DELETE",  # KafkaApis.handleDeleteShareGroupOffsetsRequest
+    ("DeleteShareGroupOffsets", "topic"): "READ",
     ("FindCoordinator", "group"): "DESCRIBE",
     ("ListOffsets", "topic"): "DESCRIBE",
     ("Metadata", "topic"): "DESCRIBE",
@@ -107,3 +117,19 @@ def cluster_failures(settings: ConnectionSettings, request: str) -> Iterator[Non
         raise AuthenticationError(
             f"{settings.bootstrap_servers} (from {settings.origin}) refused the credentials {request}: {exc}"
         ) from None
+
+
+T = TypeVar("T")
+
+
+def own_transport_call(settings: ConnectionSettings, what: str, call: Callable[[], T]) -> T:
+    """`call` (a request through kgroup's own transport) with its failures as kgroup's errors: the cluster lost
+    (exit 4), the credentials refused (exit 7), a setting the transport cannot honour (exit 2, naming
+    --command-config), an answer it cannot use (exit 1)."""
+    try:
+        with cluster_failures(settings, f"during {what}"):
+            return call()
+    except UnsupportedConfig as exc:
+        raise InputError(f"{exc} (needed for {what})", field="--command-config") from None
+    except KafkaClientError as exc:
+        raise RunError(f"{what}: {exc}") from None

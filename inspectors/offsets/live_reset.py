@@ -86,7 +86,7 @@ def prepare_reset(admin: LiveAdmin, group_ids: list[str], request: ResetRequest)
             if not requested:
                 raise InputError(f"the file has no plan for group {group_id!r}", field="--from-file")
             admin.check_topics_visible([tp.topic for tp in requested])
-            _check_exist(requested, sizes, "--from-file")
+            check_partitions_exist(requested, sizes, "--from-file")
             partitions = list(requested)
         elif source is not None:  # the other group's commits, within --topic when given
             requested = {tp: o for tp, o in source.items() if tp.topic in sizes and (scoped is None or tp in scoped)}
@@ -155,11 +155,11 @@ def scope_partitions(topics: tuple[str, ...], sizes: dict[str, int]) -> list[Top
             if not number.strip().isdigit():
                 raise InputError(f"{argument!r}: {number!r} is not a partition number", field="--topic")
             chosen.add(TopicPartition(name, int(number)))
-    _check_exist(chosen, sizes, "--topic")
+    check_partitions_exist(chosen, sizes, "--topic")
     return sort_partitions(chosen)
 
 
-def _check_exist(
+def check_partitions_exist(
     partitions: Mapping[TopicPartition, int] | set[TopicPartition], sizes: dict[str, int], option: str
 ) -> None:
     for tp in sort_partitions(partitions):

@@ -10,7 +10,7 @@ from kgroup.assignors.analysis.evaluate import AssignorRun, CurrentAssignment, e
 from kgroup.assignors.analysis.member_map import BUCKET, POSITION, RANK
 from kgroup.assignors.analysis.placement import kafka_member_order, order_can_matter, weigh_orders
 from kgroup.assignors.base import Assignor, AssignorError
-from kgroup.assignors.registry import builtin
+from kgroup.assignors.registry import SHARE_NAMES, builtin, share_builtin, share_names
 from kgroup.assignors.model import Assignment, Cluster, GroupState, Topic
 from kgroup.assignors.analysis.whatif import (
     AddMember,
@@ -320,11 +320,19 @@ def simulate(
     except WhatIfError as exc:
         raise InputError(str(exc)) from None
     names = assignors or [before.group.assignors[0]]
-    resolved = [(name, resolve(name, client)) for name in dict.fromkeys(names)]
-    # A KIP-848 group's server assignor starts from each member's current target, not from what it owns.
-    assigned = _with_targets(after, before) if before.group.protocol == "consumer" else after
+    share = before.group.protocol == "share"
+    if share and instances:
+        raise InputError("a share group has no static members (KIP-932: no group.instance.id)", field="--instance")
+    resolved = [
+        (name, _share_assignor(name) if share else _consumer_assignor(name, client)) for name in dict.fromkeys(names)
+    ]
+    # A KIP-848 group's server assignor starts from each member's current target, not from what it owns; so does
+    # a share group's (TargetAssignmentBuilder.ShareTargetAssignmentBuilder hands SimpleAssignor the target).
+    assigned = _with_targets(after, before) if before.group.protocol in ("consumer", "share") else after
+    if share:
+        assigned = _coordinator_order(assigned, changes)
     # A user assignor is shown by its own `name` (Kafka's ConsumerPartitionAssignor.name()), as a built-in is.
-    runs = tuple(evaluate(before, assigned, assignor.name, assignor, explain) for name, assignor in resolved)
+    runs = tuple(evaluate(before, assigned, assignor.name, assignor, explain, share) for name, assignor in resolved)
     added = [c.member_id for c in changes if isinstance(c, AddMember)]
     alternatives: dict[str, tuple[Assignment, ...]] = {}
     likelihoods: dict[str, tuple[Fraction, ...]] = {}
@@ -349,6 +357,18 @@ def simulate(
     runs = tuple(weighed)
     unknown = unknown_topics(after)
     notes += _release_notes(runs, resolved, assigned)
+    if share and any(isinstance(c, (AddPartitions, AddTopic)) for c in changes):
+        notes.append(
+            "note: a share group's coordinator assigns a new partition once its share state is initialised "
+            "(GroupMetadataManager: InitializeShareGroupState, then the group's initialised topics); until then its "
+            "target leaves the partition out: this prediction is the target that follows"
+        )
+    if share and added:
+        notes.append(
+            f"note: a share consumer makes its own member id (a random UUID, KIP-1082), and SimpleAssignor "
+            f"walks the members in the HashMap order of their ids: the prediction is for the id "
+            f"{', '.join(added)}; the newcomer's real id may place it elsewhere and change the answer"
+        )
     handovers = {}
     if before.group.protocol == "consumer":
         from kgroup.assignors.coordinator.consumer.handover import handover
@@ -368,6 +388,40 @@ def simulate(
         likelihoods=likelihoods,
         handovers=handovers,
     )
+
+
+def _coordinator_order(state: GroupState, changes: list[WhatIf]) -> GroupState:
+    """A share group's members in the order its coordinator will iterate them: the fixture's (as the broker
+    listed them), newcomers placed where its member map puts them (share_simple.coordinator_member_order)."""
+    from kgroup.assignors.server.share_simple import coordinator_member_order
+
+    added = [c.member_id for c in changes if isinstance(c, AddMember)]
+    by_id = {m.member_id: m for m in state.group.members}
+    present = [m for m in by_id if m not in added]
+    order = coordinator_member_order(present, added)
+    return replace(state, group=replace(state.group, members=tuple(by_id[m] for m in order)))
+
+
+def _share_assignor(name: str) -> Assignor:
+    """A share group's assignor: `simple` (share-simple), the only one Kafka 4.2 ships (group.share.assignors)."""
+    found = share_builtin(name)
+    if found is None:
+        raise InputError(
+            f"{name!r} is not a share group's assignor; a share group (protocol: share) uses simple (share-simple)",
+            field="--assignor",
+        )
+    return found
+
+
+def _consumer_assignor(name: str, client: str) -> Assignor:
+    """A classic or consumer-protocol group's assignor; a share assignor is refused by name."""
+    if name in share_names() or name in SHARE_NAMES and builtin(name, client) is None:
+        raise InputError(
+            f"{name!r} is a share group's assignor: it may give a partition to several members, which only a "
+            "share group (protocol: share) allows",
+            field="--assignor",
+        )
+    return resolve(name, client)
 
 
 def _with_targets(after: GroupState, before: GroupState) -> GroupState:

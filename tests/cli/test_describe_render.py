@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from kgroup.assignors.model import Assignment, Group, Member, PartitionOffsets, TopicPartition
-from kgroup.inspectors.live.admin import LiveGroup, LiveRead
+from kgroup.inspectors.live.consumer_groups import LiveGroup, LiveRead
 from tests.cli.helpers import run
 
 T0, T1, T2 = (TopicPartition("orders", p) for p in range(3))

@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from kgroup.inspectors.errors import NotReachableError
-from kgroup.inspectors.live.admin import LiveAdmin, read_groups
+from kgroup.inspectors.live.admin import LiveAdmin
+from kgroup.inspectors.live.consumer_groups import read_groups
 from kgroup.inspectors.live.connection_settings import ConnectionSettings
 from tests.kafka.broker import Node
 from tests.live.traffic import commit, topic_with_records

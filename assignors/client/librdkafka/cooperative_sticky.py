@@ -11,14 +11,13 @@ B 0-2 (Java keeps A on 0-2).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 from kgroup.assignors.base import gc_paused
 from kgroup.assignors.model import Assignment, Cluster, Member, TopicPartition
 from kgroup.assignors.client.librdkafka.byte_order import partition_key
 from kgroup.assignors.client.librdkafka.member_order import same_member
 from kgroup.assignors.client.librdkafka.sticky_general import sticky_assignment
-from kgroup.assignors.client.sticky.assignors import MAX_FOLLOW_UPS, CooperativeRound, CooperativeRounds
+from kgroup.assignors.client.sticky.assignors import CooperativeRounds, follow_up_rounds
 from kgroup.assignors.trace import HANDED_BACK, WITHHELD, active
 
 
@@ -102,24 +101,10 @@ class LibrdkafkaCooperativeStickyAssignor:
         `generation` is the follow-up's (default: one above the newest the members report).
         """
         with gc_paused():
-            if generation is None:
-                generation = max((m.generation for m in members if m.generation is not None), default=0) + 1
-            assignment, withheld = self.assign_round(cluster, members)
-            rounds = [CooperativeRound(assignment, withheld, None)]
-            trace = active()
-            while withheld and len(rounds) <= MAX_FOLLOW_UPS:
-                if trace is not None:
-                    trace.next_round()
-                    trace.note(generation=generation)
-                members = [
-                    replace(
-                        m,
-                        owned=tuple(sorted(assignment.partitions_of(m.member_id), key=partition_key)),
-                        generation=generation,
-                    )
-                    for m in members
-                ]
-                assignment, withheld = self.assign_round(cluster, members)
-                rounds.append(CooperativeRound(assignment, withheld, generation))
-                generation += 1
-            return CooperativeRounds(tuple(rounds), not withheld)
+            return follow_up_rounds(self.assign_round, cluster, members, generation, _sorted_by_topic)
+
+
+def _sorted_by_topic(partitions: tuple[TopicPartition, ...]) -> tuple[TopicPartition, ...]:
+    """What a librdkafka member reports it owns: its assignment, sorted
+    (`rd_kafka_topic_partition_list_sort_by_topic`)."""
+    return tuple(sorted(partitions, key=partition_key))

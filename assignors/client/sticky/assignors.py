@@ -14,7 +14,7 @@ same generation void each other (Kafka: `AbstractStickyAssignor.allSubscriptions
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from kgroup.assignors.base import gc_paused
@@ -105,6 +105,40 @@ class CooperativeRounds:
         return self.rounds[-1].assignment
 
 
+RoundOf = Callable[[Cluster, Sequence[Member]], tuple[Assignment, dict[TopicPartition, str]]]
+
+
+def follow_up_rounds(
+    assign_round: RoundOf,
+    cluster: Cluster,
+    members: Sequence[Member],
+    generation: int | None = None,
+    reported: Callable[[tuple[TopicPartition, ...]], tuple[TopicPartition, ...]] = tuple,
+) -> CooperativeRounds:
+    """A cooperative rebalance (`assign_round`) and its follow-ups, back to back, until nothing is withheld.
+
+    Kafka: `ConsumerCoordinator.onJoinComplete` (librdkafka: rdkafka_cgrp.c): a member that lost partitions
+    rejoins at once, reporting what it kept, in the order `reported` gives its assignment. `generation` is
+    the follow-up's (default: one above the newest the members report); each further follow-up adds one.
+    """
+    if generation is None:
+        generation = max((m.generation for m in members if m.generation is not None), default=0) + 1
+    assignment, withheld = assign_round(cluster, members)
+    rounds = [CooperativeRound(assignment, withheld, None)]
+    trace = active()
+    while withheld and len(rounds) <= MAX_FOLLOW_UPS:
+        if trace is not None:
+            trace.next_round()
+            trace.note(generation=generation)
+        members = [
+            replace(m, owned=reported(assignment.partitions_of(m.member_id)), generation=generation) for m in members
+        ]
+        assignment, withheld = assign_round(cluster, members)
+        rounds.append(CooperativeRound(assignment, withheld, generation))
+        generation += 1
+    return CooperativeRounds(tuple(rounds), not withheld)
+
+
 class CooperativeStickyAssignor:
     """Kafka: `org.apache.kafka.clients.consumer.CooperativeStickyAssignor`."""
 
@@ -139,26 +173,11 @@ class CooperativeStickyAssignor:
         """This rebalance and its follow-ups, as the group would run them back to back.
 
         Kafka: `ConsumerCoordinator`: a member that lost partitions in a cooperative rebalance rejoins,
-        reporting what it kept. `generation` is the one the follow-up runs at (default: one above the
-        newest the members report); each further follow-up adds one.
+        reporting what it kept, in its assignment's order (`follow_up_rounds`). `generation` is the one the
+        follow-up runs at (default: one above the newest the members report); each further follow-up adds one.
         """
         with gc_paused():
-            if generation is None:
-                generation = max((m.generation for m in members if m.generation is not None), default=0) + 1
-            assignment, withheld = self.assign_round(cluster, members)
-            rounds = [CooperativeRound(assignment, withheld, None)]
-            trace = active()
-            while withheld and len(rounds) <= MAX_FOLLOW_UPS:
-                if trace is not None:
-                    trace.next_round()
-                    trace.note(generation=generation)
-                members = [
-                    replace(m, owned=assignment.partitions_of(m.member_id), generation=generation) for m in members
-                ]
-                assignment, withheld = self.assign_round(cluster, members)
-                rounds.append(CooperativeRound(assignment, withheld, generation))
-                generation += 1
-            return CooperativeRounds(tuple(rounds), not withheld)
+            return follow_up_rounds(self.assign_round, cluster, members, generation)
 
 
 def _transferring(members: Sequence[Member], assignment: dict[str, list[TopicPartition]]) -> dict[TopicPartition, str]:

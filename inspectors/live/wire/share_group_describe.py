@@ -53,6 +53,9 @@ class DescribedShareGroup:
     members: tuple[ShareMember, ...] = ()
     coordinator: str | None = None  # host:port of the coordinator that answered
     api_version: int | None = None
+    # The member ids in the answer's order: the coordinator's own (ShareGroup.members, a TimelineHashMap), which
+    # decides the share assignor's member order where two ids share a bucket (share_simple.coordinator_member_order).
+    broker_order: tuple[str, ...] = ()
 
 
 def offers_share_group_describe(versions: dict[int, tuple[int, int]]) -> bool:
@@ -115,6 +118,7 @@ def _describe(conn: Connection, group: str) -> DescribedShareGroup:
                 tuple(sorted(members, key=lambda m: m.member_id)),
                 conn.address,
                 v,
+                tuple(m.member_id for m in members),
             )
     r.tags("response")
     if found is None:  # ShareGroupDescribeResponse answers every group asked; a missing one is the broker's bug

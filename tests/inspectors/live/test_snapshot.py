@@ -6,7 +6,7 @@ import yaml
 
 from kgroup.assignors.model import Assignment, Cluster, Group, Member, PartitionOffsets, Topic, TopicPartition
 from kgroup.inspectors.fixtures.group_file import load_fixture_text
-from kgroup.inspectors.live.admin import LiveGroup, LiveRead
+from kgroup.inspectors.live.consumer_groups import LiveGroup, LiveRead
 from kgroup.inspectors.live.snapshot import as_fixture, fixture_document
 
 CLUSTER = Cluster((Topic("orders", 2), Topic("payments", 1), Topic("unrelated", 3)))

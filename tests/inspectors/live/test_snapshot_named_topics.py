@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kgroup.assignors.model import Assignment, Cluster, Group, Member, Topic, TopicPartition
-from kgroup.inspectors.live.admin import LiveGroup, LiveRead
+from kgroup.inspectors.live.consumer_groups import LiveGroup, LiveRead
 from kgroup.inspectors.live.snapshot import as_fixture, fixture_document
 from kgroup.inspectors.simulation.whatif_run import WhatIfFlags
 

@@ -40,8 +40,17 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  *   {"op":"pause","name":N}   acknowledge what the last poll delivered (commitSync), then stop polling; the
  *                             consumer stays a member (its heartbeats go on in the background)
  *   {"op":"leave","name":N}   close the consumer (it leaves the group)
+ *   {"op":"prepare","name":N,"bootstrap":B,"group":G,"topics":[..],"config":{..}}  a share consumer made and
+ *                             subscribed but not polled (so not joined yet), its member id answered:
+ *                             {"event":"prepared","name":N,"member_id":M}
+ *   {"op":"start","name":N}   start polling a prepared consumer: it joins with that member id
+ *   {"op":"holdings","id":I,"bootstrap":B,"group":G}  Admin.describeShareGroups alone, on an Admin kept open:
+ *                             {"event":"holdings","id":I,"group":{"state","group_epoch","assignment_epoch",
+ *                             "members":[{"member_id","member_epoch","assignment":[[t,p],..]},..]}}
  *   {"op":"describe","id":I,"bootstrap":B,"groups":[..]}  Admin.describeShareGroups and
  *                             Admin.listShareGroupOffsets, answered on stdout
+ *   {"op":"list","id":I,"bootstrap":B}  the share groups Admin.listGroups(ListGroupsOptions.forShareGroups())
+ *                             lists: {"event":"listed","id":I,"groups":[G,..]} (sorted)
  *   {"op":"quit"}             close every consumer, then exit
  * Events, one JSON object a line on stdout:
  *   {"event":"ready"}, {"event":"configured","id":I}, {"event":"consumed","name":N,"total":T},
@@ -76,8 +85,19 @@ public final class ShareDriver {
                     if (member != null) {
                         member.stop();
                     }
+                } else if (op.equals("prepare")) {
+                    Member member = new Member(command);
+                    MEMBERS.put(member.name, member);
+                    emit(JSON.createObjectNode().put("event", "prepared").put("name", member.name)
+                            .put("member_id", memberId(member.consumer)));
+                } else if (op.equals("holdings")) {
+                    holdings(command);
+                } else if (op.equals("start")) {
+                    MEMBERS.get(command.path("name").asText()).thread.start();
                 } else if (op.equals("config")) {
                     configure(command);
+                } else if (op.equals("list")) {
+                    listShareGroups(command);
                 } else if (op.equals("describe")) {
                     describe(command);
                 } else if (op.equals("quit")) {
@@ -99,6 +119,66 @@ public final class ShareDriver {
         System.out.flush();
     }
 
+    /**
+     * The member id a KafkaShareConsumer made for itself (KIP-1082: AbstractMembershipManager's random Uuid, made
+     * when its background thread builds the request managers, before it joins). KafkaShareConsumer does not
+     * expose it, so it is read through the client's internals (4.2.1: delegate, applicationEventHandler,
+     * networkThread, requestManagers, shareMembershipManager), waiting for the background thread to build them.
+     */
+    private static String memberId(KafkaShareConsumer<byte[], byte[]> consumer) throws Exception {
+        Object delegate = field(consumer, "delegate");
+        Object handler = field(delegate, "applicationEventHandler");
+        Object thread = field(handler, "networkThread");
+        long end = System.currentTimeMillis() + 60000;
+        Object managers = field(thread, "requestManagers");
+        while (managers == null && System.currentTimeMillis() < end) {
+            Thread.sleep(20);
+            managers = field(thread, "requestManagers");
+        }
+        if (managers == null) {
+            throw new IllegalStateException("the share consumer's request managers were not built within 60 s");
+        }
+        java.util.Optional<?> manager = (java.util.Optional<?>) field(managers, "shareMembershipManager");
+        return (String) field(manager.get(), "memberId");
+    }
+
+    private static final Map<String, Admin> ADMINS = new ConcurrentHashMap<>();
+
+    private static void holdings(JsonNode command) throws Exception {
+        Admin admin = ADMINS.computeIfAbsent(command.path("bootstrap").asText(), b -> admin(command));
+        String groupId = command.path("group").asText();
+        ShareGroupDescription d = admin.describeShareGroups(List.of(groupId)).all().get(30, TimeUnit.SECONDS)
+                .get(groupId);
+        ObjectNode g = JSON.createObjectNode();
+        g.put("state", d.groupState().toString());
+        g.put("group_epoch", d.groupEpoch());
+        g.put("assignment_epoch", d.targetAssignmentEpoch());
+        ArrayNode members = g.putArray("members");
+        for (ShareMemberDescription m : d.members()) {
+            ObjectNode member = members.addObject();
+            member.put("member_id", m.consumerId());
+            member.put("member_epoch", m.memberEpoch());
+            ArrayNode parts = member.putArray("assignment");
+            m.assignment().topicPartitions().forEach(tp -> parts.addArray().add(tp.topic()).add(tp.partition()));
+        }
+        ObjectNode event = JSON.createObjectNode().put("event", "holdings").put("id", command.path("id").asText());
+        event.set("group", g);
+        emit(event);
+    }
+
+    private static Object field(Object owner, String name) throws Exception {
+        for (Class<?> c = owner.getClass(); c != null; c = c.getSuperclass()) {
+            try {
+                java.lang.reflect.Field f = c.getDeclaredField(name);
+                f.setAccessible(true);
+                return f.get(owner);
+            } catch (NoSuchFieldException e) {
+                // declared higher up
+            }
+        }
+        throw new NoSuchFieldException(name);
+    }
+
     private static Admin admin(JsonNode command) {
         Properties props = new Properties();
         props.put("bootstrap.servers", command.path("bootstrap").asText());
@@ -115,6 +195,16 @@ public final class ShareDriver {
             admin.incrementalAlterConfigs(Map.of(group, ops)).all().get(30, TimeUnit.SECONDS);
         }
         emit(JSON.createObjectNode().put("event", "configured").put("id", command.path("id").asText()));
+    }
+
+    private static void listShareGroups(JsonNode command) throws Exception {
+        ObjectNode event = JSON.createObjectNode().put("event", "listed").put("id", command.path("id").asText());
+        ArrayNode names = event.putArray("groups");
+        try (Admin admin = admin(command)) {
+            admin.listGroups(org.apache.kafka.clients.admin.ListGroupsOptions.forShareGroups()).all()
+                    .get(30, TimeUnit.SECONDS).stream().map(g -> g.groupId()).sorted().forEach(names::add);
+        }
+        emit(event);
     }
 
     private static void describe(JsonNode command) throws Exception {
