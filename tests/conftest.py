@@ -6,6 +6,12 @@ from collections import defaultdict
 from typing import Any
 
 import pytest
+from hypothesis import settings
+
+# Hypothesis's 200 ms per-example deadline measures the machine, not the code: on a loaded 2-core CI runner a
+# correct example overruns it. Tests assert behaviour only; speed lives in bench/.
+settings.register_profile("kgroup", deadline=None)
+settings.load_profile("kgroup")
 
 _conformance: dict[str, list[int]] = defaultdict(lambda: [0, 0])
 _seconds_per_folder: dict[str, float] = defaultdict(float)

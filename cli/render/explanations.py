@@ -397,7 +397,14 @@ def _least_loaded(step: Step, context: dict[str, Any]) -> str:
 def _balance_move(step: Step, context: dict[str, Any]) -> str:
     f, owner = step.facts, step.owner
     where = f" (pass {f['balancing_pass']})" if f.get("balancing_pass") else ""
-    instead = f", undoing an earlier move instead of moving {f['instead_of']}" if f.get("instead_of") else ""
+    instead = (
+        f", undoing an earlier move instead of moving {f['instead_of']} (whose holder {f['asked_holder']} held "
+        f"{f['asked_held']}, which called for the move)"
+        if f.get("instead_of") and "asked_holder" in f
+        else f", undoing an earlier move instead of moving {f['instead_of']}"
+        if f.get("instead_of")
+        else ""
+    )
     return (
         f"balancing move #{f['move']}{where}: taken from {f['source']}, which held {f['source_held']}, "
         f"and given to {owner}, which held {f['target_held']} ({f['why']}){instead}"

@@ -369,6 +369,7 @@ def simulate(
             f"walks the members in the HashMap order of their ids: the prediction is for the id "
             f"{', '.join(added)}; the newcomer's real id may place it elsewhere and change the answer"
         )
+    notes += _leader_time_notes(runs, client, after)
     handovers = {}
     if before.group.protocol == "consumer":
         from kgroup.assignors.coordinator.consumer.handover import handover
@@ -514,6 +515,26 @@ def check_current(fixture: Fixture, group_id: str | None) -> AssignorRun:
     """Evaluate the fixture's current assignment as it stands."""
     state = GroupState(fixture.cluster, fixture.group(group_id))
     return evaluate(state, state, "current", CurrentAssignment(state.group.assignment))
+
+
+def _leader_time_notes(runs: tuple[AssignorRun, ...], client: str, state: GroupState) -> list[str]:
+    """Where librdkafka's own leader will compute cooperative-sticky for long (leader_time: its
+    subscription check is quadratic in the partitions), how long: the rebalance lasts at least that."""
+    if client != "librdkafka" or not any(r.assignor == "cooperative-sticky" for r in runs):
+        return []
+    from kgroup.assignors.client.librdkafka.leader_time import WORTH_SAYING_S, identical_check_seconds
+
+    found = identical_check_seconds(state.cluster, state.group.members)
+    if found is None or found[0] < WORTH_SAYING_S:
+        return []
+    seconds, partitions = found
+    spent = f"{seconds // 60:.0f} minutes" if seconds >= 120 else f"{seconds:.0f} s"
+    return [
+        f"note: librdkafka's leader will compute this cooperative-sticky assignment for at least {spent} "
+        f"(areSubscriptionsIdentical compares each of {len(state.group.members):,} members' {partitions:,} "
+        "potential partitions with the previous member's by linear search); the rebalance lasts at least "
+        "that long: the other members wait in SyncGroup for the leader's assignment"
+    ]
 
 
 def require_valid(runs: tuple[AssignorRun, ...]) -> None:

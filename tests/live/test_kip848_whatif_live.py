@@ -210,6 +210,23 @@ def _predicted(
     return Prediction(_targets(doc), release_mattered, _targets(json.loads(offline.stdout)))
 
 
+def _explained_in_the_assignors_words(
+    broker: str, group: str, assignor: str, joining: str, predicted: dict[str, set[tuple[str, int]]]
+) -> None:
+    """`kgroup explain -b` on the live group: every partition the what-if gives a new owner is explained by the
+    group's own server assignor (issue 37), with the owner the what-if predicted."""
+    result = run_process("explain", "-b", broker, "--group", group, "--add-member", joining, "-o", "json")
+    assert result.returncode == 0, result.stderr
+    (run,) = json.loads(result.stdout)["results"]
+    assert run["assignor"] == assignor
+    explained = {e["partition"]: e["after"] for e in run["explanations"]}
+    assert explained, "a join moves partitions, and each must be explained"
+    assert set(explained) == {m["partition"] for m in run["moves"]}
+    holders = {f"{t}-{p}": member for member, parts in predicted.items() for t, p in parts}
+    assert all(holders.get(partition) == owner for partition, owner in explained.items()), (explained, holders)
+    assert all(e["steps"] and e["steps"][-1]["owner"] == e["after"] for e in run["explanations"])
+
+
 def _topic_ids_read(broker: str, group: str) -> bool:
     """Whether the live read gives kgroup each topic's Kafka id (`id` in a snapshot): uniform breaks ties by
     the HashMap order of topic ids, so a prediction made with ids derived from the names may differ."""
@@ -305,9 +322,10 @@ def _one_layout(broker: str, assignor: str, seed: int, folder: Path, classes: Pa
         names = list(sizes)
         newcomer = _consumer(broker, group, assignor, "joiner", rng.choice((None,) + RACKS), None)
         topics = names if seed % 2 == 0 else rng.sample(names, rng.randint(1, len(names)))
-        predicted = _predicted(
-            broker, admin, group, sizes, folder, "--add-member", f"{newcomer.memberid()}={','.join(topics)}"
-        )
+        joining = f"{newcomer.memberid()}={','.join(topics)}"
+        predicted = _predicted(broker, admin, group, sizes, folder, "--add-member", joining)
+        if seed == 1:
+            _explained_in_the_assignors_words(broker, group, assignor, joining, predicted.live)
         members.add(newcomer, topics)
         epoch = _settled(broker, group, len(layout) + 1, epoch)
         judge("join", predicted)

@@ -510,6 +510,9 @@ def _move(state: _State, ref: PartitionRef, new: str, asked: TopicPartition, why
         before.update([(member_id, list(parts)) for member_id, parts in state.current.items()])
         state.snapshot, state.snapshot_due = (before, state.owner.copy()), False
     old = state.owner.get(deref(ref))
+    asked_holder = state.owner.get(asked)
+    asked_parts = state.current.get(asked_holder) if asked_holder is not None else None
+    asked_held = len(asked_parts) if asked_parts is not None else None
     state.movements.move(ref, old, new)
     tp = deref(ref)
     target = state.current.get(new)
@@ -527,6 +530,8 @@ def _move(state: _State, ref: PartitionRef, new: str, asked: TopicPartition, why
             target_held=len(target),
             why=_why(why),
             instead_of=str(asked) if asked != tp else None,
+            # the member whose load called for the move, when an earlier move is undone instead (as Java's port)
+            **({"asked_holder": asked_holder, "asked_held": asked_held} if asked != tp else {}),
         )
     target.append(tp)
     source = state.current.get(old) if old is not None else None

@@ -402,6 +402,8 @@ class GeneralBuilder:
         old = self.owner[actual]
         if self.trace is not None:
             self.moves += 1
+            # Undoing an earlier move, Kafka takes `actual` from its holder, which need not be the member whose
+            # load called for the move (`tp`'s holder): both are recorded, so the rule that fired can be checked.
             self.trace.record(
                 actual,
                 new,
@@ -413,6 +415,11 @@ class GeneralBuilder:
                 why=why,
                 previous_generation=generation,
                 instead_of=str(tp) if actual != tp else None,
+                **(
+                    {"asked_holder": self.owner[tp], "asked_held": len(self.current[self.owner[tp]])}
+                    if actual != tp
+                    else {}
+                ),
             )
         self.subs.remove(old)
         self.subs.remove(new)
