@@ -291,15 +291,13 @@ def test_a_write_is_all_or_nothing_says_what_it_did_and_converges(
         coordinator, STOPS[how], *arguments(topic, group), "-b", _bootstrap(nodes), "--timeout", TIMEOUT, "-o", "json"
     )
 
-    _check_rerun(
-        nodes,
-        command,
-        how,
-        topic,
-        group,
-        done,
-        _check_write(nodes, command, how, topic, group, coordinator, before, done),
-    )
+    all_applied = _check_write(nodes, command, how, topic, group, coordinator, before, done)
+    if command != "offsets-reset":
+        # As in the clean-stop case below: a delete is re-run once the node is back in sync (the restore the next
+        # test would do anyway), not while a group already deleted is asked again until --timeout.
+        kafka_broker.start_cluster([coordinator])
+        kafka_broker.wait_fully_replicated(nodes)
+    _check_rerun(nodes, command, how, topic, group, done, all_applied)
 
 
 def _check_write(
