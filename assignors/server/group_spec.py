@@ -61,7 +61,7 @@ def subscription_type(members: Sequence[Member]) -> str:
 
 def subscription_type_of(subscriptions: Sequence[tuple[str, ...]]) -> str:
     """`subscription_type` given each member's subscribed topic names."""
-    distinct = {id(t): t for t in subscriptions}  # members often share one subscription object
+    distinct = dict(zip(map(id, subscriptions), subscriptions))  # members often share one subscription object
     if len(distinct) <= 1 or len(set(distinct.values())) <= 1:  # identical lists: no need to build sets
         return HOMOGENEOUS
     sets = {frozenset(t) for t in distinct.values()}
@@ -85,6 +85,8 @@ class ServerGroup:
         self._ids_cache: dict[tuple[str, ...], list[str]] = {}
         self._hash_cache: dict[str, int] = {}
         self._topic_spreads: dict[str, int] = {}  # topic name -> spread hash code of its id
+        self._small_orders: dict[tuple[str, ...], list[str]] = {}  # record_tail's topic orders, by name list
+        self._topic_hashes: dict[str, int] = {}  # topic name -> hash code of its id
         self.uuid: dict[str, Uuid] = {}  # topic name -> id
         self.name: dict[str, str] = {}  # id text -> topic name
         self.partitions: dict[str, int] = {}  # id text -> partition count
@@ -156,37 +158,47 @@ class ServerGroup:
         Only the topics they fall in have their partitions put in HashSet order.
         """
         names = set(map(itemgetter(0), partitions))
+        if len(names) == 1:
+            by_topic = {next(iter(names)): list(map(itemgetter(1), partitions))}
+        else:  # each partition number under its topic, in one pass in C
+            by_topic = {name: [] for name in names}
+            lists = map(by_topic.__getitem__, map(itemgetter(0), partitions))
+            deque(map(list.append, lists, map(itemgetter(1), partitions)), maxlen=0)
         if self.owned_order == LISTED or len(names) == 1:
             order = sorted(names)
         else:
             capacity = capacity_by_size(len(names))
             if capacity is None:  # a small table: replay the inserts, in the listed (name) order
-                listed = sorted(names)
-                order = iteration_order(listed, [self._topic_hash(n) for n in listed], DEFAULT_CAPACITY)
+                listed = tuple(sorted(names))
+                cached = self._small_orders.get(listed)  # a few topics: the same sets recur
+                if cached is None:
+                    hashes = [self._topic_hash(n) for n in listed]
+                    cached = self._small_orders[listed] = iteration_order(listed, hashes, DEFAULT_CAPACITY)
+                order = cached
             else:  # HashMap order is (bucket, insertion order), and the insertion order is name order
                 mask = capacity - 1
                 spreads = self._topic_spreads
                 keyed = [((spreads[n] if n in spreads else self._topic_spread(n)) & mask, n) for n in names]
                 last = max(keyed)
-                if sum(1 for tp in partitions if tp.topic == last[1]) >= count:
+                if len(by_topic[last[1]]) >= count:
                     keyed = [last]  # the last topic alone covers it: no need to order the rest
                 order = [n for _, n in sorted(keyed)]
         segments = []
         for name in reversed(order):
             if count <= 0:
                 break
-            if len(names) == 1:
-                parts = sorted(map(itemgetter(1), partitions))
-            else:
-                parts = sorted(tp.partition for tp in partitions if tp.topic == name)
+            parts = sorted(by_topic[name])
             taken = parts[-count:] if self.owned_order == LISTED else _integer_set_tail(parts, count)
             segments.append([TopicPartition(name, p) for p in taken])
             count -= len(taken)
         return [tp for segment in reversed(segments) for tp in segment]
 
     def _topic_hash(self, name: str) -> int:
-        known = self.uuid.get(name)
-        return self._hash_of(known.text if known else derived_topic_id(name))
+        code = self._topic_hashes.get(name)
+        if code is None:
+            known = self.uuid.get(name)
+            code = self._topic_hashes[name] = self._hash_of(known.text if known else derived_topic_id(name))
+        return code
 
     def _topic_spread(self, name: str) -> int:
         spread_hash = self._topic_spreads[name] = spread(self._topic_hash(name))
@@ -211,19 +223,28 @@ class ServerGroup:
         return Assignment.presorted(dict(zip(self.member_ids, lists)))
 
 
+_collection_capacity = lru_cache(maxsize=1024)(capacity_for_collection)  # record tails ask for a few sizes often
+
+
 def _integer_set_tail(parts: list[int], count: int) -> list[int]:
     """The last `count` (all, if fewer) of `_integer_set_order(parts)` for ascending, distinct `parts`."""
-    capacity = capacity_for_collection(len(parts))
+    if len(parts) == 1:  # one value: its order is itself (a record tail often ends in a lone partition)
+        return list(parts)
+    capacity = _collection_capacity(len(parts))
     if not parts or count >= len(parts) or (parts[0] >= 0 and parts[-1] < capacity):
         return parts[-count:] if count < len(parts) else _integer_set_order(parts)
     mask = final_capacity(parts, capacity) - 1
-    last = heapq.nlargest(count, zip([spread(p) & mask for p in parts], range(len(parts))))
+    if parts[0] >= 0:  # spread(p), inlined for the non-negative values partition numbers are
+        buckets = [(p ^ (p >> 16)) & mask for p in parts]
+    else:
+        buckets = [spread(p) & mask for p in parts]
+    last = heapq.nlargest(count, zip(buckets, range(len(parts))))
     return [parts[i] for _, i in reversed(last)]
 
 
 def _integer_set_order(parts: list[int]) -> list[int]:
     """`new HashSet<Integer>(parts)` iteration order; plain ascending while every value fits the table."""
-    capacity = capacity_for_collection(len(parts))
+    capacity = _collection_capacity(len(parts))
     if 0 <= min(parts) and max(parts) < capacity and len(set(parts)) == len(parts):
         return sorted(parts)
     return integer_order(parts, capacity)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
+from itertools import compress, repeat
 
 from kgroup.assignors.java.hash_order import capacity_by_size, spread, string_order
 from kgroup.assignors.java.semantics import java_string_hash
@@ -41,6 +42,9 @@ class UniformTargets:
         self._metadata: tuple[Subscription, tuple[tuple[str, int], ...]] | None = None
         self._issued: dict[str, Partitions] = {}
         self._order = _MemberOrder()
+        self._spec: tuple[tuple[Cluster, str, Subscription], tuple[ServerGroup, list[str], dict[str, int]]] | None = (
+            None
+        )
 
     def remember(
         self, cluster: Cluster, subscriptions: Sequence[Subscription], targets: Mapping[str, Partitions]
@@ -63,24 +67,25 @@ class UniformTargets:
         metadata = _metadata(cluster, subscriptions)
         if metadata != self._metadata:
             return None
-        holding = [current.get(m, _EMPTY) for m in member_ids]
-        issued_ids = {id(t) for t in self._issued.values()}
-        held_ids = {id(t) for t in holding if t}
-        if len(held_ids) != sum(1 for t in holding if t) or not held_ids <= issued_ids:
+        # Each pass over the members below runs in C (map, set, dict over them): this runs on every group
+        # epoch bump of a simulated thousand-member group.
+        holding = list(map(current.get, member_ids, repeat(_EMPTY)))
+        nonempty = list(filter(None, holding))
+        issued = list(self._issued.values())
+        issued_by_id = dict(zip(map(id, issued), issued))
+        held_ids = set(map(id, nonempty))
+        if len(held_ids) != len(nonempty) or not held_ids <= issued_by_id.keys():
             return None  # a target this object did not issue, or one object held by two members
         order = self._order.of(member_ids)  # GroupSpec.memberIds(): a HashMap's order
         first = order[0]
-        group = ServerGroup(cluster, [Member(first, subscriptions[0])], LISTED)
-        topic_ids = group.id_set_order(group.subscribed_ids(first), len(subscriptions[0]))
+        group, topic_ids, position = self._group(cluster, first, subscriptions[0])
         if not topic_ids:
             return None
         total = sum(n for _, n in metadata[1])
         by_member = dict(zip(member_ids, holding))
-        held_total = sum(len(t) for t in holding)
-        gone = [t for t in self._issued.values() if t and id(t) not in held_ids]
-        if held_total + sum(len(t) for t in gone) != total:
+        gone = [issued_by_id[i] for i in issued_by_id.keys() - held_ids]
+        if sum(map(len, holding)) + sum(map(len, gone)) != total:
             return None
-        position = {group.name[t]: i for i, t in enumerate(topic_ids)}
         # Nobody holds these: UniformHomogeneousAssignmentBuilder lists them topic by topic, partitions ascending.
         unassigned = sorted((tp for t in gone for tp in t), key=lambda tp: (position[tp.topic], tp.partition))
 
@@ -88,27 +93,30 @@ class UniformTargets:
         revoked: dict[str, list[TopicPartition]] = {}
         unfilled: list[tuple[str, int]] = []
         quotas: dict[str, int] = {}
-        for index, member_id in enumerate(order):  # maybeRevokePartitions
+        count = len(order)
+        sizes = list(map(len, map(by_member.__getitem__, order)))
+        for index, size in enumerate(sizes):  # maybeRevokePartitions
             quota = min_quota
             claims_extra = extra > 0
             if claims_extra:
                 quota += 1
                 if self._extra_to_the_first:
                     extra -= 1
-            quotas[member_id] = quota
-            target = by_member[member_id]
-            if len(target) > quota:  # it keeps the first `quota` in record order and gives up the rest
-                excess = group.record_tail(target, len(target) - quota)
+            if size > quota:  # it keeps the first `quota` in record order and gives up the rest
+                member_id = order[index]
+                excess = group.record_tail(by_member[member_id], size - quota)
                 unassigned += excess
                 revoked[member_id] = excess
-            short = max(0, quota - len(target))
+            short = quota - size if quota > size else 0
             if claims_extra and not self._extra_to_the_first:
-                if short > 0 and len(order) - index > extra:  # KAFKA-18688: leave the extra to a later member
+                if short > 0 and count - index > extra:  # KAFKA-18688: leave the extra to a later member
                     short -= 1
                 else:
                     extra -= 1
             if short > 0:
-                unfilled.append((member_id, short))
+                unfilled.append((order[index], short))
+            if quota != min_quota:
+                quotas[order[index]] = quota
 
         added: dict[str, list[TopicPartition]] = {}
         taken = 0  # assignRemainingPartitions
@@ -123,15 +131,27 @@ class UniformTargets:
         trace = active()
         if trace is not None:
             _record(trace, order, by_member, revoked, unfilled, added, total, quotas)
-        result = {}
-        for member_id, target in by_member.items():
-            if member_id in revoked:
-                target = target - frozenset(revoked[member_id])
-            if member_id in added:
-                target = target | frozenset(added[member_id])
-            result[member_id] = target
+        result = dict(by_member)  # most members keep their target: the same set object
+        for member_id, excess in revoked.items():
+            result[member_id] = result[member_id] - frozenset(excess)
+        for member_id, chunk in added.items():
+            result[member_id] = result[member_id] | frozenset(chunk)
         self._metadata, self._issued = metadata, result
         return dict(result)  # the caller's to change
+
+    def _group(
+        self, cluster: Cluster, first: str, subscription: Subscription
+    ) -> tuple[ServerGroup, list[str], dict[str, int]]:
+        """The ServerGroup that orders record tails, the first member's topic ids in its HashSet order and
+        each topic's place in it by name; kept while the cluster and the first member's subscription stay
+        the same, as they all depend on nothing else."""
+        key = (cluster, first, subscription)
+        if self._spec is None or self._spec[0] != key:
+            group = ServerGroup(cluster, [Member(first, subscription)], LISTED)
+            topic_ids = group.id_set_order(group.subscribed_ids(first), len(subscription))
+            position = {group.name[t]: i for i, t in enumerate(topic_ids)}
+            self._spec = (key, (group, topic_ids, position))
+        return self._spec[1]
 
 
 def _record(
@@ -142,7 +162,7 @@ def _record(
     unfilled: list[tuple[str, int]],
     added: Mapping[str, list[TopicPartition]],
     total: int,
-    quotas: Mapping[str, int],
+    quotas: Mapping[str, int],  # the members whose quota is above the minimum
 ) -> None:
     """The full builder's steps (kgroup.assignors.server.uniform) for this derived target: each member keeps
     its current target up to its quota, the excess is revoked, and the members still short are filled."""
@@ -159,7 +179,7 @@ def _record(
     )
     for member_id in order:
         target, excess = by_member[member_id], revoked.get(member_id, ())
-        quota = quotas[member_id]
+        quota = quotas.get(member_id, min_quota)
         gone = set(excess)
         for tp in sorted(target - gone):
             trace.record(tp, member_id, KEPT, member=member_id, held=len(target), quota=quota)
@@ -206,34 +226,38 @@ class _MemberOrder:
     def __init__(self) -> None:
         self._ids: list[str] = []
         self._order: list[str] = []
+        self._buckets: list[int] | None = None  # each of `_order`'s bucket, once asked for
         self._mask = -1
         self._bucket: dict[str, int] = {}
 
     def of(self, ids: Sequence[str]) -> list[str]:
         capacity = capacity_by_size(len(ids))
-        survivors = self._survivors(ids)
+        present = set(ids)
+        survivors = self._survivors(ids, present)
         if capacity is None or capacity - 1 != self._mask or survivors is None:
             self._order = string_order(ids)
             self._mask = capacity - 1 if capacity is not None else -1
             self._bucket = {}
+            self._buckets = None
         else:
-            present = set(ids)
-            order = [m for m in self._order if m in present]
-            buckets = [self._bucket_of(m) for m in order]
+            if self._buckets is None:
+                self._buckets = list(map(self._bucket_of, self._order))
+            kept = list(map(present.__contains__, self._order))
+            order = list(compress(self._order, kept))
+            buckets = list(compress(self._buckets, kept))
             for m in ids[survivors:]:  # ids are distinct: these are the newcomers
                 b = self._bucket_of(m)
                 at = bisect_right(buckets, b)
                 order.insert(at, m)
                 buckets.insert(at, b)
-            self._order = order
+            self._order, self._buckets = order, buckets
         self._ids = list(ids)
         return list(self._order)
 
-    def _survivors(self, ids: Sequence[str]) -> int | None:
+    def _survivors(self, ids: Sequence[str], present: set[str]) -> int | None:
         """How many of `ids` are the last ids, some removed, in the same order (the rest being new);
         None when `ids` are not that."""
-        present = set(ids)
-        survivors = [m for m in self._ids if m in present]
+        survivors = list(filter(present.__contains__, self._ids))
         return len(survivors) if list(ids[: len(survivors)]) == survivors else None
 
     def _bucket_of(self, member_id: str) -> int:

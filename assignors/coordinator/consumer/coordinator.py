@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import repeat
+from operator import attrgetter
 from typing import NamedTuple
 
 from kgroup.assignors.coordinator.consumer.reconcile import (
@@ -141,12 +143,14 @@ class ConsumerGroup:
         if self.group_epoch > self.assignment_epoch:
             return ASSIGNING
         if self._checked_epoch != self.assignment_epoch:
+            epoch = self.assignment_epoch
+            # Reconciliation.is_reconciled_to, inlined: this runs over every member after each new target.
             self._unreconciled = {
                 member_id
                 for member_id, m in self.members.items()
-                if not m.progress.is_reconciled_to(self.assignment_epoch)
+                if m.progress.epoch != epoch or m.progress.state != STABLE
             }
-            self._checked_epoch = self.assignment_epoch
+            self._checked_epoch = epoch
         return RECONCILING if self._unreconciled else STABLE_GROUP
 
     def partition_epoch(self, tp: TopicPartition) -> int:
@@ -198,7 +202,8 @@ class ConsumerGroup:
 
     def subscribed(self, topics: Mapping[str, int]) -> dict[str, int]:
         """Kafka: `ModernGroup.computeSubscriptionMetadata`: the subscribed topics that exist."""
-        distinct = {id(m.subscribed_topics): m.subscribed_topics for m in self.members.values()}
+        subscriptions = list(map(attrgetter("subscribed_topics"), self.members.values()))
+        distinct = dict(zip(map(id, subscriptions), subscriptions))
         names = set().union(*distinct.values())  # members usually share one subscription object
         return {name: topics[name] for name in sorted(names) if name in topics}
 
@@ -236,6 +241,9 @@ class ConsumerCoordinator:
 
     def heartbeat(self, group_id: str, request: HeartbeatRequest) -> HeartbeatResponse:
         """Kafka: `GroupMetadataManager.consumerGroupHeartbeat`."""
+        steady = self._steady(group_id, request)
+        if steady is not None:
+            return steady
         invalid = self._invalid(request)
         if invalid:
             return HeartbeatResponse(invalid)
@@ -291,6 +299,49 @@ class ConsumerCoordinator:
             self.config.heartbeat_interval_ms,
             updated.progress.assigned if include else None,
         )
+
+    def _steady(self, group_id: str, request: HeartbeatRequest) -> HeartbeatResponse | None:
+        """`heartbeat`'s answer to a heartbeat that changes nothing, or None when the full path must run.
+
+        Most heartbeats come from a member at its current epoch, already reconciled to the group's assignment
+        epoch, sending its id and epoch (and instance id) only. For such a request every step of
+        `consumerGroupHeartbeat` passes without effect: it is valid, it is the member's own epoch, no field
+        changes so the group epoch stays, the metadata is not due for a refresh, the target is current and
+        there is nothing to reconcile; what is left is re-arming the session timer and the response without
+        an assignment. Anything else takes the full path.
+        """
+        member_id, instance_id = request.member_id, request.instance_id
+        if (
+            request.member_epoch <= 0
+            or not member_id
+            or request.owned is not None
+            or request.subscribed_topics is not None
+            or request.rebalance_timeout_ms != -1
+            or request.server_assignor is not None
+            or request.rack_id is not None
+        ):
+            return None
+        group = self.groups.get(group_id)
+        member = group.members.get(member_id) if group is not None else None
+        if group is None or member is None:
+            return None
+        if instance_id is not None and (
+            not instance_id or instance_id != member.instance_id or group.static.get(instance_id) != member_id
+        ):
+            return None
+        progress = member.progress
+        deadline_ms, refresh_epoch = group.refresh_deadline
+        if (
+            progress.epoch != request.member_epoch
+            or progress.epoch != group.assignment_epoch
+            or progress.state != STABLE
+            or group.group_epoch > group.assignment_epoch
+            or self.now >= deadline_ms
+            or group.group_epoch < refresh_epoch
+        ):
+            return None
+        self.schedule_session(group_id, member_id)
+        return HeartbeatResponse(NONE, member_id, progress.epoch, self.config.heartbeat_interval_ms, None)
 
     def _invalid(self, request: HeartbeatRequest) -> str | None:
         """Kafka: `throwIfConsumerGroupHeartbeatRequestIsInvalid`."""
@@ -366,7 +417,9 @@ class ConsumerCoordinator:
         """Kafka: `GroupMetadataManager.updateTargetAssignment` (TargetAssignmentBuilder)."""
         members = list(group.members.values())
         computed = self.assignor(group, members, dict(group.target))
-        group.target = {m.member_id: frozenset(computed.get(m.member_id, ())) for m in members}
+        ids = list(group.members)
+        # frozenset() of a frozenset is that set: a member whose target did not change keeps the same object
+        group.target = dict(zip(ids, map(frozenset, map(computed.get, ids, repeat(())))))
         group.assignment_epoch = group.group_epoch
 
     def _reconcile(self, group: ConsumerGroup, member: ConsumerMember, owned: Partitions | None) -> ConsumerMember:
@@ -380,7 +433,7 @@ class ConsumerCoordinator:
             group.partition_epoch,
             owned,
         )
-        if progress == member.progress:
+        if progress is member.progress or progress == member.progress:
             return member
         updated = member.with_progress(progress)
         group.put(updated)

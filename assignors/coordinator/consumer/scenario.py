@@ -13,8 +13,10 @@ at an instant stands for the one the client sends then); takes and gives up part
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from operator import attrgetter
 from typing import Any
 
 from kgroup.assignors.coordinator.consumer.coordinator import (
@@ -80,10 +82,7 @@ def config_of(settings: Mapping[str, Any]) -> ConsumerConfig:
 
 def preferred_assignor(members: Sequence[ConsumerMember], configured: Sequence[str]) -> str:
     """Kafka: `ConsumerGroup.computePreferredServerAssignor`: the most named; a tie goes to the oldest member's."""
-    counts: dict[str, int] = {}
-    for m in members:
-        if m.server_assignor:
-            counts[m.server_assignor] = counts.get(m.server_assignor, 0) + 1
+    counts = Counter(filter(None, map(attrgetter("server_assignor"), members)))  # one pass in C per target
     if not counts:
         return configured[0]
     best = max(counts.values())
@@ -107,9 +106,9 @@ def server_assignor(coordinator: ConsumerCoordinator) -> Any:
             clusters.clear()
             clusters[sizes] = Cluster(tuple(Topic(t, n) for t, n in sizes))
         cluster = clusters[sizes]
-        subscriptions = [m.subscribed_topics for m in members]
+        subscriptions = list(map(attrgetter("subscribed_topics"), members))
         if name == "uniform":
-            derived = uniform.compute(cluster, [m.member_id for m in members], subscriptions, current)
+            derived = uniform.compute(cluster, list(map(attrgetter("member_id"), members)), subscriptions, current)
             if derived is not None:
                 return derived
         assignor = builtin(name)

@@ -165,7 +165,8 @@ class ConsumerSimulation:
         )
 
     def _send(self, client: ConsumerClient, request: HeartbeatRequest) -> None:
-        before = self._group_epoch()
+        group = self.coordinator.groups.get(self.group_id)  # _group_epoch(), inlined: once per heartbeat
+        before = group.group_epoch if group else 0
         response = self.coordinator.heartbeat(self.group_id, request)
         self._after_request(before)
         self._on_response(client, client.incarnation, response)
@@ -199,15 +200,16 @@ class ConsumerSimulation:
         if response.assignment is not None and response.assignment != client.held:
             client.pending = response.assignment
             self._maybe_reconcile(client)
-        interval = response.heartbeat_interval_ms or self.coordinator.config.heartbeat_interval_ms
-        self.coordinator.timers.schedule(
-            ("heartbeat", client.handle), self.now + interval, lambda: self._heartbeat(client, incarnation)
+        coordinator = self.coordinator  # every heartbeat comes here: its attributes are read directly
+        interval = response.heartbeat_interval_ms or coordinator.config.heartbeat_interval_ms
+        coordinator.timers.schedule(
+            ("heartbeat", client.handle), coordinator.now + interval, lambda: self._heartbeat(client, incarnation)
         )
 
     def _heartbeat(self, client: ConsumerClient, incarnation: int) -> None:
         if incarnation != client.incarnation or not client.alive or not client.in_group:
             return
-        if self.now < client.paused_until:
+        if self.coordinator.now < client.paused_until:
             self.coordinator.timers.schedule(
                 ("heartbeat", client.handle), client.paused_until, lambda: self._heartbeat(client, incarnation)
             )
