@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 
 from kgroup.assignors.lag.burrow_status import OK, REWIND, STALL, STOP, UNDECIDED, UNKNOWN, WARN, WindowCommit
 from kgroup.assignors.lag.history import PartitionReport
+from kgroup.assignors.lag.samples import SHARE_PARTITION_LAG
 
 DEFAULT_COMMIT_INTERVAL_MS = 5_000  # auto.commit.interval.ms: Kafka's ConsumerConfig default, and librdkafka's
 MIN_WARN_COMMITS = 4
@@ -67,6 +68,12 @@ def judge(
         unchanged = now - window[-1].ts
         if unchanged >= quiet:
             return Judgement(report, status)
+        if report.lag_kind == SHARE_PARTITION_LAG:  # a share group's start offset moves by acknowledgements (KIP-932)
+            return _undecided(
+                report,
+                f"start offset {window[-1].offset} unchanged for {_s(unchanged)} while the group has members, "
+                f"which move it as they acknowledge records (waiting {_s(quiet)})",
+            )
         return _undecided(
             report,
             f"offset {window[-1].offset} unchanged for {_s(unchanged)} while the group has "

@@ -35,7 +35,10 @@ def assignors(
 
       kgroup assignors --verbose
     """
-    infos = [registry.info(name) for name in registry.known_names()]
+    # share-simple last: it runs for share groups only (registry.SHARE_BUILTINS), never for a consumer group
+    infos = [registry.info(name) for name in registry.known_names()] + [
+        registry.share_info(name) for name in registry.share_names()
+    ]
     rows = [
         {
             "name": i.name,

@@ -70,3 +70,16 @@ def test_warn_needs_four_commits_and_growth_beyond_sampling_noise() -> None:
 def test_ok_and_rewind_stand_as_burrow_says() -> None:
     assert judge(report(OK), window((1, 0, 0)), True, 10_000, 1_000, 1).report.status == OK
     assert judge(report(REWIND), window((5, 0, 1), (1, 1, 5)), True, 10_000, 1_000, 2).report.status == REWIND
+
+
+def test_a_share_partition_waits_on_acknowledgements_not_on_a_commit() -> None:
+    from dataclasses import replace
+
+    from kgroup.assignors.lag.samples import SHARE_PARTITION_LAG
+
+    shared = replace(report(STOP), member_id=None, lag_kind=SHARE_PARTITION_LAG, readers=["m-1", "m-2"])
+    judged = judge(shared, window((100, 0, 20)), True, 10_000, 1_000, 2_500)
+    assert judged.report.status == UNDECIDED and judged.burrow_status == STOP
+    why = judged.waiting_for or ""
+    assert why.startswith("start offset 100 unchanged for 2.5 s") and "acknowledge" in why
+    assert "committing" not in why

@@ -257,3 +257,15 @@ def test_diff_counts_moves_per_holder_on_share_assignments(tmp_path: Path) -> No
     body = run_json("diff", str(path), str(tmp_path / "simple.yaml"))
     assert body["moved"] == 1
     assert [(m["partition"], m["from"], m["to"]) for m in body["moves"]] == [("orders-2", "m5", "m4")]
+
+
+def test_check_and_the_assignor_list_speak_of_share_groups(tmp_path: Path) -> None:
+    path = tmp_path / "share.yaml"
+    path.write_text(FIXTURE)
+    checked = run_json("check", str(path), "--add-member", "m6")
+    (valid,) = [c for c in checked["checks"] if c["name"] == "valid"]
+    # a share group may give a partition to several members: "exactly once" is not the rule it is held to
+    assert valid["ok"] and "exactly once" not in valid["expected"] and "shared" in valid["expected"]
+    listed = {a["name"]: a for a in run_json("assignors")["assignors"]}
+    assert listed["share-simple"]["protocol"] == "share"
+    assert all(a["protocol"] != "share" for name, a in listed.items() if name != "share-simple")
