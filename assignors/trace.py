@@ -129,17 +129,21 @@ class Trace:
         """Replay the steps of one round (default: the last) from nothing: member -> its partitions."""
         if round is None:
             round = self.rounds()[-1]
-        holder: dict[TopicPartition, str | None] = {}
-        second: list[tuple[TopicPartition, str]] = []  # handed out again while its keeper keeps it
+        holders: dict[TopicPartition, list[str]] = {}
         for step in self.steps:
-            if step.round == round:
-                if step.facts.get("second_holder_of") and step.owner is not None:
-                    second.append((step.partition, step.owner))
-                else:
-                    holder[step.partition] = step.owner
+            if step.round != round:
+                continue
+            held = holders.setdefault(step.partition, [])
+            source = step.facts.get("source")
+            if step.facts.get("second_holder_of") and step.owner is not None:
+                held.append(step.owner)  # handed out again while its keeper keeps it
+            elif step.rule == BALANCE_MOVE and len(held) > 1 and source in held and step.owner is not None:
+                held[held.index(source)] = step.owner  # one of two holders gives it up, the other keeps it
+            else:
+                held[:] = [step.owner] if step.owner is not None else []
         result: dict[str, list[TopicPartition]] = {}
-        for tp, owner in [*holder.items(), *second]:
-            if owner is not None:
+        for tp, owners in holders.items():
+            for owner in owners:
                 result.setdefault(owner, []).append(tp)
         return result
 

@@ -326,17 +326,22 @@ def _rack_mismatch(step: Step, context: dict[str, Any]) -> str:
     )
 
 
+def _kept_too(f: dict[str, Any]) -> str:
+    """A partition handed out while its keeper keeps it (a Kafka quirk kgroup reproduces), or nothing."""
+    if not f.get("second_holder_of"):
+        return ""
+    return (
+        f"; {f['second_holder_of']} kept it too, so both hold it, as in Kafka's answer: getUnassignedPartitions "
+        "subtracts the kept partitions in one walk over sorted lists, and a kept partition its topic no longer "
+        "has stops that walk, leaving the kept ones after it among the unassigned"
+    )
+
+
 def _quota_round_robin(step: Step, context: dict[str, Any]) -> str:
     f, tp, owner = step.facts, step.partition, step.owner
     rule = step.rule
     released = f"; {f['released_by']} had released it" if f.get("released_by") else ""
-    if f.get("second_holder_of"):
-        released += (
-            f"; {f['second_holder_of']} kept it too, so both hold it, as in Kafka's answer: "
-            "getUnassignedPartitions subtracts the kept partitions in one walk over sorted lists, and a "
-            "kept partition its topic no longer has stops that walk, leaving the kept ones after it "
-            "among the unassigned"
-        )
+    released += _kept_too(f)
     quota = (
         f"{_count(context.get('partitions'), 'partition')} over {_count(context.get('members'), 'member')}: "
         f"each gets {context.get('min_quota')}"
@@ -388,6 +393,7 @@ def _least_loaded(step: Step, context: dict[str, Any]) -> str:
     loads = f["loads"]
     tied = [m for m, n in loads.items() if m != owner and n == loads.get(owner, f["held_before"])]
     tie = f"; tied with {', '.join(tied)}, broken by {ties}{order}" if tied else ""
+    tie += _kept_too(f)
     return (
         f"assigned to the subscriber of {tp.topic} with the fewest partitions{rack}: loads at that step {_loads(loads)}; "
         f"{owner} held {f['held_before']}{tie}"

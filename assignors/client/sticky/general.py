@@ -242,6 +242,7 @@ class GeneralBuilder:
                         rack=self.racks.consumer_racks.get(member) if with_racks else None,
                         replica_racks=sorted(self.racks.partition_racks.get(tp, ())) if with_racks else None,
                         tie_break="member id",
+                        **self._second_holder(tp),
                     )
                 self.subs.remove(member)
                 self.current[member].append(tp)
@@ -280,8 +281,17 @@ class GeneralBuilder:
                 held_before=loads[member],
                 loads=dict(loads),
                 tie_break="member id",
+                **self._second_holder(tp),
             )
             loads[member] += 1
+
+    def _second_holder(self, tp: TopicPartition) -> dict[str, str]:
+        """A kept partition Kafka's two-pointer subtraction left among the unassigned (kept_subtracted) is
+        placed again while its keeper keeps it: both hold it, as in Kafka's answer."""
+        keeper = self.owner.get(tp) if self.two_holders else None
+        if keeper is None or tp not in self.current.get(keeper, ()):  # revoked from it, not kept: one holder
+            return {}
+        return {"second_holder_of": keeper}
 
     # -- balancing -------------------------------------------------------------------------------
 
