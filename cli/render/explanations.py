@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from rich.console import Console
@@ -326,7 +326,7 @@ def _rack_mismatch(step: Step, context: dict[str, Any]) -> str:
     )
 
 
-def _kept_too(f: dict[str, Any]) -> str:
+def _kept_too(f: Mapping[str, Any]) -> str:
     """A partition handed out while its keeper keeps it (a Kafka quirk kgroup reproduces), or nothing."""
     if not f.get("second_holder_of"):
         return ""
