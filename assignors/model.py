@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from itertools import chain
 from operator import itemgetter, lt
 from types import MappingProxyType
@@ -180,16 +181,27 @@ class PartitionOffsets:
     log_end: int | None = None
 
 
+class GroupProtocol(StrEnum):
+    """The protocol a group's members speak to its coordinator, by the names a fixture's `protocol` takes.
+    Kafka: `Group.GroupType` (group-coordinator): classic, consumer (KIP-848), share (KIP-932); kgroup does
+    not model streams groups (KIP-1071)."""
+
+    CLASSIC = "classic"
+    CONSUMER = "consumer"
+    SHARE = "share"
+
+
 @dataclass(frozen=True, slots=True)
 class Group:
     """One consumer group: its members, the assignors they support and its current assignment."""
 
     group_id: str
-    protocol: str = "classic"  # classic | consumer (KIP-848)
+    protocol: GroupProtocol = GroupProtocol.CLASSIC
     assignors: tuple[str, ...] = ("range",)  # in the members' order of preference
     members: tuple[Member, ...] = ()
     assignment: Assignment = field(default_factory=Assignment)
     generation: int | None = None
+    # What the broker or the fixture says (Kafka has states kgroup does not model: Assigning, NotReady, ...).
     state: str | None = None
     offsets: tuple[PartitionOffsets, ...] = ()
     client: str | None = None  # the leader's client (java | librdkafka) when known; None: not recorded

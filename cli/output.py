@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 import sys
-from enum import Enum
+from enum import Enum, StrEnum
 from collections.abc import Iterator
 from itertools import repeat
 from operator import itemgetter
@@ -86,7 +86,7 @@ def emit(doc: dict[str, Any], fmt: OutputFormat, table: Callable[[Console], None
     if fmt is OutputFormat.json:
         write_json(doc, sys.stdout)
     elif fmt is OutputFormat.yaml:
-        import yaml
+        yaml = _yaml()
 
         # PyYAML's emitter is pure Python, and even libyaml's is driven by Python per value: past a few
         # thousand values kgroup writes the same block YAML itself, each distinct scalar once.
@@ -227,6 +227,19 @@ def _flat_records(items: list[Any] | tuple[Any, ...], level: int) -> tuple[str, 
     return template, columns
 
 
+_PLAIN = frozenset({str, int, bool, type(None)})
+
+
+def _yaml() -> Any:
+    """PyYAML, whose SafeDumper writes the model's states and kinds (StrEnum: Kafka's enums) as their text,
+    as the JSON encoder does; it refuses any type it was not told of."""
+    import yaml
+
+    if StrEnum not in yaml.SafeDumper.yaml_multi_representers:
+        yaml.SafeDumper.add_multi_representer(StrEnum, lambda dumper, data: dumper.represent_str(str(data)))
+    return yaml
+
+
 def write_lines(lines: list[str], out: Any) -> None:
     for start in range(0, len(lines), _BATCH):
         out.write("".join(line + "\n" for line in lines[start : start + _BATCH]))
@@ -242,12 +255,14 @@ def block_yaml(doc: dict[str, Any]) -> list[str] | None:
 
     Each distinct scalar's text is asked of PyYAML once (the same few thousand member ids, topics and
     ranges repeat across a million entries); the block structure is written here."""
-    import yaml
+    yaml = _yaml()
 
     cache: dict[tuple[Any, bool], str] = {}
 
     def scalar(value: Any, key: bool) -> str:
         kind = type(value)
+        if kind not in _PLAIN and isinstance(value, StrEnum):  # a state or kind of the model: its text
+            value, kind = str(value), str
         if kind is int:
             return int.__repr__(value)
         if kind is str:

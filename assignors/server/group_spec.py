@@ -21,6 +21,7 @@ from itertools import groupby
 from operator import itemgetter
 from collections import deque
 from collections.abc import Collection, Iterable, Sequence
+from enum import StrEnum
 
 from kgroup.assignors.java.hash_order import (
     DEFAULT_CAPACITY,
@@ -38,8 +39,15 @@ from kgroup.assignors.java.semantics import java_string_key
 from kgroup.assignors.base import topic_partitions
 from kgroup.assignors.model import Assignment, Cluster, Member, TopicPartition
 
-HOMOGENEOUS = "HOMOGENEOUS"
-HETEROGENEOUS = "HETEROGENEOUS"
+
+class SubscriptionType(StrEnum):
+    """Whether every member subscribes to the same topics. Kafka: `SubscriptionType` (group-coordinator-api)."""
+
+    HOMOGENEOUS = "HOMOGENEOUS"
+    HETEROGENEOUS = "HETEROGENEOUS"
+
+
+HOMOGENEOUS, HETEROGENEOUS = SubscriptionType.HOMOGENEOUS, SubscriptionType.HETEROGENEOUS
 
 # How the group's collections iterate: "hash" is the coordinator's (production); Kafka's unit tests
 # build members in a TreeMap ("sorted") and some assignments in linked collections ("listed").
@@ -53,13 +61,13 @@ def derived_topic_id(name: str) -> str:
     return base64.urlsafe_b64encode(digest).decode("ascii").rstrip("=")
 
 
-def subscription_type(members: Sequence[Member]) -> str:
+def subscription_type(members: Sequence[Member]) -> SubscriptionType:
     """Kafka: `ModernGroup.subscriptionType`: homogeneous when every subscribed topic name (existing or
     not) is subscribed by every member."""
     return subscription_type_of([m.topics for m in members])
 
 
-def subscription_type_of(subscriptions: Sequence[tuple[str, ...]]) -> str:
+def subscription_type_of(subscriptions: Sequence[tuple[str, ...]]) -> SubscriptionType:
     """`subscription_type` given each member's subscribed topic names."""
     distinct = dict(zip(map(id, subscriptions), subscriptions))  # members often share one subscription object
     if len(distinct) <= 1 or len(set(distinct.values())) <= 1:  # identical lists: no need to build sets

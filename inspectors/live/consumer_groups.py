@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kgroup.assignors.model import Assignment, Cluster, Group, Member, PartitionOffsets, TopicPartition, sort_partitions
+from kgroup.assignors.model import GroupProtocol
 from kgroup.inspectors.errors import AuthorizationError, InputError, NotFoundError
 from kgroup.inspectors.live.admin import READ_UNCOMMITTED, Coordinator, LiveAdmin, enum_name, state_label
 from kgroup.inspectors.live.leader_view import leader_views
@@ -219,7 +220,7 @@ def read_groups(
             LiveGroup(
                 Group(
                     group_id,
-                    "consumer" if group_type == "consumer" else "classic",
+                    GroupProtocol.CONSUMER if group_type == "consumer" else GroupProtocol.CLASSIC,
                     (),
                     tuple(members),
                     assignment,
@@ -328,7 +329,7 @@ def _consumer_protocol_group(
         notes.append(f"the coordinator named no topic for id(s) {', '.join(described.unnamed_topics)}")
     group = Group(
         group_id,
-        "consumer",
+        GroupProtocol.CONSUMER,
         (),
         tuple(members),
         Assignment.of(current),

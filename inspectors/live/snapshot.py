@@ -182,7 +182,11 @@ def _group_body(
     """`targets`: a consumer-protocol group's target assignment as its coordinator described it. The group's
     `assignment` is then the target, and each member's `owned` (with its member epoch as `generation`) what
     it owns now, so a member still reconciling keeps both."""
-    body: dict[str, Any] = {"group_id": group.group_id, "protocol": group.protocol, "assignors": list(group.assignors)}
+    body: dict[str, Any] = {
+        "group_id": group.group_id,
+        "protocol": str(group.protocol),  # yaml.safe_dump writes plain strings only
+        "assignors": list(group.assignors),
+    }
     if group.generation is not None:
         body["generation"] = group.generation
     if group.assignment_epoch is not None:

@@ -11,17 +11,32 @@ from collections.abc import Sequence
 from functools import cached_property
 from itertools import repeat
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import NamedTuple
 
 from kgroup.assignors.model import Cluster, TopicPartition
 
-UNJOINED, PREPARING_REBALANCE, COMPLETING_REBALANCE, STABLE = (
-    "UNJOINED",
-    "PREPARING_REBALANCE",
-    "COMPLETING_REBALANCE",
-    "STABLE",
-)
-EAGER, COOPERATIVE = "EAGER", "COOPERATIVE"
+
+class MemberState(StrEnum):
+    """Where a client stands in the group. Kafka: `AbstractCoordinator.MemberState`."""
+
+    UNJOINED = "UNJOINED"
+    PREPARING_REBALANCE = "PREPARING_REBALANCE"
+    COMPLETING_REBALANCE = "COMPLETING_REBALANCE"
+    STABLE = "STABLE"
+
+
+class RebalanceProtocol(StrEnum):
+    """How a client gives partitions up. Kafka: `ConsumerPartitionAssignor.RebalanceProtocol`."""
+
+    EAGER = "EAGER"
+    COOPERATIVE = "COOPERATIVE"
+
+
+# The simulation, the application loop and the scenarios test these on nearly every step: short names for them.
+UNJOINED, PREPARING_REBALANCE = MemberState.UNJOINED, MemberState.PREPARING_REBALANCE
+COMPLETING_REBALANCE, STABLE = MemberState.COMPLETING_REBALANCE, MemberState.STABLE
+EAGER, COOPERATIVE = RebalanceProtocol.EAGER, RebalanceProtocol.COOPERATIVE
 NO_GENERATION = -1
 
 # Kafka: `ConsumerPartitionAssignor.supportedProtocols`; only CooperativeStickyAssignor adds COOPERATIVE.
@@ -29,7 +44,7 @@ _SUPPORTS_COOPERATIVE = frozenset({"cooperative-sticky"})
 DEFAULT_ASSIGNORS = ("range", "cooperative-sticky")  # ConsumerConfig: [RangeAssignor, CooperativeStickyAssignor]
 
 
-def rebalance_protocol(assignors: Sequence[str]) -> str:
+def rebalance_protocol(assignors: Sequence[str]) -> RebalanceProtocol:
     """Kafka: `ConsumerCoordinator` constructor: the highest protocol every configured assignor supports."""
     return COOPERATIVE if assignors and all(a in _SUPPORTS_COOPERATIVE for a in assignors) else EAGER
 
@@ -50,7 +65,7 @@ class ClientConfig:
     retry_backoff_ms: int = 100
 
     @cached_property
-    def protocol(self) -> str:
+    def protocol(self) -> RebalanceProtocol:
         return rebalance_protocol(self.assignors)
 
 
@@ -71,7 +86,7 @@ class ClassicClient:
     config: ClientConfig
     topics: tuple[str, ...]
     cluster: Cluster  # its metadata view, as of its last refresh
-    state: str = UNJOINED
+    state: MemberState = UNJOINED
     member_id: str = ""
     generation: int = NO_GENERATION
     owned: tuple[TopicPartition, ...] = ()
@@ -94,7 +109,7 @@ class ClassicClient:
     exceptions: list[tuple[int, str]] = field(default_factory=list)
 
     @property
-    def protocol(self) -> str:
+    def protocol(self) -> RebalanceProtocol:
         return self.config.protocol
 
     @property

@@ -25,6 +25,7 @@ from kgroup.assignors.coordinator.classic.group import (
     PREPARING,
     STABLE,
     ClassicGroup,
+    ClassicGroupState,
     ClassicMember,
     CoordinatorConfig,
     JoinResponse,
@@ -125,7 +126,7 @@ class ClassicCoordinator:
         self._ids += 1
         return f"{instance_id or client_id or 'member'}-{self._ids}"
 
-    def _transition(self, group: ClassicGroup, target: str, reason: str) -> None:
+    def _transition(self, group: ClassicGroup, target: ClassicGroupState, reason: str) -> None:
         group.transition(target)
         self.transitions.append(Transition(self.now, group.group_id, target, group.generation, reason))
 

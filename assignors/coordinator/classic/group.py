@@ -8,9 +8,27 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
-EMPTY, PREPARING, COMPLETING, STABLE, DEAD = "Empty", "PreparingRebalance", "CompletingRebalance", "Stable", "Dead"
+
+class ClassicGroupState(StrEnum):
+    """A classic group's state, by the names the broker lists. Kafka: `classic.ClassicGroupState`."""
+
+    EMPTY = "Empty"
+    PREPARING_REBALANCE = "PreparingRebalance"
+    COMPLETING_REBALANCE = "CompletingRebalance"
+    STABLE = "Stable"
+    DEAD = "Dead"
+
+
+# The coordinator tests the state in nearly every handler: short names for them.
+EMPTY, PREPARING, COMPLETING = (
+    ClassicGroupState.EMPTY,
+    ClassicGroupState.PREPARING_REBALANCE,
+    ClassicGroupState.COMPLETING_REBALANCE,
+)
+STABLE, DEAD = ClassicGroupState.STABLE, ClassicGroupState.DEAD
 
 # Kafka: ClassicGroupState's valid previous states.
 _VALID_PREVIOUS = {
@@ -123,8 +141,8 @@ class ClassicGroup:
     """Kafka: `ClassicGroup`. `members` keeps insertion order (kgroup's stand-in for HashMap order)."""
 
     group_id: str
-    state: str = EMPTY
-    previous_state: str | None = None
+    state: ClassicGroupState = EMPTY
+    previous_state: ClassicGroupState | None = None
     generation: int = 0
     protocol_type: str | None = None
     protocol_name: str | None = None
@@ -141,7 +159,7 @@ class ClassicGroup:
     _awaiting_join_count: int = field(default=0, repr=False)
     _protocol_support: dict[str, int] = field(default_factory=dict, repr=False)
 
-    def transition(self, target: str) -> None:
+    def transition(self, target: ClassicGroupState) -> None:
         if self.state not in _VALID_PREVIOUS[target]:
             raise RuntimeError(f"group {self.group_id}: invalid transition {self.state} -> {target}")
         self.previous_state, self.state = self.state, target
@@ -256,6 +274,6 @@ class Transition:
 
     at_ms: int
     group_id: str
-    state: str
+    state: ClassicGroupState
     generation: int
     reason: str

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from itertools import repeat
 from operator import attrgetter
 from typing import NamedTuple
@@ -26,7 +27,17 @@ from kgroup.assignors.coordinator.consumer.reconcile import (
 from kgroup.assignors.model import TopicPartition
 from kgroup.assignors.coordinator.timer_queue import TimerQueue, run_due
 
-EMPTY, ASSIGNING, RECONCILING, STABLE_GROUP, DEAD = "Empty", "Assigning", "Reconciling", "Stable", "Dead"
+
+class ConsumerGroupState(StrEnum):
+    """A consumer-protocol group's state, by the names the broker lists. Kafka: `ConsumerGroup.ConsumerGroupState`."""
+
+    EMPTY = "Empty"
+    ASSIGNING = "Assigning"
+    RECONCILING = "Reconciling"
+    STABLE = "Stable"
+    DEAD = "Dead"
+
+
 LEAVE_EPOCH, STATIC_LEAVE_EPOCH = -1, -2
 NONE = "NONE"
 
@@ -136,12 +147,12 @@ class ConsumerGroup:
         return now >= deadline_ms or self.group_epoch < epoch
 
     @property
-    def state(self) -> str:
+    def state(self) -> ConsumerGroupState:
         """Kafka: `ConsumerGroup.maybeUpdateGroupState`: derived, never stored."""
         if not self.members:
-            return EMPTY
+            return ConsumerGroupState.EMPTY
         if self.group_epoch > self.assignment_epoch:
-            return ASSIGNING
+            return ConsumerGroupState.ASSIGNING
         if self._checked_epoch != self.assignment_epoch:
             epoch = self.assignment_epoch
             # Reconciliation.is_reconciled_to, inlined: this runs over every member after each new target.
@@ -151,7 +162,7 @@ class ConsumerGroup:
                 if m.progress.epoch != epoch or m.progress.state != STABLE
             }
             self._checked_epoch = epoch
-        return RECONCILING if self._unreconciled else STABLE_GROUP
+        return ConsumerGroupState.RECONCILING if self._unreconciled else ConsumerGroupState.STABLE
 
     def partition_epoch(self, tp: TopicPartition) -> int:
         """Kafka: `ConsumerGroup.currentPartitionEpoch`: the epoch of the member holding it, or FREE."""

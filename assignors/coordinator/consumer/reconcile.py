@@ -9,13 +9,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
 
 from kgroup.assignors.model import TopicPartition
 
-STABLE = "STABLE"
-UNREVOKED_PARTITIONS = "UNREVOKED_PARTITIONS"
-UNRELEASED_PARTITIONS = "UNRELEASED_PARTITIONS"
-UNKNOWN = "UNKNOWN"
+
+class MemberState(StrEnum):
+    """Where a member stands on its way to its target. Kafka: `modern.MemberState` (group-coordinator)."""
+
+    STABLE = "STABLE"
+    UNREVOKED_PARTITIONS = "UNREVOKED_PARTITIONS"
+    UNRELEASED_PARTITIONS = "UNRELEASED_PARTITIONS"
+    UNKNOWN = "UNKNOWN"
+
+
+# Reconciliation and the coordinator's heartbeat test these at every step: short names for them.
+STABLE, UNREVOKED_PARTITIONS = MemberState.STABLE, MemberState.UNREVOKED_PARTITIONS
+UNRELEASED_PARTITIONS, UNKNOWN = MemberState.UNRELEASED_PARTITIONS, MemberState.UNKNOWN
 
 Partitions = frozenset[TopicPartition]
 FREE = -1  # the epoch of a partition nobody owns (ConsumerGroup.currentPartitionEpoch)
@@ -31,7 +41,7 @@ class Reconciliation:
 
     epoch: int
     previous_epoch: int
-    state: str
+    state: MemberState
     assigned: Partitions
     pending_revocation: Partitions = frozenset()
 
@@ -102,6 +112,6 @@ def _next(
 
 
 def _moved(
-    current: Reconciliation, epoch: int, state: str, assigned: Partitions, revoking: Partitions
+    current: Reconciliation, epoch: int, state: MemberState, assigned: Partitions, revoking: Partitions
 ) -> Reconciliation:
     return Reconciliation(epoch, current.epoch, state, assigned, revoking)

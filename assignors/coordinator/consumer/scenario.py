@@ -31,6 +31,7 @@ from kgroup.assignors.coordinator.consumer.coordinator import (
 from kgroup.assignors.coordinator.consumer.reconcile import (
     STABLE,
     FencedMemberEpoch,
+    MemberState,
     Partitions,
     Reconciliation,
     reconcile,
@@ -189,7 +190,7 @@ class ConsumerScenario:
             progress = Reconciliation(
                 epoch,
                 int(fields.get("previous_epoch", epoch - 1 if epoch > 0 else 0)),
-                str(fields.get("state", STABLE)),
+                MemberState(fields.get("state", STABLE)),
                 partitions(fields.get("assigned")),
                 partitions(fields.get("pending_revocation")),
             )
@@ -359,7 +360,7 @@ class ConsumerScenario:
         member_id = str(event.get("member_id", ""))
         if record == "member_subscription":
             existing = group.members.get(member_id) or ConsumerMember(
-                member_id, Reconciliation(0, 0, str(event.get("state", STABLE)), frozenset())
+                member_id, Reconciliation(0, 0, MemberState(event.get("state", STABLE)), frozenset())
             )
             group.put(replace(existing, subscribed_topics=tuple(event.get("subscribed_topics") or ())))
         elif record == "group_epoch":
@@ -376,7 +377,7 @@ class ConsumerScenario:
                     progress=Reconciliation(
                         int(event["epoch"]),
                         int(event["previous_epoch"]),
-                        str(event["state"]),
+                        MemberState(event["state"]),
                         partitions(event.get("assigned")),
                         partitions(event.get("pending_revocation")),
                     ),
@@ -391,7 +392,7 @@ class ConsumerScenario:
         current = Reconciliation(
             int(fields["epoch"]),
             int(fields["previous_epoch"]),
-            str(fields["state"]),
+            MemberState(fields["state"]),
             partitions(fields.get("assigned")),
             partitions(fields.get("pending_revocation")),
         )

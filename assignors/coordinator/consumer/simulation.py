@@ -18,11 +18,11 @@ from kgroup.assignors.coordinator.consumer.coordinator import (
     ConsumerConfig,
     ConsumerCoordinator,
     ConsumerGroup,
+    ConsumerGroupState,
     ConsumerMember,
     HeartbeatRequest,
     HeartbeatResponse,
     NONE,
-    STABLE_GROUP,
     STATIC_LEAVE_EPOCH,
 )
 from kgroup.assignors.coordinator.consumer.reconcile import STABLE, Reconciliation
@@ -184,7 +184,7 @@ class ConsumerSimulation:
         # The group's state is derived (ConsumerGroup.state); asked only while Stable is not yet recorded.
         if (
             not self.stable_at or self.stable_at[-1] < (self.bumps[-1].at_ms if self.bumps else 0)
-        ) and group.state == STABLE_GROUP:
+        ) and group.state == ConsumerGroupState.STABLE:
             self.stable_at.append(self.now)
 
     def _on_response(self, client: ConsumerClient, incarnation: int, response: HeartbeatResponse) -> None:

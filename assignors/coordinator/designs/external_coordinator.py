@@ -14,12 +14,25 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 
 from kgroup.assignors.coordinator.consumption import ConsumptionLedger, Gap
 from kgroup.assignors.model import TopicPartition
 from kgroup.assignors.coordinator.timer_queue import TimerQueue, run_due
 
-INITIAL, STARTING, STABLE, CLOSING = "Initial", "Starting", "Stable", "Closing"
+
+class ExternalCoordinatorState(StrEnum):
+    """A topic's state as the coordinator writes it under /consumers/[CLUSTER]/state/[TOPIC] (seed 002's
+    design; Kafka has no counterpart)."""
+
+    INITIAL = "Initial"
+    STARTING = "Starting"
+    STABLE = "Stable"
+    CLOSING = "Closing"
+
+
+INITIAL, STARTING = ExternalCoordinatorState.INITIAL, ExternalCoordinatorState.STARTING
+STABLE, CLOSING = ExternalCoordinatorState.STABLE, ExternalCoordinatorState.CLOSING
 
 
 @dataclass(frozen=True)
@@ -62,7 +75,7 @@ class ExternalCoordinatorGroup:
     def __init__(self, partitions: Iterable[TopicPartition], config: ExternalConfig = ExternalConfig()) -> None:
         self.config = config
         self.partitions = tuple(sorted(partitions))
-        self.state = INITIAL
+        self.state: ExternalCoordinatorState = INITIAL
         self.to_start: dict[str, list[int]] = {}
         self.to_close: dict[str, list[int]] = {}
         self.assignments: dict[TopicPartition, str | None] = {tp: None for tp in self.partitions}
@@ -83,7 +96,7 @@ class ExternalCoordinatorGroup:
         self.timers.schedule("check", config.check_interval_ms, self._check)
 
     def load(self, state: str, live: Iterable[str], assignments: Mapping[TopicPartition, str | None]) -> None:
-        self.state = state
+        self.state = ExternalCoordinatorState(state)
         self.registered = set(live)
         self.alive = set(live)
         self.assignments.update(assignments)

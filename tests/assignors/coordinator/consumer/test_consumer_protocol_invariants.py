@@ -9,9 +9,9 @@ from hypothesis import settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from kgroup.assignors.coordinator.consumer.coordinator import (
-    STABLE_GROUP,
     ConsumerConfig,
     ConsumerCoordinator,
+    ConsumerGroupState,
     HeartbeatRequest,
 )
 from kgroup.assignors.coordinator.consumer.scenario import server_assignor
@@ -96,7 +96,7 @@ class ConsumerGroupLife(RuleBasedStateMachine):
     @invariant()
     def a_stable_group_holds_its_target(self) -> None:
         group = self._group()
-        if group is not None and group.state == STABLE_GROUP:
+        if group is not None and group.state == ConsumerGroupState.STABLE:
             for member in group.members.values():
                 assert member.progress.assigned == group.target.get(member.member_id, frozenset())
                 assert not member.progress.pending_revocation
