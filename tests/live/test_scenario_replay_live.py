@@ -20,7 +20,7 @@ KafkaConsumer starting (a join), the consumer threads being scheduled, and the 2
 ConsumerGroupDescribe polling that time the broker's side. It stays well below what the scenarios tell
 apart: a crash is noticed at its 8 s session timeout, not when the JVM dies, and a static member back within
 its 10 s session causes no rebalance at all. The last four files are the bundled scenarios' stories (storm,
-static-stuck, rolling-restart, tour) scaled to seconds; docs/conformance.md says what of them does not scale.
+static-stuck, rolling-restart) scaled to seconds; docs/conformance.md says what of them does not scale.
 """
 
 from __future__ import annotations
@@ -62,7 +62,6 @@ CASES = [
     pytest.param("classic-slow-poll-storm.yaml", "java", "classic", id="classic-slow-poll-storm"),
     pytest.param("classic-static-stuck.yaml", "java", "classic", id="classic-static-stuck"),
     pytest.param("classic-rolling-restart.yaml", "java", "classic", id="classic-rolling-restart"),
-    pytest.param("classic-tour.yaml", "java", "classic", id="classic-tour"),
 ]
 
 
