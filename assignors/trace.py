@@ -139,6 +139,8 @@ class Trace:
                 held.append(step.owner)  # handed out again while its keeper keeps it
             elif step.rule == BALANCE_MOVE and len(held) > 1 and source in held and step.owner is not None:
                 held[held.index(source)] = step.owner  # one of two holders gives it up, the other keeps it
+            elif step.rule == WITHHELD and len(held) > 1 and step.facts.get("target") in held:
+                held.remove(step.facts["target"])  # the newcomer waits; the holder that still has it keeps it
             else:
                 held[:] = [step.owner] if step.owner is not None else []
         result: dict[str, list[TopicPartition]] = {}

@@ -489,6 +489,12 @@ def _withheld(step: Step, context: dict[str, Any]) -> str:
             f"to {f['target']}, but {f['source']} still owns it and must revoke it first, so nobody gets it now; "
             "the follow-up rebalance assigns it afresh"
         )
+    if f.get("source_keeps"):
+        return (
+            f"not given to {f['target']} in this rebalance: {f['source']} still owns it and its assignment keeps "
+            f"it (Kafka handed it to both), so {f['target']} must wait for {f['source']} to revoke it, which this "
+            "assignment does not ask"
+        )
     return (
         f"withheld in this rebalance: the assignor gave it to {f['target']}, but "
         f"{f['source'] or 'its previous owner'} must revoke it first, so nobody gets it now; the follow-up "

@@ -148,3 +148,31 @@ def test_a_partition_kept_and_handed_out_again_has_both_holders_and_says_why() -
     again = next(s for s in trace.steps if str(s.partition) == "t2-0" and s.owner == "C1")
     assert again.facts["second_holder_of"] == "C18"
     assert "C18 kept it too, so both hold it" in sentence(again, trace.context[again.round])
+
+
+def test_a_partition_handed_out_twice_stays_with_the_keeper_that_still_has_it() -> None:
+    """Found by the random states above: C2 and C6 both claim t1-0 (C6 at the newer generation), and C6 also
+    claims t0-2 of a one-partition t0. Kafka's cooperative-sticky keeps t1-0 with C6 and hands it to C1 as well
+    (the kept partition beyond t0 stops getUnassignedPartitions' walk); its cooperative adjustment then takes it
+    from C1 only, so C6 keeps it. Replaying the words must leave it with C6, and they must not promise a
+    hand-over the assignment does not ask for."""
+    from kgroup.cli.render.explanations import sentence
+
+    both = ["t0", "t1"]
+    raw = {
+        "topics": [{"name": "t0", "partitions": 1}, {"name": "t1", "partitions": 13}],
+        "members": [{"member_id": "C0", "topics": [], "owned": []}]
+        + [{"member_id": f"C{i}", "topics": both, "owned": []} for i in (1, 3, 4, 5)]
+        + [
+            {"member_id": "C2", "topics": both, "owned": [["t0", 0], ["t1", 0]], "generation": 0},
+            {"member_id": "C6", "topics": both, "owned": [["t0", 0], ["t0", 2], ["t1", 0], ["t1", 1]], "generation": 1},
+        ],
+    }
+    case = _case(raw, "cooperative-sticky")
+    got, trace = _traced("cooperative-sticky", None, case)
+    assert got is not None
+    assert {str(tp) for tp in got.owners["C6"]} == {"t0-2", "t1-0", "t1-1"}
+    assert _replayed(trace) == _owners(got)
+    withheld = next(s for s in trace.steps if s.rule == rules.WITHHELD and str(s.partition) == "t1-0")
+    words = sentence(withheld, trace.context[withheld.round])
+    assert "C6 still owns it and its assignment keeps it" in words and "afresh" not in words

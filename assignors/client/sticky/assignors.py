@@ -162,7 +162,12 @@ class CooperativeStickyAssignor:
         if trace is not None and transferring:
             owner = {tp: m.member_id for m in members for tp in m.owned}
             for tp, member in transferring.items():
-                trace.record(tp, None, WITHHELD, source=owner.get(tp), target=member)
+                source = owner.get(tp)
+                # where Kafka handed a kept partition out twice, its keeper's assignment still has it
+                keeps = source is not None and source != member and tp in assignment.get(source, ())
+                trace.record(
+                    tp, None, WITHHELD, source=source, target=member, **({"source_keeps": True} if keeps else {})
+                )
         for tp, member in transferring.items():
             assignment[member].remove(tp)
         return Assignment.of(assignment), transferring
