@@ -16,58 +16,64 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from kgroup.assignors.model import Member, TopicPartition
 
-# The rules, by the names the renderer and the JSON output use.
-RANGE = "range"  # contiguous run of the topic's partitions to the i-th subscriber in member order
-RANGE_RACK = "range-rack"  # rack pass: the lowest partition with a replica on the member's rack
-RANGE_COPARTITIONED = "range-copartitioned"  # rack pass over same-size topics: partition p of each together
-RANGE_AFTER_RACKS = "range-after-racks"  # the rack pass gave way: plain range over what was left
-ROUNDROBIN = "roundrobin"  # the global circular cursor over sorted members
-KEPT = "kept"  # stays with the member that owned it
-CLAIM_CONFLICT = "claim-conflict"  # two members claimed it in the same generation: neither keeps it
-OLDER_CLAIM = "older-claim"  # a newer generation's claim on it wins
-OVER_QUOTA = "over-quota"  # its owner already keeps its quota: released
-NOT_SUBSCRIBED = "not-subscribed"  # its owner no longer subscribes to the topic: released
-RACK_MISMATCH = "rack-mismatch"  # its owner's rack holds no replica of it: released
-QUOTA_ROUND_ROBIN = "quota-round-robin"  # sticky, equal subscriptions: next member short of its quota
-RACK_ROUND_ROBIN = "rack-round-robin"  # the same, first among members on a replica's rack
-LEAST_LOADED = "least-loaded"  # to the subscriber with the fewest partitions, ties by member order
-BALANCE_MOVE = "balance-move"  # moved from a member with too many to one with too few
-BALANCE_UNDONE = "balance-undone"  # the balancing did not improve the score: back where it was
-WITHHELD = "withheld"  # cooperative: its owner must revoke it first; the next rebalance hands it over
-FILL_QUOTA = "fill-quota"  # uniform, equal subscriptions: next member still short of its quota
-UNASSIGNABLE = "unassignable"  # claimed, but no member subscribes to its topic or it no longer exists
-HANDED_BACK = "handed-back"  # librdkafka's leader: an owned partition the assignor left out goes back to its owner
-LEGACY_RANGE = "legacy-range"  # Scala ZooKeeper consumer: range over the topic's threads in string order
-LEGACY_ROUNDROBIN = "legacy-roundrobin"  # the same: partitions by hash of "[topic,partition]", dealt to threads
 
-RULES = (
-    RANGE,
-    RANGE_RACK,
-    RANGE_COPARTITIONED,
-    RANGE_AFTER_RACKS,
-    ROUNDROBIN,
-    KEPT,
-    CLAIM_CONFLICT,
-    OLDER_CLAIM,
-    OVER_QUOTA,
-    NOT_SUBSCRIBED,
-    RACK_MISMATCH,
-    QUOTA_ROUND_ROBIN,
-    RACK_ROUND_ROBIN,
-    LEAST_LOADED,
-    BALANCE_MOVE,
-    BALANCE_UNDONE,
-    WITHHELD,
-    FILL_QUOTA,
-    UNASSIGNABLE,
-    HANDED_BACK,
-    LEGACY_RANGE,
-    LEGACY_ROUNDROBIN,
-)
+class Rule(StrEnum):
+    """The rules, by the names the renderer and the JSON output use."""
+
+    RANGE = "range"  # contiguous run of the topic's partitions to the i-th subscriber in member order
+    RANGE_RACK = "range-rack"  # rack pass: the lowest partition with a replica on the member's rack
+    RANGE_COPARTITIONED = "range-copartitioned"  # rack pass over same-size topics: partition p of each together
+    RANGE_AFTER_RACKS = "range-after-racks"  # the rack pass gave way: plain range over what was left
+    ROUNDROBIN = "roundrobin"  # the global circular cursor over sorted members
+    KEPT = "kept"  # stays with the member that owned it
+    CLAIM_CONFLICT = "claim-conflict"  # two members claimed it in the same generation: neither keeps it
+    OLDER_CLAIM = "older-claim"  # a newer generation's claim on it wins
+    OVER_QUOTA = "over-quota"  # its owner already keeps its quota: released
+    NOT_SUBSCRIBED = "not-subscribed"  # its owner no longer subscribes to the topic: released
+    RACK_MISMATCH = "rack-mismatch"  # its owner's rack holds no replica of it: released
+    QUOTA_ROUND_ROBIN = "quota-round-robin"  # sticky, equal subscriptions: next member short of its quota
+    RACK_ROUND_ROBIN = "rack-round-robin"  # the same, first among members on a replica's rack
+    LEAST_LOADED = "least-loaded"  # to the subscriber with the fewest partitions, ties by member order
+    BALANCE_MOVE = "balance-move"  # moved from a member with too many to one with too few
+    BALANCE_UNDONE = "balance-undone"  # the balancing did not improve the score: back where it was
+    WITHHELD = "withheld"  # cooperative: its owner must revoke it first; the next rebalance hands it over
+    FILL_QUOTA = "fill-quota"  # uniform, equal subscriptions: next member still short of its quota
+    UNASSIGNABLE = "unassignable"  # claimed, but no member subscribes to its topic or it no longer exists
+    HANDED_BACK = "handed-back"  # librdkafka's leader: an owned partition the assignor left out goes back to its owner
+    LEGACY_RANGE = "legacy-range"  # Scala ZooKeeper consumer: range over the topic's threads in string order
+    LEGACY_ROUNDROBIN = "legacy-roundrobin"  # the same: partitions by hash of "[topic,partition]", dealt to threads
+
+
+# Short names: every assignor records its steps under them, and the renderer keys its words by them.
+RANGE = Rule.RANGE
+RANGE_RACK = Rule.RANGE_RACK
+RANGE_COPARTITIONED = Rule.RANGE_COPARTITIONED
+RANGE_AFTER_RACKS = Rule.RANGE_AFTER_RACKS
+ROUNDROBIN = Rule.ROUNDROBIN
+KEPT = Rule.KEPT
+CLAIM_CONFLICT = Rule.CLAIM_CONFLICT
+OLDER_CLAIM = Rule.OLDER_CLAIM
+OVER_QUOTA = Rule.OVER_QUOTA
+NOT_SUBSCRIBED = Rule.NOT_SUBSCRIBED
+RACK_MISMATCH = Rule.RACK_MISMATCH
+QUOTA_ROUND_ROBIN = Rule.QUOTA_ROUND_ROBIN
+RACK_ROUND_ROBIN = Rule.RACK_ROUND_ROBIN
+LEAST_LOADED = Rule.LEAST_LOADED
+BALANCE_MOVE = Rule.BALANCE_MOVE
+BALANCE_UNDONE = Rule.BALANCE_UNDONE
+WITHHELD = Rule.WITHHELD
+FILL_QUOTA = Rule.FILL_QUOTA
+UNASSIGNABLE = Rule.UNASSIGNABLE
+HANDED_BACK = Rule.HANDED_BACK
+LEGACY_RANGE = Rule.LEGACY_RANGE
+LEGACY_ROUNDROBIN = Rule.LEGACY_ROUNDROBIN
+
+RULES = tuple(Rule)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +82,7 @@ class Step:
 
     partition: TopicPartition
     owner: str | None
-    rule: str
+    rule: Rule
     facts: Mapping[str, Any]
     round: int = 1  # cooperative rebalances: 1 for the first, 2 for the follow-up, ...
 
@@ -90,7 +96,7 @@ class Trace:
     context: dict[int, dict[str, Any]] = field(default_factory=dict)
     round: int = 1
 
-    def record(self, tp: TopicPartition, owner: str | None, rule: str, **facts: Any) -> None:
+    def record(self, tp: TopicPartition, owner: str | None, rule: Rule, **facts: Any) -> None:
         self.steps.append(Step(tp, owner, rule, facts, self.round))
 
     def note(self, **facts: Any) -> None:

@@ -17,7 +17,7 @@ from itertools import groupby
 from kgroup.assignors.base import contiguous_ranges, gc_paused, subscribed_topics, subscriber_positions
 from kgroup.assignors.model import Assignment, Cluster, Member, Topic, TopicPartition
 from kgroup.assignors.member_order import member_sort_key
-from kgroup.assignors.trace import RANGE_AFTER_RACKS, RANGE_COPARTITIONED, RANGE_RACK, Trace, active
+from kgroup.assignors.trace import RANGE_AFTER_RACKS, RANGE_COPARTITIONED, RANGE_RACK, Rule, Trace, active
 
 
 def uses_rack_awareness(consumer_racks: set[str], racks_per_partition: Sequence[frozenset[str]]) -> bool:
@@ -70,7 +70,7 @@ class _TopicState:
         return max(0, limit - self.num_assigned[consumer])
 
     def on_assigned(
-        self, consumer: str, partitions: list[int], out: dict[str, list[TopicPartition]], rule: str = RANGE_AFTER_RACKS
+        self, consumer: str, partitions: list[int], out: dict[str, list[TopicPartition]], rule: Rule = RANGE_AFTER_RACKS
     ) -> None:
         topic = self.topic
         if self.trace is not None:
@@ -83,7 +83,7 @@ class _TopicState:
         if self.num_assigned[consumer] > self.quota:
             self.extra_left -= 1
 
-    def _record(self, consumer: str, partitions: list[int], rule: str) -> None:
+    def _record(self, consumer: str, partitions: list[int], rule: Rule) -> None:
         held = self.num_assigned[consumer]
         more = {"copartitioned": self.copartitioned} if rule == RANGE_AFTER_RACKS and self.copartitioned else {}
         for i, p in enumerate(partitions):

@@ -8,12 +8,28 @@ window is idle, and an idle partition is never STOP (Burrow#38, #140, #171: fals
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
-OK, WARN, STOP, STALL, REWIND = "OK", "WARN", "STOP", "STALL", "REWIND"
-UNKNOWN = "UNKNOWN"  # kgroup: no log sample at all, so no lag to judge
-# kgroup's triage (kgroup.assignors.lag.evidence): Burrow's rules named an alarm that the polls so far cannot
-# support (too few commits, or an offset unchanged for less time than the consumer may take to commit)
-UNDECIDED = "UNDECIDED"
+
+class LagStatus(StrEnum):
+    """A partition's status, by the names the output and Spark's job use. Burrow: `protocol.StatusConstant`
+    (ERR only as a group's status), with kgroup's UNKNOWN and UNDECIDED."""
+
+    OK = "OK"
+    WARN = "WARN"
+    ERR = "ERR"  # Burrow's group status for any of STOP, STALL, REWIND; never a partition's
+    STOP = "STOP"
+    STALL = "STALL"
+    REWIND = "REWIND"
+    UNKNOWN = "UNKNOWN"  # kgroup: no log sample at all, so no lag to judge
+    # kgroup's triage (kgroup.assignors.lag.evidence): Burrow's rules named an alarm that the polls so far
+    # cannot support (too few commits, or an offset unchanged for less time than the consumer may take to commit)
+    UNDECIDED = "UNDECIDED"
+
+
+# Short names: the rules below, triage and the tests compare against them.
+OK, WARN, STOP, STALL, REWIND = LagStatus.OK, LagStatus.WARN, LagStatus.STOP, LagStatus.STALL, LagStatus.REWIND
+UNKNOWN, UNDECIDED = LagStatus.UNKNOWN, LagStatus.UNDECIDED
 # Burrow's protocol.StatusConstant order (NOTFOUND=0 ... REWIND=6, ERR=3 between WARN and STOP): worst last.
 # UNDECIDED takes ERR's slot: kgroup reports the specific error statuses, never ERR, per partition.
 RANK = {UNKNOWN: 0, OK: 1, WARN: 2, UNDECIDED: 3, STOP: 4, STALL: 5, REWIND: 6}
@@ -33,7 +49,7 @@ def is_idle(broker_ends: list[int]) -> bool:
 
 def partition_status(
     commits: list[WindowCommit], broker_ends: list[int], current_lag: int | None, now: int, allowed_lag: int = 0
-) -> str:
+) -> LagStatus:
     """`commits`: the window, oldest first; `broker_ends`: the last log-end samples of the partition."""
     if current_lag is None:
         return UNKNOWN
@@ -67,11 +83,11 @@ def _lag_decreased(commits: list[WindowCommit]) -> bool:
     return any(lags[i] < lags[i - 1] for i in range(1, len(lags)))
 
 
-def worst(statuses: list[str]) -> str:
+def worst(statuses: list[LagStatus]) -> LagStatus:
     return max(statuses, key=RANK.__getitem__, default=OK)
 
 
-def burrow_group_status(worst_status: str) -> str:
+def burrow_group_status(worst_status: LagStatus) -> LagStatus:
     """What Burrow's group status would say (caching.go `evaluateGroup`): the worst partition status, with
     anything past WARN reported as ERR. kgroup keeps the specific status too; this is for Burrow alerts."""
-    return "ERR" if worst_status in ERRORS else worst_status
+    return LagStatus.ERR if worst_status in ERRORS else worst_status

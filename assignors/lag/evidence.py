@@ -28,7 +28,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from kgroup.assignors.lag.burrow_status import OK, REWIND, STALL, STOP, UNDECIDED, UNKNOWN, WARN, WindowCommit
+from kgroup.assignors.lag.burrow_status import (
+    OK,
+    REWIND,
+    STALL,
+    STOP,
+    UNDECIDED,
+    UNKNOWN,
+    WARN,
+    LagStatus,
+    WindowCommit,
+)
 from kgroup.assignors.lag.history import PartitionReport
 from kgroup.assignors.lag.samples import SHARE_PARTITION_LAG
 
@@ -40,7 +50,7 @@ SETTLED_COMMITS = 6
 @dataclass(frozen=True)
 class Judgement:
     report: PartitionReport  # with the status triage reports
-    burrow_status: str  # Burrow's rules on the window alone
+    burrow_status: LagStatus  # Burrow's rules on the window alone
     waiting_for: str | None = None  # for UNDECIDED: what would decide it
 
 

@@ -11,7 +11,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from kgroup.assignors.lag.burrow_status import RANK, WindowCommit, is_idle, partition_status
+from kgroup.assignors.lag.burrow_status import RANK, LagStatus, WindowCommit, is_idle, partition_status
 from kgroup.assignors.lag.samples import COMMITTED_LAG, CommitSample, LagQuery, LogSample
 from kgroup.assignors.lag.partition_lag import partition_lag
 from kgroup.assignors.lag.time_lag import UNKNOWN, TimeLag, monotonic, time_lag
@@ -36,7 +36,7 @@ class PartitionReport:
     below_log_start: bool
     time_lag_ms: int | None
     time_lag_method: str
-    status: str
+    status: LagStatus
     idle: bool
     window_commits: int
     last_commit_ts: int | None

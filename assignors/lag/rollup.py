@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from kgroup.assignors.lag.burrow_status import RANK, worst
+from kgroup.assignors.lag.burrow_status import RANK, LagStatus, worst
 from kgroup.assignors.lag.history import PartitionReport
 
 GROUP, TOPIC, MEMBER = "group", "topic", "member"
@@ -35,7 +35,7 @@ class Rollup:
     max_time_lag_ms: int | None
     max_time_lag_method: str  # how the max was found; "lower-bound" when it is only a floor (see METHOD_RANK)
     lagging: int  # partitions with lag > 0
-    status: str  # the worst partition status
+    status: LagStatus  # the worst partition status
     trend: float | None  # messages/s, > 0 growing
     eta_s: float | None  # when the slowest lagging partition catches up; None if one is not catching up
     members: int  # distinct owners (0: a group with no active members)

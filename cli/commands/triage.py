@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from kgroup.assignors.lag.burrow_status import ERRORS, WARN, worst
+from kgroup.assignors.lag.burrow_status import ERRORS, WARN, LagStatus, worst
 from kgroup.cli.errors import handle_errors
 from kgroup.cli.render.lag import method_legend, partition_table, report_body, rollup_body, rollup_table, share_legend
 from kgroup.cli.options import NOT_LIVE, LiveOptions, live_options
@@ -20,7 +20,7 @@ from kgroup.inspectors.offsets.reset_times import span_ms
 EXIT_OK, EXIT_WARN, EXIT_ERROR = 0, 1, 3
 
 
-def exit_code(statuses: list[str]) -> int:
+def exit_code(statuses: list[LagStatus]) -> int:
     """3 for any STOP, STALL or REWIND, 1 for any WARN; UNDECIDED is not an alarm."""
     return EXIT_ERROR if any(s in ERRORS for s in statuses) else EXIT_WARN if WARN in statuses else EXIT_OK
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kgroup.assignors.lag.burrow_status import RANK
+from kgroup.assignors.lag.burrow_status import RANK, LagStatus
 from kgroup.assignors.lag.history import HistoryPoint, PartitionReport, report_order
 from kgroup.assignors.lag.rollup import GROUP, METHOD_RANK, MEMBER, TOPIC, Rollup, rollup_order
 from kgroup.assignors.lag.samples import READ_COMMITTED, LagQuery
@@ -237,12 +237,22 @@ def _analyze(
         rows = parts.collect()
         reports = sorted(
             # the job reads `commits` only: lag_kind and readers keep their defaults (committed, none)
-            (PartitionReport(**{name: row[name] for name in PARTITION_COLUMNS}) for row in rows),
+            (
+                PartitionReport(
+                    **{name: row[name] for name in PARTITION_COLUMNS} | {"status": LagStatus(row["status"])}
+                )
+                for row in rows
+            ),
             key=report_order,
         )
         rollup_rows = _rollups(parts).collect()
         rollups = sorted(
-            (Rollup(**{name: row[name] for name in Rollup.__dataclass_fields__}) for row in rollup_rows),
+            (
+                Rollup(
+                    **{name: row[name] for name in Rollup.__dataclass_fields__} | {"status": LagStatus(row["status"])}
+                )
+                for row in rollup_rows
+            ),
             key=rollup_order,
         )
         # the as-of lookup even where `lag record` stamped commits and log ends with one poll time: the
@@ -457,8 +467,9 @@ def _rollups(parts: Any) -> Any:
     """lag_rollup.rollups as one aggregation per level."""
     from pyspark.sql import functions as F
 
-    rank = F.create_map(*[x for status, r in RANK.items() for x in (F.lit(status), F.lit(r))])
-    unrank = F.create_map(*[x for status, r in RANK.items() for x in (F.lit(r), F.lit(status))])
+    # Spark gets the statuses' text, as its own `status` column holds it
+    rank = F.create_map(*[x for status, r in RANK.items() for x in (F.lit(str(status)), F.lit(r))])
+    unrank = F.create_map(*[x for status, r in RANK.items() for x in (F.lit(r), F.lit(str(status)))])
     lagging = F.coalesce(F.col("lag"), F.lit(0)) > 0
     method_rank = F.create_map(*[x for m, r in METHOD_RANK.items() for x in (F.lit(m), F.lit(r))])
     rank_method = F.create_map(*[x for m, r in METHOD_RANK.items() for x in (F.lit(r), F.lit(m))])

@@ -16,7 +16,7 @@ from kgroup.assignors.client.librdkafka.byte_order import byte_cmp
 from kgroup.assignors.client.librdkafka.glibc_sort import glibc_qsort
 from kgroup.assignors.client.librdkafka.member_order import sorted_members
 from kgroup.assignors.client.librdkafka.subscriptions import eligible_topics, member_rack, uses_rack_awareness
-from kgroup.assignors.trace import RANGE, RANGE_AFTER_RACKS, RANGE_COPARTITIONED, RANGE_RACK, Trace, active
+from kgroup.assignors.trace import RANGE, RANGE_AFTER_RACKS, RANGE_COPARTITIONED, RANGE_RACK, Rule, Trace, active
 
 
 class _TopicState:
@@ -34,7 +34,7 @@ class _TopicState:
         self.trace: Trace | None = None  # set only when someone asked why (kgroup.assignors.trace)
         self.copartitioned: list[str] | None = None  # for the trace: the topics its rack pass went with
 
-    def record(self, member: Member, partitions: list[int], rule: str, position: int, **more: object) -> None:
+    def record(self, member: Member, partitions: list[int], rule: Rule, position: int, **more: object) -> None:
         """The trace step of each partition about to be assigned to `member` (before `assign` counts it)."""
         trace, name = self.trace, self.topic.name
         assert trace is not None
@@ -107,7 +107,7 @@ def _racks_match(state: _TopicState, member: Member, partition: int) -> bool:
 
 
 def _assign_ranges(
-    state: _TopicState, may_assign: MayAssign, out: dict[str, list[TopicPartition]], rule: str = RANGE_AFTER_RACKS
+    state: _TopicState, may_assign: MayAssign, out: dict[str, list[TopicPartition]], rule: Rule = RANGE_AFTER_RACKS
 ) -> None:
     """librdkafka: `rd_kafka_assign_ranges`: each member in order takes the lowest partitions it may."""
     for position, member in enumerate(state.members):
