@@ -107,10 +107,11 @@ def topic_partitions(topic: str, count: int) -> tuple[TopicPartition, ...]:
 
 
 @lru_cache(maxsize=4)
-def partition_rows(names: tuple[str, ...], count: int) -> list[tuple[TopicPartition, ...]]:
-    """Row p: partition p of each topic in `names`, kept (read only): a simulated group that rebalances
-    hundreds of times deals the same rows each time, and its members then receive the same tuples."""
-    return list(zip(*(topic_partitions(topic, count) for topic in names)))
+def partition_rows(names: tuple[str, ...], count: int) -> tuple[tuple[TopicPartition, ...], ...]:
+    """Row p: partition p of each topic in `names`, kept: a simulated group that rebalances hundreds of times
+    deals the same rows each time, and its members then receive the same tuples. A tuple, as the cache hands the
+    same rows to every caller."""
+    return tuple(zip(*(topic_partitions(topic, count) for topic in names)))
 
 
 def contiguous_ranges(

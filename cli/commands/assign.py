@@ -11,8 +11,8 @@ from kgroup.cli.errors import handle_errors
 from kgroup.cli.options import NOT_LIVE, ClientOpt, FixtureArg, GroupOpt, LiveOptions, OutputOpt, live_options, load
 from kgroup.cli.output import OutputFormat, document, emit, warn
 from kgroup.cli.render.tables import print_run
-from kgroup.inspectors.errors import InputError, RunError
-from kgroup.inspectors.simulation.whatif_run import leader_client, require_valid, simulate
+from kgroup.inspectors.errors import RunError
+from kgroup.inspectors.simulation.whatif_run import WhatIfFlags, leader_client, require_valid, simulate
 
 
 @handle_errors
@@ -44,16 +44,9 @@ def assign(
     With --bootstrap-server (or --profile, --command-config) the group is read live instead of from a fixture.
     """
     if live.given:
-        if fixture is not None:
-            raise InputError(
-                "give a fixture or a live cluster (--bootstrap-server), not both", field="--bootstrap-server"
-            )
-        if group is None:
-            raise InputError("a live assignment needs the group: --group G", field="--group")
-        from kgroup.inspectors.simulation.live_whatif import read_live
-        from kgroup.inspectors.simulation.whatif_run import WhatIfFlags
+        from kgroup.inspectors.simulation.whatif import from_live_options
 
-        loaded = read_live(live.connect(), group, WhatIfFlags()).fixture
+        loaded = from_live_options(live.connect, fixture, group, WhatIfFlags(), "assignment").fixture
     else:
         loaded = load(fixture)
     sim = simulate(

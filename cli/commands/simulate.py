@@ -30,7 +30,7 @@ from kgroup.inspectors.simulation.scenario_run import run_scenario
 from kgroup.inspectors.fixtures.yaml_doc import read_yaml
 from kgroup.cli.output import OutputFormat, document, emit, warn
 from kgroup.cli.render.whatif import print_whatif, whatif_body, whatif_notes
-from kgroup.inspectors.simulation.whatif import WhatIfAnswer, answer, from_cluster, from_document
+from kgroup.inspectors.simulation.whatif import WhatIfAnswer, answer, from_document, from_live_options
 
 
 @handle_errors
@@ -113,13 +113,7 @@ def simulate(
     """
     flags = what_if_flags(assignor, add_member, remove_member, add_partitions, subscribe, client, instance, add_topic)
     if live.given:
-        if fixture is not None:
-            raise InputError(
-                "give a fixture or a live cluster (--bootstrap-server), not both", field="--bootstrap-server"
-            )
-        if group is None:
-            raise InputError("a live what-if needs the group: --group G", field="--group")
-        given = from_cluster(live.connect(), group, flags)
+        given = from_live_options(live.connect, fixture, group, flags, "what-if")
         show_what_if(answer(given, explain or None, save_plan), output)
         return
     doc = read_yaml(locate(fixture)) if fixture is not None else None

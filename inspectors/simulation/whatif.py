@@ -4,6 +4,7 @@ each make one call here and render what comes back."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,6 +69,19 @@ def from_document(doc: YamlDoc, group: str | None, flags: WhatIfFlags) -> WhatIf
 def from_cluster(admin: LiveAdmin, group: str, flags: WhatIfFlags) -> WhatIfInput:
     read = read_live(admin, group, flags)
     return WhatIfInput(read.fixture, group, read.flags, read.document, read.source, read.client_reason)
+
+
+def from_live_options(
+    connect: Callable[[], LiveAdmin], fixture: str | None, group: str | None, flags: WhatIfFlags, what: str
+) -> WhatIfInput:
+    """A command's live group (from_cluster), once its command line names a cluster and a group but no fixture;
+    else an InputError naming the option, before `connect` is called. `what` is what needs the group: "what-if",
+    "assignment"."""
+    if fixture is not None:
+        raise InputError("give a fixture or a live cluster (--bootstrap-server), not both", field="--bootstrap-server")
+    if group is None:
+        raise InputError(f"a live {what} needs the group: --group G", field="--group")
+    return from_cluster(connect(), group, flags)
 
 
 def answer(given: WhatIfInput, explain: bool | list[str] | None = None, save_plan: str | None = None) -> WhatIfAnswer:

@@ -15,7 +15,7 @@ from typing import Any
 from kgroup.assignors.base import AssignorError, topic_partitions
 from kgroup.assignors.java.semantics import java_string_key
 from kgroup.assignors.model import TopicPartition
-from kgroup.assignors.client.sticky.inputs import StickyInput, kept_subtracted
+from kgroup.assignors.client.sticky.inputs import StickyInput, kept_subtracted, second_holder
 from kgroup.assignors.trace import KEPT, OVER_QUOTA, QUOTA_ROUND_ROBIN, RACK_MISMATCH, RACK_ROUND_ROBIN, active
 
 
@@ -79,14 +79,7 @@ class ConstrainedBuilder:
                 if racks.mismatch(member, tp):
                     self.maybe_revoked[tp] = member
                     if trace is not None:
-                        trace.record(
-                            tp,
-                            None,
-                            RACK_MISMATCH,
-                            member=member,
-                            rack=racks.consumer_racks.get(member),
-                            replica_racks=sorted(racks.partition_racks.get(tp, ())),
-                        )
+                        trace.record(tp, None, RACK_MISMATCH, **racks.mismatch_facts(member, tp))
                 else:
                     owned.append(tp)
             owned.sort(key=_partition_then_topic(owned))
@@ -159,10 +152,7 @@ class ConstrainedBuilder:
                 )
 
     def _second_holder(self, tp: TopicPartition) -> dict[str, str]:
-        """A kept partition Kafka's two-pointer subtraction left among the unassigned (see kept_subtracted) is
-        handed out again while its keeper keeps it: both hold it, as in Kafka's answer."""
-        keeper = self.kept_by.get(tp)
-        return {"second_holder_of": keeper} if keeper is not None else {}
+        return second_holder(tp, self.kept_by.get(tp), self.assignment)  # this path never takes a kept one back
 
     def _unassigned(self) -> list[TopicPartition]:
         """Kafka: `ConstrainedAssignmentBuilder.getUnassignedPartitions`: topics in Java order, partitions

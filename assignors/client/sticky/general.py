@@ -22,7 +22,7 @@ from kgroup.assignors.base import AssignorError, topic_partitions
 from kgroup.assignors.java.hash_order import JavaHashSet, topic_partition_hash
 from kgroup.assignors.java.semantics import java_string_key
 from kgroup.assignors.model import TopicPartition
-from kgroup.assignors.client.sticky.inputs import DEFAULT_GENERATION, StickyInput, kept_subtracted
+from kgroup.assignors.client.sticky.inputs import DEFAULT_GENERATION, StickyInput, kept_subtracted, second_holder
 from kgroup.assignors.trace import (
     BALANCE_MOVE,
     BALANCE_UNDONE,
@@ -198,14 +198,7 @@ class GeneralBuilder:
                         if tp.topic not in raw_topics:
                             trace.record(tp, None, NOT_SUBSCRIBED, member=member_id, topics=list(topics))
                         else:
-                            trace.record(
-                                tp,
-                                None,
-                                RACK_MISMATCH,
-                                member=member_id,
-                                rack=racks.consumer_racks.get(member_id),
-                                replica_racks=sorted(racks.partition_racks.get(tp, ())),
-                            )
+                            trace.record(tp, None, RACK_MISMATCH, **racks.mismatch_facts(member_id, tp))
                 else:
                     keep.append(tp)
                     if trace is not None:
@@ -286,12 +279,7 @@ class GeneralBuilder:
             loads[member] += 1
 
     def _second_holder(self, tp: TopicPartition) -> dict[str, str]:
-        """A kept partition Kafka's two-pointer subtraction left among the unassigned (kept_subtracted) is
-        placed again while its keeper keeps it: both hold it, as in Kafka's answer."""
-        keeper = self.owner.get(tp) if self.two_holders else None
-        if keeper is None or tp not in self.current.get(keeper, ()):  # revoked from it, not kept: one holder
-            return {}
-        return {"second_holder_of": keeper}
+        return second_holder(tp, self.owner.get(tp) if self.two_holders else None, self.current)
 
     # -- balancing -------------------------------------------------------------------------------
 

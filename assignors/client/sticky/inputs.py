@@ -6,7 +6,7 @@ Kafka: `AbstractStickyAssignor.assignPartitions`, `allSubscriptionsEqual`, `Rack
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from itertools import filterfalse, repeat
 from typing import Any
 from operator import itemgetter, lt
@@ -170,6 +170,17 @@ def kept_subtracted(
     return unassigned, True
 
 
+def second_holder(
+    tp: TopicPartition, keeper: str | None, holds: Mapping[str, Collection[TopicPartition]]
+) -> dict[str, str]:
+    """The trace facts of a partition handed out while `keeper` (None: none) still holds it: a kept partition
+    Kafka's two-pointer subtraction left among the unassigned (kept_subtracted) is placed again, and both hold
+    it, as in Kafka's answer. Empty when its keeper no longer holds it (revoked from it, not kept: one holder)."""
+    if keeper is None or tp not in holds.get(keeper, ()):
+        return {}
+    return {"second_holder_of": keeper}
+
+
 def _generation(data: MemberData) -> int:
     return DEFAULT_GENERATION if data.generation is None else data.generation
 
@@ -218,6 +229,14 @@ class RackInfo:
             return False
         racks = self.partition_racks.get(tp)
         return racks is None or rack not in racks
+
+    def mismatch_facts(self, member: str, tp: TopicPartition) -> dict[str, Any]:
+        """The trace facts of a RACK_MISMATCH step: the member's rack and tp's replica racks."""
+        return {
+            "member": member,
+            "rack": self.consumer_racks.get(member),
+            "replica_racks": sorted(self.partition_racks.get(tp, ())),
+        }
 
     def sort_by_rack_consumers(self, partitions: list[TopicPartition]) -> list[TopicPartition]:
         """`sortPartitionsByRackConsumers`: stable sort, fewest rack-local members first."""

@@ -1,8 +1,9 @@
 """The first broker that answers, and the coordinator of a group on it (FindCoordinator, API 10, v0-v4).
 
-Shared by every group request kgroup sends itself (DescribeGroups, OffsetDelete), which go through
-`on_coordinator`: a coordinator that is loading, moving or gone is looked up again and asked again until the
-deadline, as Kafka's admin client does:
+Shared by every group request kgroup sends itself (DescribeGroups, OffsetDelete, the share groups'
+ShareGroupDescribe, DescribeShareGroupOffsets, AlterShareGroupOffsets and DeleteShareGroupOffsets), which go
+through `on_coordinator` (`ask_coordinator` for one request on connections of its own): a coordinator that is
+loading, moving or gone is looked up again and asked again until the deadline, as Kafka's admin client does:
 - FindCoordinator answering COORDINATOR_NOT_AVAILABLE or COORDINATOR_LOAD_IN_PROGRESS is retried
   (CoordinatorStrategy.handleError);
 - the group request answering NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE sends the group back to the
@@ -20,11 +21,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from kgroup.inspectors.live.wire.codec import TAGS_NONE, compact_array, compact_string, string
 from kgroup.inspectors.live.wire.connection import Connection, Deadline
-from kgroup.inspectors.live.wire.errors import RETRIABLE, BrokerUnreachable, ProtocolError, UnsupportedConfig
+from kgroup.inspectors.live.wire.errors import ERRORS, RETRIABLE, BrokerUnreachable, ProtocolError, UnsupportedConfig
 
 API_FIND_COORDINATOR = 10
 OUR_FIND_COORDINATOR = (0, 4)
@@ -170,6 +171,47 @@ def on_coordinator(
         if code != LOAD_IN_PROGRESS:
             links.drop(address)
         backoff(attempt, links.deadline, address, f"waiting for the coordinator of {group!r} to load it")
+
+
+class GroupAnswer(Protocol):
+    """An answer that carries its group-level error code (0: none)."""
+
+    @property
+    def error_code(self) -> int: ...
+
+
+A = TypeVar("A", bound=GroupAnswer)
+
+
+def ask_coordinator(
+    config: dict[str, str],
+    group: str,
+    timeout_s: float,
+    send: Callable[[Connection], A],
+    refused: Callable[[int, str, str], A],
+    retry_as: Callable[[int], int] = int,  # by default, the code as it is
+) -> A:
+    """One group request, `send`, answered by `group`'s coordinator within timeout_s (on_coordinator retries a
+    loading, moving or lost one, reading the answer's error code as `retry_as` maps it): its answer, or, when
+    FindCoordinator refuses the lookup, `refused(error code, the error named, the bootstrap address)`. Raises
+    BrokerUnreachable / AuthenticationFailed / ProtocolError (naming the address) when no answer can be had in
+    time."""
+    if timeout_s <= 0:
+        raise ValueError("timeout_s must be positive")
+    links = Coordinators(config, Deadline(timeout_s))
+    try:
+        return on_coordinator(links, group, send, lambda answer: retry_as(answer.error_code))[1]
+    except LookupRefused as lookup:
+        where = f"FindCoordinator via {lookup.address}"
+        return refused(lookup.error, named(lookup.error, lookup.message, where), lookup.address)
+    finally:
+        links.close()
+
+
+def named(error: int, message: str | None, where: str | None = None) -> str:
+    """Kafka's name of `error`, its message, and where it came from."""
+    text = f"{ERRORS.get(error, f'error {error}')}{': ' + message if message else ''}"
+    return f"{text} ({where})" if where else text
 
 
 def _find_coordinator(conn: Connection, group: str) -> tuple[int, str, int, int, str | None]:

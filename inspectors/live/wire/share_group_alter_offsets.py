@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from kgroup.inspectors.live.wire.codec import TAGS_NONE, Reader, compact_array, compact_string
-from kgroup.inspectors.live.wire.connection import Connection, Deadline
-from kgroup.inspectors.live.wire.coordinator import LOAD_IN_PROGRESS, Coordinators, LookupRefused, on_coordinator
-from kgroup.inspectors.live.wire.errors import ERRORS, ProtocolError
+from kgroup.inspectors.live.wire.connection import Connection
+from kgroup.inspectors.live.wire.coordinator import LOAD_IN_PROGRESS, ask_coordinator, named
+from kgroup.inspectors.live.wire.errors import ProtocolError
 
 API_ALTER_SHARE_GROUP_OFFSETS = 91
 OUR_ALTER_SHARE_GROUP_OFFSETS = (0, 0)  # the only version Kafka 4.2 defines
@@ -36,6 +36,7 @@ class AlterShareOffsetsAnswer:
     coordinator: str | None
     error: str | None  # the top-level error: Kafka's name, its message and where it came from; None when none
     partitions: dict[tuple[str, int], str | None] = field(default_factory=dict)  # per partition: error or None
+    error_code: int = 0  # the top-level error's code
 
 
 def offers_alter_share_group_offsets(versions: dict[int, tuple[int, int]]) -> bool:
@@ -49,23 +50,8 @@ def alter_share_group_offsets(
     """Send one AlterShareGroupOffsets setting `offsets` ((topic, partition) -> start offset) for `group`.
     Raises BrokerUnreachable / AuthenticationFailed / ProtocolError (naming the address) when no answer can be
     had within timeout_s; a top-level error (including one FindCoordinator answers) is in the answer."""
-    if timeout_s <= 0:
-        raise ValueError("timeout_s must be positive")
-    links = Coordinators(config, Deadline(timeout_s))
-    try:
-        try:
-            address, (code, message, partitions) = on_coordinator(
-                links, group, partial(_alter, group=group, offsets=offsets), lambda a: retry_code(a[0])
-            )
-        except LookupRefused as refused:
-            return AlterShareOffsetsAnswer(
-                refused.address, named(refused.error, refused.message, f"FindCoordinator via {refused.address}")
-            )
-        if code:
-            return AlterShareOffsetsAnswer(address, named(code, message, f"AlterShareGroupOffsets on {address}"))
-        return AlterShareOffsetsAnswer(address, None, partitions)
-    finally:
-        links.close()
+    send = partial(_alter, group=group, offsets=offsets)
+    return ask_coordinator(config, group, timeout_s, send, _refused, retry_code)
 
 
 def alter_request(group: str, offsets: dict[tuple[str, int], int]) -> bytes:
@@ -103,26 +89,26 @@ def read_alter_response(r: Reader) -> Answer:
     return code, message, partitions
 
 
-def _alter(conn: Connection, group: str, offsets: dict[tuple[str, int], int]) -> Answer:
+def _alter(conn: Connection, group: str, offsets: dict[tuple[str, int], int]) -> AlterShareOffsetsAnswer:
     v = conn.pick(API_ALTER_SHARE_GROUP_OFFSETS, OUR_ALTER_SHARE_GROUP_OFFSETS, "AlterShareGroupOffsets")
     doing = f"setting the start offsets of share group {group!r} (AlterShareGroupOffsets v{v})"
-    answer = read_alter_response(
+    code, message, partitions = read_alter_response(
         conn.request(API_ALTER_SHARE_GROUP_OFFSETS, v, alter_request(group, offsets), True, doing)
     )
-    if not answer[0]:
-        missing = [f"{t}-{p}" for t, p in offsets if (t, p) not in answer[2]]
-        if missing:
-            raise ProtocolError(f"{conn.address}: AlterShareGroupOffsets answered without {', '.join(missing)}")
-    return answer
+    if code:  # a top-level error fails every partition
+        where = f"AlterShareGroupOffsets on {conn.address}"
+        return AlterShareOffsetsAnswer(conn.address, named(code, message, where), error_code=code)
+    missing = [f"{t}-{p}" for t, p in offsets if (t, p) not in partitions]
+    if missing:
+        raise ProtocolError(f"{conn.address}: AlterShareGroupOffsets answered without {', '.join(missing)}")
+    return AlterShareOffsetsAnswer(conn.address, None, partitions)
+
+
+def _refused(error: int, named_error: str, address: str) -> AlterShareOffsetsAnswer:
+    return AlterShareOffsetsAnswer(address, named_error, error_code=error)
 
 
 def retry_code(code: int) -> int:
     """A top-level error as on_coordinator retries it: REBALANCE_IN_PROGRESS as a loading coordinator
     (AlterShareGroupOffsetsHandler.handleError, DeleteShareGroupOffsetsHandler.handleGroupError)."""
     return LOAD_IN_PROGRESS if code == REBALANCE_IN_PROGRESS else code
-
-
-def named(error: int, message: str | None, where: str | None = None) -> str:
-    """Kafka's name of `error`, its message, and where it came from."""
-    text = f"{ERRORS.get(error, f'error {error}')}{': ' + message if message else ''}"
-    return f"{text} ({where})" if where else text

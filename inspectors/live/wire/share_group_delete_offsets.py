@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from kgroup.inspectors.live.wire.codec import TAGS_NONE, Reader, compact_array, compact_string
-from kgroup.inspectors.live.wire.connection import Connection, Deadline
-from kgroup.inspectors.live.wire.coordinator import Coordinators, LookupRefused, on_coordinator
-from kgroup.inspectors.live.wire.share_group_alter_offsets import named, retry_code
+from kgroup.inspectors.live.wire.connection import Connection
+from kgroup.inspectors.live.wire.coordinator import ask_coordinator, named
+from kgroup.inspectors.live.wire.share_group_alter_offsets import retry_code
 
 API_DELETE_SHARE_GROUP_OFFSETS = 92
 OUR_DELETE_SHARE_GROUP_OFFSETS = (0, 0)  # the only version Kafka 4.2 defines
@@ -34,6 +34,7 @@ class DeleteShareOffsetsAnswer:
     coordinator: str | None
     error: str | None  # the top-level error: Kafka's name, its message and where it came from; None when none
     topics: dict[str, str | None] = field(default_factory=dict)  # per topic answered: its error, or None
+    error_code: int = 0  # the top-level error's code
 
 
 def offers_delete_share_group_offsets(versions: dict[int, tuple[int, int]]) -> bool:
@@ -47,23 +48,8 @@ def delete_share_group_offsets(
     """Send one DeleteShareGroupOffsets for `topics` of `group`. Raises BrokerUnreachable / AuthenticationFailed
     / ProtocolError (naming the address) when no answer can be had within timeout_s; a top-level error
     (including one FindCoordinator answers) is in the answer."""
-    if timeout_s <= 0:
-        raise ValueError("timeout_s must be positive")
-    links = Coordinators(config, Deadline(timeout_s))
-    try:
-        try:
-            address, (code, message, answered) = on_coordinator(
-                links, group, partial(_delete, group=group, topics=topics), lambda a: retry_code(a[0])
-            )
-        except LookupRefused as refused:
-            return DeleteShareOffsetsAnswer(
-                refused.address, named(refused.error, refused.message, f"FindCoordinator via {refused.address}")
-            )
-        if code:
-            return DeleteShareOffsetsAnswer(address, named(code, message, f"DeleteShareGroupOffsets on {address}"))
-        return DeleteShareOffsetsAnswer(address, None, answered)
-    finally:
-        links.close()
+    send = partial(_delete, group=group, topics=topics)
+    return ask_coordinator(config, group, timeout_s, send, _refused, retry_code)
 
 
 def delete_request(group: str, topics: list[str]) -> bytes:
@@ -96,9 +82,17 @@ def read_delete_response(r: Reader) -> Answer:
     return code, message, topics
 
 
-def _delete(conn: Connection, group: str, topics: list[str]) -> Answer:
+def _delete(conn: Connection, group: str, topics: list[str]) -> DeleteShareOffsetsAnswer:
     v = conn.pick(API_DELETE_SHARE_GROUP_OFFSETS, OUR_DELETE_SHARE_GROUP_OFFSETS, "DeleteShareGroupOffsets")
     doing = f"deleting offsets of share group {group!r} (DeleteShareGroupOffsets v{v})"
-    return read_delete_response(
+    code, message, answered = read_delete_response(
         conn.request(API_DELETE_SHARE_GROUP_OFFSETS, v, delete_request(group, topics), True, doing)
     )
+    if code:  # the group's answer
+        where = f"DeleteShareGroupOffsets on {conn.address}"
+        return DeleteShareOffsetsAnswer(conn.address, named(code, message, where), error_code=code)
+    return DeleteShareOffsetsAnswer(conn.address, None, answered)
+
+
+def _refused(error: int, named_error: str, address: str) -> DeleteShareOffsetsAnswer:
+    return DeleteShareOffsetsAnswer(address, named_error, error_code=error)

@@ -20,9 +20,8 @@ from dataclasses import dataclass
 from functools import partial
 
 from kgroup.inspectors.live.wire.codec import TAGS_NONE, Reader, compact_array, compact_string
-from kgroup.inspectors.live.wire.connection import Connection, Deadline
-from kgroup.inspectors.live.wire.coordinator import Coordinators, LookupRefused, on_coordinator
-from kgroup.inspectors.live.wire.errors import ERRORS
+from kgroup.inspectors.live.wire.connection import Connection
+from kgroup.inspectors.live.wire.coordinator import ask_coordinator, named
 
 API_SHARE_GROUP_DESCRIBE = 77
 OUR_SHARE_GROUP_DESCRIBE = (1, 1)  # v0 (Kafka 4.0's early access) was removed in Kafka 4.1
@@ -68,17 +67,7 @@ def describe_share_group(config: dict[str, str], group: str, timeout_s: float) -
     """The coordinator's answer for `group`. Raises BrokerUnreachable / AuthenticationFailed / ProtocolError
     (naming the address) when no answer can be had within timeout_s; a group-level error (including one
     FindCoordinator answers) is returned in the group (error_code, error), never raised."""
-    if timeout_s <= 0:
-        raise ValueError("timeout_s must be positive")
-    links = Coordinators(config, Deadline(timeout_s))
-    try:
-        try:
-            _address, answer = on_coordinator(links, group, partial(_describe, group=group), lambda a: a.error_code)
-        except LookupRefused as refused:
-            return _failed(group, refused.error, refused.message, f"FindCoordinator via {refused.address}")
-        return answer
-    finally:
-        links.close()
+    return ask_coordinator(config, group, timeout_s, partial(_describe, group=group), partial(_refused, group))
 
 
 def _describe(conn: Connection, group: str) -> DescribedShareGroup:
@@ -145,7 +134,8 @@ def _member(r: Reader) -> ShareMember:
 
 
 def _failed(group: str, error: int, message: str | None, where: str) -> DescribedShareGroup:
-    name = ERRORS.get(error, f"error {error}")
-    return DescribedShareGroup(
-        group, error, f"{name}{': ' + message if message else ''} ({where})", None, None, None, None
-    )
+    return _refused(group, error, named(error, message, where))
+
+
+def _refused(group: str, error: int, named_error: str, _address: str | None = None) -> DescribedShareGroup:
+    return DescribedShareGroup(group, error, named_error, None, None, None, None)

@@ -23,9 +23,8 @@ from dataclasses import dataclass
 from functools import partial
 
 from kgroup.inspectors.live.wire.codec import TAGS_NONE, compact_array, compact_string
-from kgroup.inspectors.live.wire.connection import Connection, Deadline
-from kgroup.inspectors.live.wire.coordinator import Coordinators, LookupRefused, on_coordinator
-from kgroup.inspectors.live.wire.errors import ERRORS
+from kgroup.inspectors.live.wire.connection import Connection
+from kgroup.inspectors.live.wire.coordinator import ask_coordinator, named
 
 API_DESCRIBE_SHARE_GROUP_OFFSETS = 90
 OUR_DESCRIBE_SHARE_GROUP_OFFSETS = (0, 1)  # v1 adds Lag (KIP-1226)
@@ -60,17 +59,7 @@ def describe_share_group_offsets(config: dict[str, str], group: str, timeout_s: 
     """Every share-partition offset of `group` its coordinator has. Raises BrokerUnreachable /
     AuthenticationFailed / ProtocolError (naming the address) when no answer can be had within timeout_s;
     a group-level error is returned in the answer (error_code, error), never raised."""
-    if timeout_s <= 0:
-        raise ValueError("timeout_s must be positive")
-    links = Coordinators(config, Deadline(timeout_s))
-    try:
-        try:
-            _address, answer = on_coordinator(links, group, partial(_offsets, group=group), lambda a: a.error_code)
-        except LookupRefused as refused:
-            return _failed(group, refused.error, refused.message, f"FindCoordinator via {refused.address}")
-        return answer
-    finally:
-        links.close()
+    return ask_coordinator(config, group, timeout_s, partial(_offsets, group=group), partial(_refused, group))
 
 
 def _offsets(conn: Connection, group: str) -> ShareGroupOffsets:
@@ -96,9 +85,7 @@ def _offsets(conn: Connection, group: str) -> ShareGroupOffsets:
                 message = r.cstring("partition error message", True)
                 r.tags("partition")
                 if error:
-                    skipped.append(
-                        f"{topic}-{partition}: {ERRORS.get(error, f'error {error}')}{': ' + message if message else ''}"
-                    )
+                    skipped.append(f"{topic}-{partition}: {named(error, message)}")
                 elif start < 0:
                     rows.append(SharePartitionOffset(topic, partition, None, None, None))
                 else:
@@ -133,5 +120,8 @@ def _offsets(conn: Connection, group: str) -> ShareGroupOffsets:
 
 
 def _failed(group: str, error: int, message: str | None, where: str) -> ShareGroupOffsets:
-    name = ERRORS.get(error, f"error {error}")
-    return ShareGroupOffsets(group, error, f"{name}{': ' + message if message else ''} ({where})")
+    return _refused(group, error, named(error, message, where))
+
+
+def _refused(group: str, error: int, named_error: str, _address: str | None = None) -> ShareGroupOffsets:
+    return ShareGroupOffsets(group, error, named_error)

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from kgroup.inspectors.live.wire import coordinator
 from kgroup.inspectors.live.wire import share_group_alter_offsets as alter
 from kgroup.inspectors.live.wire import share_group_delete_offsets as delete
 from kgroup.inspectors.live.wire.codec import Reader
@@ -39,9 +40,9 @@ class FakeLinks:
 
 
 def _through(monkeypatch: pytest.MonkeyPatch, module: Any, conn: FakeConnection) -> None:
-    """The module's coordinator lookup replaced by `conn`, as if FindCoordinator had named it."""
-    monkeypatch.setattr(module, "Coordinators", lambda config, deadline: FakeLinks())
-    monkeypatch.setattr(module, "on_coordinator", lambda links, group, send, error_of: (conn.address, send(conn)))
+    """The coordinator lookup replaced by `conn`, as if FindCoordinator had named it."""
+    monkeypatch.setattr(coordinator, "Coordinators", lambda config, deadline: FakeLinks())
+    monkeypatch.setattr(coordinator, "on_coordinator", lambda links, group, send, error_of: (conn.address, send(conn)))
 
 
 def test_alter_request_is_the_schemas_bytes() -> None:
@@ -142,3 +143,67 @@ def test_delete_top_level_error_is_the_groups_answer(monkeypatch: pytest.MonkeyP
     answer = delete.delete_share_group_offsets({}, "g", ["orders"], 5.0)
     assert answer.error == "GROUP_ID_NOT_FOUND: Group g not found. (DeleteShareGroupOffsets on broker:9092)"
     assert answer.topics == {}
+
+
+class Lookups:
+    """Coordinators as ask_coordinator opens them: FindCoordinator answers `lookup`, and the coordinator's
+    connection answers each of `answers` in turn (the last again)."""
+
+    first = FakeConnection(b"")
+
+    def __init__(self, deadline: Any, lookup: tuple[int, str, int, int, str | None], answers: list[bytes]) -> None:
+        self.deadline, self.lookup, self.answers = deadline, lookup, answers
+        self.asked = 0
+
+    def find(self, group: str) -> tuple[int, str, int, int, str | None]:
+        return self.lookup
+
+    def connect(self, address: str) -> FakeConnection:
+        self.asked += 1
+        return FakeConnection(self.answers[min(self.asked, len(self.answers)) - 1])
+
+    def drop(self, address: str) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _lookups(monkeypatch: pytest.MonkeyPatch, lookup: Any, answers: list[bytes]) -> list[Lookups]:
+    opened: list[Lookups] = []
+
+    def open_links(config: Any, deadline: Any) -> Lookups:
+        opened.append(Lookups(deadline, lookup, answers))
+        return opened[-1]
+
+    monkeypatch.setattr(coordinator, "Coordinators", open_links)
+    return opened
+
+
+def test_a_refused_lookup_is_each_requests_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    # FindCoordinator answering GROUP_AUTHORIZATION_FAILED (30) is not retried (CoordinatorStrategy.handleError)
+    _lookups(monkeypatch, (30, "", -1, -1, "Not authorized."), [])
+    from kgroup.inspectors.live.wire.share_group_describe import describe_share_group
+    from kgroup.inspectors.live.wire.share_group_offsets import describe_share_group_offsets
+
+    named = "GROUP_AUTHORIZATION_FAILED: Not authorized. (FindCoordinator via broker:9092)"
+    described = describe_share_group({}, "g", 5.0)
+    assert (described.error_code, described.error, described.state, described.coordinator) == (30, named, None, None)
+    offsets = describe_share_group_offsets({}, "g", 5.0)
+    assert (offsets.error_code, offsets.error, offsets.partitions, offsets.coordinator) == (30, named, (), None)
+    altered = alter.alter_share_group_offsets({}, "g", {("orders", 0): 5}, 5.0)
+    assert (altered.coordinator, altered.error, altered.partitions) == ("broker:9092", named, {})
+    deleted = delete.delete_share_group_offsets({}, "g", ["orders"], 5.0)
+    assert (deleted.coordinator, deleted.error, deleted.topics) == ("broker:9092", named, {})
+
+
+def test_rebalance_in_progress_is_asked_again_until_answered(monkeypatch: pytest.MonkeyPatch) -> None:
+    busy = _alter_answer(27, b"Rebalancing.", [])
+    opened = _lookups(monkeypatch, (0, "broker", 9092, 1, None), [busy, _alter_answer(0, None, [(0, 0, None)])])
+    answer = alter.alter_share_group_offsets({}, "g", {("orders", 0): 5}, 5.0)
+    assert (answer.error, answer.partitions, opened[0].asked) == (None, {("orders", 0): None}, 2)
+    deleted_busy = bytes.fromhex("00000000" + "001b" + "00" + "01" + "00")
+    deleted_ok = bytes.fromhex("00000000" + "0000" + "00" + "02" + "07" + b"orders".hex() + TOPIC_ID + "0000000000")
+    opened = _lookups(monkeypatch, (0, "broker", 9092, 1, None), [deleted_busy, deleted_ok])
+    deleted = delete.delete_share_group_offsets({}, "g", ["orders"], 5.0)
+    assert (deleted.error, deleted.topics, opened[0].asked) == (None, {"orders": None}, 2)
