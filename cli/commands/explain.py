@@ -28,7 +28,13 @@ from kgroup.inspectors.errors import InputError
 from kgroup.inspectors.fixtures.bundled import locate
 from kgroup.inspectors.fixtures.scenario_file import is_scenario, scenario_from_doc
 from kgroup.inspectors.fixtures.yaml_doc import read_yaml
-from kgroup.inspectors.simulation.whatif import WhatIfAnswer, answer, chosen_partitions, from_cluster, from_document
+from kgroup.inspectors.simulation.whatif import (
+    WhatIfAnswer,
+    answer,
+    chosen_partitions,
+    from_document,
+    from_live_options,
+)
 
 
 def _scenario(doc, chosen: list[str], output: OutputFormat) -> None:
@@ -105,11 +111,9 @@ def explain(
     chosen = list(partitions or [])
     flags = what_if_flags(assignor, add_member, remove_member, add_partitions, subscribe, client, instance, add_topic)
     if live.given:
-        if group is None:
-            raise InputError("a live explanation needs the group: --group G", field="--group")
         if fixture is not None:  # with a live cluster, every positional argument is a partition
             chosen.insert(0, fixture)
-        given = from_cluster(live.connect(), group, flags)
+        given = from_live_options(live.connect, None, group, flags, "explanation")
         _show(answer(given, explain=chosen or True), output)
         return
     doc = read_yaml(locate(fixture)) if fixture is not None else None
