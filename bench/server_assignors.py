@@ -11,7 +11,7 @@ the two inputs are the same exactly when the first rounds agree, which the diges
 Java: bench/java/ServerAssignorsBench.java, compiled against the pinned release's jars (tests/kafka/jars.py,
 as the oracle does), in one long-lived JVM that builds the GroupSpec as the coordinator does (with the
 topic ids kgroup derives, so ties break alike) and times only `assign`. It is warmed first (--warmup
-runs of each measurement). Then Java and Python runs are *interleaved*, the order rotating, so that a
+runs of each measurement). Then Java and Python runs are *interleaved*, in a new order each time, so that a
 neighbour's load on this shared 2-core machine falls on both sides alike instead of on whichever ran
 second; each figure is the median of --repeat runs (wall time), and the ratio is kgroup's median over
 Java's (the verdict's); "least" is the ratio of the two sides' least times, the runs a neighbour disturbed
@@ -21,11 +21,17 @@ default) on a fixed 4 GB heap, so it is not short of memory.
 
 Target: kgroup <= 0.8x Kafka's time for uniform (first and steady) and server-range.
 
+kgroup's steady input is its own first round's tuples, as a coordinator passes back the target it
+built, so `uniform` recognises them (group_spec.BUILT_TARGETS) and reuses the unchanged members' tuples.
+--cold gives kgroup equal but fresh tuples in each steady run (copied outside the timing), as from a
+fixture or another process: then it checks every member's tuple instead (Java's input is unchanged).
+
 --before REF adds kgroup's assignors as they were at git commit REF (read with `git archive`, loaded as
 the package `kgroup_before` beside the working tree's), interleaved with the other two, so a change is
 measured against its own past in the same run.
 
 Usage: python bench/server_assignors.py [--repeat N] [--warmup N] [--assignors uniform,server-range] [--before REF]
+       [--cold]
 Needs java, javac and the pinned Kafka jars (`python -m tests.kafka.jars`).
 """
 
@@ -36,6 +42,7 @@ import dataclasses
 import hashlib
 import importlib
 import io
+import itertools
 import os
 import shutil
 import statistics
@@ -172,7 +179,7 @@ class Jvm:
 class Kgroup:
     """kgroup's ports on the same input; the steady round's input from kgroup's own first round."""
 
-    def __init__(self, package: str = "kgroup") -> None:
+    def __init__(self, package: str = "kgroup", cold: bool = False) -> None:
         registry = importlib.import_module(f"{package}.assignors.registry")
         cluster, members = shape(importlib.import_module(f"{package}.assignors.model"))
         self.cluster = cluster
@@ -184,10 +191,13 @@ class Kgroup:
             for i, m in enumerate(members)
         ]
         self.last = None
+        self.cold = cold
 
     def run(self, assignor: str, round_: str, want_digest: bool) -> tuple[float, str]:
         chosen, members = self.assignors[assignor], self.inputs[round_]
         self.last = None  # the previous result is freed before the next run
+        if self.cold and round_ == "steady":  # equal tuples, but not ones kgroup built
+            members = [dataclasses.replace(m, owned=tuple(iter(m.owned))) for m in members]
         start = time.perf_counter()
         self.last = chosen.assign(self.cluster, members)  # type: ignore[union-attr]
         ms = (time.perf_counter() - start) * 1e3
@@ -200,6 +210,7 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=4, help="JVM warm-up runs per round (default 4)")
     parser.add_argument("--assignors", default="uniform,server-range")
     parser.add_argument("--before", metavar="REF", help="also time kgroup's assignors at this git commit")
+    parser.add_argument("--cold", action="store_true", help="kgroup's steady input: fresh tuples in each run")
     args = parser.parse_args()
     wanted = set(args.assignors.split(","))
     rounds = [(a, r) for a, r in ROUNDS if a in wanted]
@@ -209,16 +220,17 @@ def main() -> None:
     jvm = None
     try:
         jvm = Jvm(folder, cluster, members)
-        sides: list[Jvm | Kgroup] = [jvm, Kgroup()]
+        sides: list[Jvm | Kgroup] = [jvm, Kgroup(cold=args.cold)]
         before = write_before(args.before, folder) if args.before else None
         if before:
-            sides.append(Kgroup("kgroup_before"))
+            sides.append(Kgroup("kgroup_before", cold=args.cold))
         for assignor, round_ in rounds:
             for _ in range(args.warmup):
                 jvm.run(assignor, round_, False)
         print(
             f"shape b: {TOPICS} topics x {PARTITIONS} partitions, {MEMBERS} members (c1999 on t000 only); "
             f"Kafka {jvm.release} warm ({args.warmup} warm-up runs) interleaved with kgroup, median of {args.repeat}"
+            + ("; kgroup's steady input fresh tuples (--cold)" if args.cold else "")
         )
         print(
             f"{'assignor':13} {'round':6} {'Java ms':>8} {'kgroup ms':>10} {'ratio':>6} {'least':>6}  {'target':14} same"
@@ -227,10 +239,12 @@ def main() -> None:
         for assignor, round_ in rounds:
             times: list[list[float]] = [[] for _ in sides]
             shas = [side.run(assignor, round_, True)[1] for side in sides]
+            orders = list(itertools.permutations(range(len(sides))))
             for i in range(args.repeat):
-                # The order rotates, so no side always runs just after another's garbage.
-                for k in range(len(sides)):
-                    j = (i + k) % len(sides)
+                # Each run in another order, so no side runs more often than another just after the JVM,
+                # whose collector may still be busy (a rotation of three sides put one of them there in
+                # three runs of five, and the other in one).
+                for j in orders[i % len(orders)]:
                     times[j].append(sides[j].run(assignor, round_, False)[0])
             java, kg = statistics.median(times[0]), statistics.median(times[1])
             ratio = kg / java

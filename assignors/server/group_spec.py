@@ -17,11 +17,12 @@ import base64
 import hashlib
 import heapq
 from functools import lru_cache
-from itertools import groupby
-from operator import itemgetter
+from itertools import groupby, islice
+from operator import itemgetter, lt
 from collections import deque
 from collections.abc import Collection, Iterable, Sequence
 from enum import StrEnum
+from types import MappingProxyType
 
 from kgroup.assignors.java.hash_order import (
     DEFAULT_CAPACITY,
@@ -212,14 +213,33 @@ class ServerGroup:
         spread_hash = self._topic_spreads[name] = spread(self._topic_hash(name))
         return spread_hash
 
-    def to_assignment(self, owners: dict[str, list[int]]) -> Assignment:
+    def to_assignment(
+        self,
+        owners: dict[str, list[int]],
+        unchanged: Sequence[tuple[TopicPartition, ...] | None] = (),
+        gained: dict[int, list[tuple[str, int]]] | None = None,
+    ) -> Assignment:
         """Member -> partitions from topic id -> owner (an index into member_ids, -1 for none) per partition.
 
         Topics are walked in Java name order and partitions ascending, so each member's list comes out
         in TopicPartition order without a sort.
+
+        A steady round changes a few members' targets. `unchanged` (by member index) then gives the tuple
+        that already is a member's new target, None where it is not; the others' targets are found among
+        their current target and `gained` (member index -> each (topic id, partition) it was given or gave up), so
+        only those are built, and `BUILT_TARGETS` holds the new targets for the next round. That needs
+        every current target to be listed as a target is, which `BUILT_TARGETS.known` tells.
         """
-        lists: list[list[TopicPartition]] = [[] for _ in self.member_ids]
         by_name = sorted(owners, key=lambda t: java_string_key(self.name[t]))
+        names = [self.name[t] for t in by_name]
+        # Tuples compare names by code point, Java by UTF-16 unit: they agree unless a name has a character
+        # above U+FFFF, and only where they agree is a strictly ascending tuple in Kafka's order.
+        python_order = names == sorted(names)
+        if python_order and gained is not None and any(u is not None for u in unchanged):
+            reused = self._reusing(owners, unchanged, gained)
+            if reused is not None:
+                return reused
+        lists: list[list[TopicPartition]] = [[] for _ in self.member_ids]
         for topic_id in by_name:
             holders = owners[topic_id]
             parts = topic_partitions(self.name[topic_id], len(holders))
@@ -228,8 +248,59 @@ class ServerGroup:
                 deque(map(list.append, [lst for lst, _ in pairs], [tp for _, tp in pairs]), maxlen=0)
             else:
                 deque(map(list.append, map(lists.__getitem__, holders), parts), maxlen=0)
-        return Assignment.presorted(dict(zip(self.member_ids, lists)))
+        targets = list(map(tuple, lists))
+        return Assignment(MappingProxyType(dict(zip(self.member_ids, targets))))
 
+    def _reusing(
+        self,
+        owners: dict[str, list[int]],
+        unchanged: Sequence[tuple[TopicPartition, ...] | None],
+        gained: dict[int, list[tuple[str, int]]],
+    ) -> Assignment | None:
+        """`to_assignment` building only the targets of members without an unchanged tuple; None when
+        those are so many that building every list is cheaper."""
+        rebuilt = [i for i, u in enumerate(unchanged) if u is None]
+        current = [self.members[self.member_ids[i]].owned for i in rebuilt]
+        if (sum(map(len, current)) + sum(map(len, gained.values()))) * 4 > sum(map(len, owners.values())):
+            return None
+        built: dict[int, tuple[TopicPartition, ...]] = {}
+        uuid, name = self.uuid, self.name
+        for index, owned in zip(rebuilt, current):
+            held = [(tp.topic, tp.partition) for tp in owned if owners[uuid[tp.topic].text][tp.partition] == index]
+            held += [(name[t], p) for t, p in gained.get(index, ()) if owners[t][p] == index]
+            # Ascending by (name, partition): Kafka's order, as the caller checked the names order alike.
+            built[index] = tuple(topic_partitions(t, len(owners[uuid[t].text]))[p] for t, p in sorted(set(held)))
+        targets = [built[i] if u is None else u for i, u in enumerate(unchanged)]
+        BUILT_TARGETS.hold(targets)
+        return Assignment(MappingProxyType(dict(zip(self.member_ids, targets))))
+
+
+class BuiltTargets:
+    """The member targets of the last assignment built by reusing tuples (`ServerGroup.to_assignment`),
+    and a check that a tuple is listed as such a target: strictly ascending in tuple order, with no
+    negative partition number.
+
+    A coordinator hands each round's target back as the next round's current one. Recognising those
+    tuples by identity spares a check of every partition in them, and a member that keeps its target
+    unchanged then keeps the same tuple. They are held (so no other tuple can take their ids) until the
+    next such assignment replaces them: one assignment at most, usually one its caller still holds.
+    """
+
+    def __init__(self) -> None:
+        self._held: dict[int, tuple[TopicPartition, ...]] = {}
+
+    def known(self, parts: tuple[TopicPartition, ...]) -> bool:
+        """Whether `parts` is one of the targets held, or else is listed as a target is."""
+        if self._held.get(id(parts)) is parts:
+            return True
+        return bool(parts) and all(map(lt, parts, islice(parts, 1, None))) and min(map(itemgetter(1), parts)) >= 0
+
+    def hold(self, targets: Iterable[tuple[TopicPartition, ...]]) -> None:
+        """Hold these targets instead of the last ones (empty ones are not worth holding)."""
+        self._held = {id(t): t for t in targets if t}
+
+
+BUILT_TARGETS = BuiltTargets()
 
 _collection_capacity = lru_cache(maxsize=1024)(capacity_for_collection)  # record tails ask for a few sizes often
 

@@ -68,7 +68,8 @@ class UniformAssignor:
                     trace.note(kafka_rules=rules)
                 owners = _homogeneous(group, extra_to_the_first=rules == UNIFORM_4_0)
             else:
-                owners = HeterogeneousBuilder(group).build()
+                built = HeterogeneousBuilder(group).assignment()
+                return Assignment.of({}) if built is None else built
             if owners is None:
                 return Assignment.of({})  # nothing subscribed: Kafka returns an empty map
             return group.to_assignment(owners)

@@ -7,6 +7,9 @@ topic's unassigned partitions are dealt over its subscribers sorted by (load, nu
 the least-loaded range taking one per round. Finally, for at most 16 passes over the topics with two or
 more subscribers, partitions of a topic move from its most to its least loaded subscribers until their
 loads differ by at most one.
+
+In a steady round a member whose partitions did not change gets its current target tuple back, and only
+the other members' targets are built (`ServerGroup.to_assignment`, `BUILT_TARGETS`).
 """
 
 from __future__ import annotations
@@ -14,14 +17,14 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_right
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import chain, compress, filterfalse, islice
 from operator import add
 
 from kgroup.assignors.base import AssignorError
 from kgroup.assignors.java.hash_order import Uuid
-from kgroup.assignors.model import TopicPartition
-from kgroup.assignors.server.group_spec import ServerGroup
+from kgroup.assignors.model import Assignment, TopicPartition
+from kgroup.assignors.server.group_spec import BUILT_TARGETS, ServerGroup
 from kgroup.assignors.trace import BALANCE_MOVE, KEPT, LEAST_LOADED, NOT_SUBSCRIBED, UNASSIGNABLE, active
 
 MAX_ITERATION_COUNT = 16  # UniformHeterogeneousAssignmentBuilder.MAX_ITERATION_COUNT
@@ -166,6 +169,13 @@ class HeterogeneousBuilder:
         # Subscriber list (by identity) -> `balance_moves` when its loads were last found within one:
         # they cannot have changed since unless a move was made. Many topics share one subscriber list.
         self.balanced_at: dict[int, int] = {}
+        # Member index -> its current target when its new one is that same tuple (it kept it all, in
+        # TopicPartition order, and neither gained nor lost a partition since), else None: a steady round
+        # hands most members' targets back unchanged, and `ServerGroup.to_assignment` then reuses them.
+        self.unchanged: list[tuple[TopicPartition, ...] | None] = [None] * len(self.member_ids)
+        self.reusable = 0  # how many are not None (a first round has none to track)
+        self.all_known = True  # every current target is listed as a target is (BUILT_TARGETS.known), or empty
+        self.gained: dict[int, list[tuple[str, int]]] = {}  # member index -> (topic id, partition) it changed
         if self.trace is not None:
             self.trace.note(path="heterogeneous")
 
@@ -177,6 +187,23 @@ class HeterogeneousBuilder:
         self._assign_unassigned()
         self._balance()
         return self.owners
+
+    def assignment(self) -> Assignment | None:
+        """`build` as kgroup's Assignment; None when nobody subscribes to an existing topic."""
+        owners = self.build()
+        if owners is None:
+            return None
+        # A current target not known there may be in any order: then every target is built from `owners`.
+        return self.group.to_assignment(owners, self.unchanged if self.all_known else (), self.gained)
+
+    def _changed(self, topic_id: str, partitions: Iterable[int], members: Iterable[int]) -> None:
+        """Each member was given, or gave up, the partition beside it: its new target is not its current
+        one, and the partition is among those its new target is looked for in (`to_assignment`)."""
+        if self.reusable:
+            unchanged, gained = self.unchanged, self.gained
+            for p, member in zip(partitions, members):
+                unchanged[member] = None
+                gained.setdefault(member, []).append((topic_id, p))
 
     def _topic_order(self, topic_ids: list[str]) -> list[str]:
         """Kafka's topic comparator: partitions per subscriber descending, subscribers ascending, id."""
@@ -192,6 +219,7 @@ class HeterogeneousBuilder:
         uuid = self.group.uuid
         trace = self.trace
         holders_of: dict[frozenset[str], dict[str, list[int]]] = {}
+        unchanged = self.unchanged
         for index, member_id in enumerate(self.member_ids):
             mine = self.subscribed[index]
             holders = holders_of.get(mine)
@@ -205,9 +233,19 @@ class HeterogeneousBuilder:
                         for topic, partition in owned:
                             holders[topic][partition] = index
                         self.sizes[index] += len(owned)
+                        # Reusable as its new target if listed as to_assignment lists one (strictly ascending,
+                        # so no duplicate, and no negative number, which a list index wraps).
+                        if owned:
+                            if BUILT_TARGETS.known(owned):
+                                unchanged[index] = owned
+                                self.reusable += 1
+                            else:
+                                self.all_known = False
                         continue
                     except KeyError:
                         pass  # a dropped topic: the loop below writes the same owners again, and counts
+                if owned:
+                    self.all_known = False
                 kept = 0
                 for topic, partition in owned:
                     owners = holders.get(topic)
@@ -230,8 +268,10 @@ class HeterogeneousBuilder:
     def _assign_unassigned(self) -> None:
         """Kafka: `computeUnassignedPartitions` + `assignRemainingPartitions`, one round per load level."""
         unassigned: dict[str, Sequence[int]] = {}
+        held = 0
         for t, owners in self.owners.items():
             free = owners.count(-1)
+            held += len(owners) - free
             if not free:
                 continue
             if free == len(owners):
@@ -244,6 +284,9 @@ class HeterogeneousBuilder:
                     found.append(owners.index(-1, found[-1] + 1))
                 unassigned[t] = found
         sizes = self.sizes
+        if held != sum(sizes):  # a partition kept by two members: the later one has it, so keep no tuple
+            self.unchanged = [None] * len(sizes)
+            self.reusable = 0
         load = sizes.__getitem__
         rankings: dict[int, _Ranking] = {}  # subscriber list (by identity) -> its members by load, kept
         masks: dict[int, list[int]] = {}  # subscriber list (by identity) -> 1 for its members, else 0
@@ -276,6 +319,7 @@ class HeterogeneousBuilder:
             receivers = (
                 ranked[: rounds[0]] if len(rounds) == 1 else list(chain.from_iterable(ranked[:n] for n in rounds))
             )
+            self._changed(topic_id, parts, receivers)
             if few:
                 for other in list(rankings.values()):
                     if not other.loads_changed(receivers):
@@ -359,6 +403,7 @@ class HeterogeneousBuilder:
             if balancer.is_balanced():
                 break
             owners[partition] = receiver
+            self._changed(topic_id, (partition, partition), (receiver, donor))
             if self.trace is not None:
                 self.moves += 1
                 self.trace.record(
