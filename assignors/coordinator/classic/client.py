@@ -131,7 +131,11 @@ class ClassicClient:
         return Subscription(self.topics, self.owned, self.generation, self.config.rack)
 
     def protocols(self) -> tuple[tuple[str, Subscription], ...]:
-        return tuple(zip(self.config.assignors, repeat(self.subscription())))
+        assignors = self.config.assignors
+        subscription = Subscription(self.topics, self.owned, self.generation, self.config.rack)
+        if len(assignors) == 1:  # a large group's usual configuration, at every JoinGroup of every member
+            return ((assignors[0], subscription),)
+        return tuple(zip(assignors, repeat(subscription)))
 
     def generation_if_stable(self) -> int | None:
         """Kafka: `AbstractCoordinator.generationIfStable`."""

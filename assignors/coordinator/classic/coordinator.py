@@ -174,6 +174,26 @@ class ClassicCoordinator:
                 response.answer(self.now, error="UNKNOWN_MEMBER_ID")
                 return response
             group = self._new_group(group_id)
+        elif member_id and group.state == PREPARING:
+            # A known member rejoining a rebalance, every member of a large group at every rebalance: when each
+            # check of `acceptJoiningMember` and `classicGroupJoinExistingMember` passes (under group.max.size, not
+            # Dead, a protocol in common, not pending, `validateMember`), their PreparingRebalance branch
+            # (`updateMemberThenRebalanceOrCompleteJoin`) without the calls of `_accept_joining` and `_join_existing`.
+            member = group.members.get(member_id)
+            if (
+                member is not None
+                and (member.awaiting_join is not None or group.num_awaiting_join() < config.max_size)
+                and member_id not in group.pending_join
+                and (instance_id is None or group.static_members.get(instance_id) == member_id)
+                and group.supports_protocols(protocol_type, [entry[0] for entry in protocols])
+            ):
+                group.update_protocols(member, protocols)
+                member.rebalance_timeout_ms = rebalance_timeout_ms
+                member.session_timeout_ms = session_timeout_ms
+                group.await_join(member, response)
+                if group.previous_state != EMPTY and group.has_all_members_joined():  # _maybe_complete_join
+                    self._complete_join(group)
+                return response
         request = _JoinRequest(
             member_id,
             instance_id,
@@ -208,7 +228,7 @@ class ClassicCoordinator:
         """The first checks of both JoinGroup paths: a Dead group, then no protocol in common."""
         if group.state == DEAD:
             response.answer(self.now, error="COORDINATOR_NOT_AVAILABLE")
-        elif not group.supports_protocols(req.protocol_type, [name for name, _ in req.protocols]):
+        elif not group.supports_protocols(req.protocol_type, [entry[0] for entry in req.protocols]):
             response.answer(self.now, error="INCONSISTENT_GROUP_PROTOCOL")
         return response.done
 
@@ -468,23 +488,28 @@ class ClassicCoordinator:
             return
         group.protocol_name = group.select_protocol()
         self._transition(group, COMPLETING, "the join phase completed")
+        schedule, now, pending_sync = self.timers.schedule, self.now, group.pending_sync
         for member in list(group.members.values()):
+            member_id = member.member_id
             response = member.awaiting_join
             if response is not None:
-                response.answer(
-                    self.now,
-                    error="NONE",
-                    member_id=member.member_id,
-                    generation=group.generation,
-                    leader=group.leader,
-                    protocol_name=group.protocol_name,
-                    members=group.member_list() if group.leader == member.member_id else (),
-                    skip_assignment=False,
+                response.accept(
+                    now,
+                    member_id,
+                    group.generation,
+                    group.leader,
+                    group.protocol_name,
+                    group.member_list() if group.leader == member_id else (),
+                    False,
                 )
                 group.await_join(member, None)
-            self._reschedule_heartbeat(group, member)
+            timer = member.session_timer
+            if timer is None:
+                self._reschedule_heartbeat(group, member)
+            else:
+                schedule(timer[0], now + member.session_timeout_ms, timer[1])
             member.is_new = False
-            group.pending_sync.add(member.member_id)
+            pending_sync.add(member_id)
         generation = group.generation
         self.timers.schedule(
             self.sync_key(gid),
@@ -560,7 +585,20 @@ class ClassicCoordinator:
         if group is None or group.state == EMPTY:
             response.answer(self.now, error="UNKNOWN_MEMBER_ID")
             return response
-        error = self._validate_sync(group, member_id, instance_id, generation, protocol_type, protocol_name)
+        # A known member at the current generation naming no protocol passes every check of `_validate_sync`:
+        # a thousand of them per rebalance skip its calls.
+        member = group.members.get(member_id)
+        if (
+            member is not None
+            and generation == group.generation
+            and protocol_type is None
+            and protocol_name is None
+            and group.state != DEAD
+            and (instance_id is None or group.static_members.get(instance_id) == member_id)
+        ):
+            error = None
+        else:
+            error = self._validate_sync(group, member_id, instance_id, generation, protocol_type, protocol_name)
         if error is not None:
             response.answer(self.now, error=error)
         elif group.state == PREPARING:
@@ -610,16 +648,17 @@ class ClassicCoordinator:
 
     def _propagate(self, group: ClassicGroup, error: str) -> None:
         """Kafka: `propagateAssignment`: answer every parked SyncGroup and re-arm its member's session."""
+        schedule, now = self.timers.schedule, self.now
         for member in group.members.values():
-            if member.awaiting_sync is not None:
-                member.awaiting_sync.answer(
-                    self.now,
-                    error=error,
-                    assignment=member.assignment,
-                    protocol_name=group.protocol_name if error == "NONE" else None,
-                )
+            response = member.awaiting_sync
+            if response is not None:
+                response.give(now, error, member.assignment, group.protocol_name if error == "NONE" else None)
                 member.awaiting_sync = None
-                self._reschedule_heartbeat(group, member)
+                timer = member.session_timer
+                if timer is None:
+                    self._reschedule_heartbeat(group, member)
+                else:
+                    schedule(timer[0], now + member.session_timeout_ms, timer[1])
 
     def _reset_and_propagate(self, group: ClassicGroup, error: str) -> None:
         for member in group.members.values():

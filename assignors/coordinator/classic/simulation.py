@@ -141,31 +141,40 @@ class ClassicSimulation(ApplicationEvents):
 
     def _run_until(self, horizon: int) -> None:
         coordinator, heap, lane, ready = self.coordinator, self._queue, self._heartbeat_lane, self._ready
-        timers, transitions, pop = coordinator.timers, coordinator.transitions, heapq.heappop
+        timers, transitions, pop, popleft = coordinator.timers, coordinator.transitions, heapq.heappop, lane.popleft
         timer_heap = timers.heap
-        while True:
-            # The earlier of the two heads by (when, sequence); sequences are unique, so actions are never compared.
-            queue = lane if lane and (not heap or lane[0] < heap[0]) else heap
-            next_event = queue[0][0] if queue else None
-            limit = horizon if next_event is None or next_event > horizon else next_event
-            # Most events come with no timer entry due before them: one comparison, no call.
-            next_timer = timers.due_by(limit) if timer_heap and timer_heap[0][0] <= limit else None
-            if next_timer is not None:  # timers due at an event's instant fire before it
-                self.now = next_timer
-                self.events_processed += 1
-                self.coordinator.advance_to(next_timer)
-                self._settle()
-            elif next_event is not None and next_event <= horizon:
-                when, _, action, args = lane.popleft() if queue is lane else pop(heap)
-                self.events_processed += 1
-                # No timer is due before `when` (that branch comes first), so only the clock moves.
-                self.now = coordinator.now = when
-                action(*args)
-                if ready or self._seen_transitions < len(transitions):
+        processed = 0  # counted here, added to events_processed once the loop ends
+        try:
+            while True:
+                # The earlier of the two heads by (when, sequence); sequences are unique, so actions are never
+                # compared.
+                if lane and (not heap or lane[0] < heap[0]):
+                    from_lane, next_event = True, lane[0][0]
+                elif heap:
+                    from_lane, next_event = False, heap[0][0]
+                else:
+                    from_lane, next_event = False, None
+                limit = horizon if next_event is None or next_event > horizon else next_event
+                # Most events come with no timer entry due before them: one comparison, no call.
+                next_timer = timers.due_by(limit) if timer_heap and timer_heap[0][0] <= limit else None
+                if next_timer is not None:  # timers due at an event's instant fire before it
+                    self.now = next_timer
+                    processed += 1
+                    coordinator.advance_to(next_timer)
                     self._settle()
-            else:
-                break
-        self.coordinator.advance_to(horizon)
+                elif next_event is not None and next_event <= horizon:
+                    when, _, action, args = popleft() if from_lane else pop(heap)
+                    processed += 1
+                    # No timer is due before `when` (that branch comes first), so only the clock moves.
+                    self.now = coordinator.now = when
+                    action(*args)
+                    if ready or self._seen_transitions < len(transitions):
+                        self._settle()
+                else:
+                    break
+        finally:
+            self.events_processed += processed
+        coordinator.advance_to(horizon)
         self.now = horizon
         self._settle()
 
@@ -296,6 +305,13 @@ class ClassicSimulation(ApplicationEvents):
             everything = len(gone) == len(client.owned) and gone.issuperset(client.owned)
         if not gone:
             return
+        if everything and not self.detailed_log:
+            # All of it, with nothing to list: once the ledger stops, `_reconsider` would only clear `consuming`.
+            if client.consuming:
+                self.ledger.stop(client.handle, self.now)
+                client.consuming = False
+            client.owned = ()
+            return
         if client.consuming:
             self.ledger.stop(client.handle, self.now, None if everything else gone)
         client.owned = () if everything else tuple(tp for tp in client.owned if tp not in gone)
@@ -406,13 +422,20 @@ class ClassicSimulation(ApplicationEvents):
         if now < client.paused_until:  # client.paused(now), inlined: this is the commonest event
             self._schedule_heartbeat(client.paused_until, client, token)
             return
-        if client.state not in (COMPLETING_REBALANCE, STABLE):
+        if client.state not in _HEARTBEATING:
             return
         config = client.config
         error = self.coordinator.heartbeat(
             self.group_id, client.member_id, client.generation, instance_id=config.instance_id
         )
-        self._schedule_heartbeat(now + config.heartbeat_interval_ms, client, token)
+        # _schedule_heartbeat, inlined: the next one is nearly always the lane's latest.
+        when = now + config.heartbeat_interval_ms
+        self._sequence = sequence = self._sequence + 1
+        lane = self._heartbeat_lane
+        if not lane or lane[-1][0] <= when:
+            lane.append((when, sequence, self._heartbeat, (client, token)))
+        else:
+            heapq.heappush(self._queue, (when, sequence, self._heartbeat, (client, token)))
         if error != "NONE":
             if self.detailed_log:
                 self.note("heartbeat", client, error=error)
@@ -450,8 +473,9 @@ class ClassicSimulation(ApplicationEvents):
         client.poll_scheduled = False
         if instance != client.instance_counter or not client.alive:
             return
-        if client.paused(self.now) or client.busy(self.now):
-            self._poll_at(client, self.now)
+        now = self.now
+        if now < client.paused_until or now < client.batch_end:  # paused or busy, inlined
+            self._poll_at(client, now)
             return
         if client.rejoin_needed and client.state in (UNJOINED, STABLE):
             self.rejoin(client)
@@ -473,15 +497,16 @@ class ClassicSimulation(ApplicationEvents):
         client.state = PREPARING_REBALANCE
         client.heartbeat_token += 1
         requested = client.member_id if member_id is None else member_id
+        config = client.config
         response = self.coordinator.join(
             self.group_id,
             requested,
             client.protocols(),
-            instance_id=client.config.instance_id,
+            instance_id=config.instance_id,
             client_id=client.handle,
-            session_timeout_ms=client.config.session_timeout_ms,
-            rebalance_timeout_ms=client.config.max_poll_interval_ms,
-            version=client.config.join_version if version is None else version,
+            session_timeout_ms=config.session_timeout_ms,
+            rebalance_timeout_ms=config.max_poll_interval_ms,
+            version=config.join_version if version is None else version,
         )
         if response.member_id:
             self._by_member_id.setdefault(response.member_id, client)
@@ -504,8 +529,10 @@ class ClassicSimulation(ApplicationEvents):
             client.state, client.in_group = COMPLETING_REBALANCE, True
             client.is_leader = response.leader == client.member_id
             self._by_member_id[client.member_id] = client
-            self._start_heartbeats(client, self.now + client.config.heartbeat_interval_ms)
-            self._reconsider(client)
+            client.heartbeat_token = token = client.heartbeat_token + 1  # _start_heartbeats, inlined
+            self._schedule_heartbeat(self.now + client.config.heartbeat_interval_ms, client, token)
+            if client.owned or client.consuming:  # else _reconsider has nothing to start or stop
+                self._reconsider(client)
             if self.autonomous:
                 assignments = None
                 if client.is_leader and response.members and not response.skip_assignment:
@@ -549,7 +576,8 @@ class ClassicSimulation(ApplicationEvents):
         self.note(
             "assignment", leader, assignor=response.protocol_name, generation=response.generation, members=len(members)
         )
-        return {m.member_id: assignment.partitions_of(m.member_id) for m in members}
+        owners = assignment.owners  # partitions_of, without a call per member
+        return {m.member_id: owners.get(m.member_id, ()) for m in members}
 
     def send_sync(
         self,
@@ -577,7 +605,7 @@ class ClassicSimulation(ApplicationEvents):
             client.state = STABLE
             assigned = self._shared_block(tuple(response.assignment))
             revoked = list(filterfalse(set(assigned).__contains__, client.owned)) if client.owned else []
-            if client.protocol == COOPERATIVE and revoked:
+            if revoked and client.protocol == COOPERATIVE:
                 self.give_up(client, "revoked", revoked)
                 client.rejoin_needed = True
             self._take(client, assigned)
@@ -645,6 +673,7 @@ class ClassicSimulation(ApplicationEvents):
 
 
 _topic_of = itemgetter(0)  # of a TopicPartition, in C
+_HEARTBEATING = (COMPLETING_REBALANCE, STABLE)  # the states the heartbeat thread runs in, made once
 
 
 @lru_cache(maxsize=256)
