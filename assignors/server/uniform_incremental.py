@@ -20,6 +20,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from itertools import compress, repeat
+from operator import itemgetter
 
 from kgroup.assignors.java.hash_order import capacity_by_size, spread, string_order
 from kgroup.assignors.java.semantics import java_string_hash
@@ -31,6 +32,7 @@ from kgroup.assignors.trace import FILL_QUOTA, KEPT, OVER_QUOTA, Trace, active
 Partitions = frozenset[TopicPartition]
 Subscription = tuple[str, ...]
 _EMPTY: Partitions = frozenset()
+_LAST_TOPICS_KEPT = 4096  # a few megabytes of topic sets
 
 
 class UniformTargets:
@@ -41,10 +43,14 @@ class UniformTargets:
         self._extra_to_the_first = uniform_rules(kafka_version) == UNIFORM_4_0
         self._metadata: tuple[Subscription, tuple[tuple[str, int], ...]] | None = None
         self._issued: dict[str, Partitions] = {}
+        self._last_metadata: tuple[Cluster, Subscription, tuple[Subscription, tuple[tuple[str, int], ...]]] | None = (
+            None
+        )
         self._order = _MemberOrder()
         self._spec: tuple[tuple[Cluster, str, Subscription], tuple[ServerGroup, list[str], dict[str, int]]] | None = (
             None
         )
+        self._last_topics: dict[frozenset[str], str] = {}  # _tail's last topic by set of names
 
     def remember(
         self, cluster: Cluster, subscriptions: Sequence[Subscription], targets: Mapping[str, Partitions]
@@ -64,7 +70,12 @@ class UniformTargets:
         or None when this cannot tell."""
         if not member_ids or subscription_type_of(subscriptions) != HOMOGENEOUS:
             return None
-        metadata = _metadata(cluster, subscriptions)
+        cached = self._last_metadata  # the same cluster and subscription objects as last time, usually
+        if cached is not None and cached[0] is cluster and cached[1] is subscriptions[0]:
+            metadata = cached[2]
+        else:
+            metadata = _metadata(cluster, subscriptions)
+            self._last_metadata = (cluster, subscriptions[0], metadata)
         if metadata != self._metadata:
             return None
         # Each pass over the members below runs in C (map, set, dict over them): this runs on every group
@@ -90,33 +101,20 @@ class UniformTargets:
         unassigned = sorted((tp for t in gone for tp in t), key=lambda tp: (position[tp.topic], tp.partition))
 
         min_quota, extra = divmod(total, len(order))
-        revoked: dict[str, list[TopicPartition]] = {}
-        unfilled: list[tuple[str, int]] = []
-        quotas: dict[str, int] = {}
-        count = len(order)
         sizes = list(map(len, map(by_member.__getitem__, order)))
-        for index, size in enumerate(sizes):  # maybeRevokePartitions
-            quota = min_quota
-            claims_extra = extra > 0
-            if claims_extra:
-                quota += 1
-                if self._extra_to_the_first:
-                    extra -= 1
-            if size > quota:  # it keeps the first `quota` in record order and gives up the rest
-                member_id = order[index]
-                excess = group.record_tail(by_member[member_id], size - quota)
-                unassigned += excess
-                revoked[member_id] = excess
-            short = quota - size if quota > size else 0
-            if claims_extra and not self._extra_to_the_first:
-                if short > 0 and count - index > extra:  # KAFKA-18688: leave the extra to a later member
-                    short -= 1
-                else:
-                    extra -= 1
-            if short > 0:
-                unfilled.append((order[index], short))
-            if quota != min_quota:
-                quotas[order[index]] = quota
+        trace = active()
+        if self._extra_to_the_first or trace is not None:
+            plan = _plan_each(sizes, min_quota, extra, self._extra_to_the_first)
+        else:
+            plan = _plan_skipping(sizes, min_quota, extra)
+        over, short_by, quota_of = plan
+        revoked: dict[str, list[TopicPartition]] = {}
+        for index, excess_count in over:  # maybeRevokePartitions: the first `quota` in record order are kept
+            member_id = order[index]
+            excess = self._tail(group, by_member[member_id], excess_count)
+            unassigned += excess
+            revoked[member_id] = excess
+        unfilled = [(order[index], short) for index, short in short_by]
 
         added: dict[str, list[TopicPartition]] = {}
         taken = 0  # assignRemainingPartitions
@@ -128,8 +126,8 @@ class UniformTargets:
         if taken < len(unassigned):
             return None  # the full builder raises "Partitions were left unassigned"
 
-        trace = active()
         if trace is not None:
+            quotas = {order[index]: quota for index, quota in quota_of.items()}
             _record(trace, order, by_member, revoked, unfilled, added, total, quotas)
         result = dict(by_member)  # most members keep their target: the same set object
         for member_id, excess in revoked.items():
@@ -138,6 +136,28 @@ class UniformTargets:
             result[member_id] = result[member_id] | frozenset(chunk)
         self._metadata, self._issued = metadata, result
         return dict(result)  # the caller's to change
+
+    def _tail(self, group: ServerGroup, partitions: Partitions, count: int) -> list[TopicPartition]:
+        """`group.record_tail(partitions, count)`, from the last topic's partitions alone when they suffice.
+
+        A record tail orders the topics by their names alone and takes partitions from the last topic
+        backwards, each topic's in an order that depends on its own partitions alone. A member over its quota
+        usually gives up one partition: the last topic is kept per set of names (the last of a full tail's
+        partitions is of that topic), and only its partitions are then sorted out of the member's target.
+        """
+        topics = list(map(itemgetter(0), partitions))  # a frozenset iterates in the same order each time
+        names = frozenset(topics)
+        last = self._last_topics.get(names)
+        if last is not None:
+            own = list(compress(partitions, map(last.__eq__, topics)))
+            if len(own) >= count:
+                return group.record_tail(own, count)
+        tail = group.record_tail(partitions, count)
+        if tail:
+            if len(self._last_topics) >= _LAST_TOPICS_KEPT:
+                self._last_topics.clear()  # members' topic sets drift over an hour: keep the recent ones
+            self._last_topics[names] = tail[-1].topic
+        return tail
 
     def _group(
         self, cluster: Cluster, first: str, subscription: Subscription
@@ -152,6 +172,85 @@ class UniformTargets:
             position = {group.name[t]: i for i, t in enumerate(topic_ids)}
             self._spec = (key, (group, topic_ids, position))
         return self._spec[1]
+
+
+Plan = tuple[list[tuple[int, int]], list[tuple[int, int]], dict[int, int]]
+
+
+def _plan_each(sizes: list[int], min_quota: int, extra: int, extra_to_the_first: bool) -> Plan:
+    """UniformHomogeneousAssignmentBuilder.maybeRevokePartitions over the members (positions in `sizes`, each
+    the size of its current target): who gives up how many, who is short by how many, and the quotas above
+    the minimum."""
+    over: list[tuple[int, int]] = []
+    short_by: list[tuple[int, int]] = []
+    quotas: dict[int, int] = {}
+    count = len(sizes)
+    for index, size in enumerate(sizes):
+        quota = min_quota
+        claims_extra = extra > 0
+        if claims_extra:
+            quota += 1
+            if extra_to_the_first:
+                extra -= 1
+        if size > quota:
+            over.append((index, size - quota))
+        short = quota - size if quota > size else 0
+        if claims_extra and not extra_to_the_first:
+            if short > 0 and count - index > extra:  # KAFKA-18688: leave the extra to a later member
+                short -= 1
+            else:
+                extra -= 1
+        if short > 0:
+            short_by.append((index, short))
+        if quota != min_quota:
+            quotas[index] = quota
+    return over, short_by, quotas
+
+
+def _plan_skipping(sizes: list[int], min_quota: int, extra: int) -> Plan:
+    """`_plan_each` under KAFKA-18688's rule (4.1+), visiting only the members whose size is not the minimum
+    quota, and those at the end that must take an extra partition; without the quotas (only a trace needs them).
+
+    A member holding exactly the minimum changes nothing while `extra` is 0, or while more members are left
+    than extra partitions (it leaves its extra to a later member). Once the members left (itself included) are
+    no more than `extra`, every member from there takes one: a member at the minimum is then short by one and
+    takes the extra, and any other also uses one up, so the two counts stay equal until `extra` is 0.
+    """
+    over: list[tuple[int, int]] = []
+    short_by: list[tuple[int, int]] = []
+    count = len(sizes)
+    start = 0  # the first member not visited yet; those before a visited one hold the minimum
+
+    def at_minimum(stop: int) -> None:
+        nonlocal extra
+        first = max(start, count - extra)
+        last = min(stop, first + extra)
+        if first < last:
+            short_by.extend(zip(range(first, last), repeat(1)))
+            extra -= last - first
+
+    for index in compress(range(count), map(min_quota.__ne__, sizes)):
+        at_minimum(index)
+        size = sizes[index]
+        quota = min_quota
+        if extra > 0:
+            quota += 1
+            if size > quota:
+                over.append((index, size - quota))
+            short = quota - size if quota > size else 0
+            if short > 0 and count - index > extra:
+                short -= 1
+            else:
+                extra -= 1
+        else:
+            if size > quota:
+                over.append((index, size - quota))
+            short = quota - size if quota > size else 0
+        if short > 0:
+            short_by.append((index, short))
+        start = index + 1
+    at_minimum(count)
+    return over, short_by, {}
 
 
 def _record(

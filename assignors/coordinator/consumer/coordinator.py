@@ -255,6 +255,10 @@ class ConsumerCoordinator:
         steady = self._steady(group_id, request)
         if steady is not None:
             return steady
+        return self.changing_heartbeat(group_id, request)
+
+    def changing_heartbeat(self, group_id: str, request: HeartbeatRequest) -> HeartbeatResponse:
+        """`heartbeat` for a request `_steady` does not answer: the whole of `consumerGroupHeartbeat`."""
         invalid = self._invalid(request)
         if invalid:
             return HeartbeatResponse(invalid)
@@ -321,16 +325,30 @@ class ConsumerCoordinator:
         there is nothing to reconcile; what is left is re-arming the session timer and the response without
         an assignment. Anything else takes the full path.
         """
-        member_id, instance_id = request.member_id, request.instance_id
         if (
-            request.member_epoch <= 0
-            or not member_id
-            or request.owned is not None
+            request.owned is not None
             or request.subscribed_topics is not None
             or request.rebalance_timeout_ms != -1
             or request.server_assignor is not None
             or request.rack_id is not None
         ):
+            return None
+        epoch = self.steady_heartbeat(group_id, request.member_id, request.member_epoch, request.instance_id)
+        if epoch is None:
+            return None
+        return HeartbeatResponse(NONE, request.member_id, epoch, self.config.heartbeat_interval_ms, None)
+
+    def steady_heartbeat(
+        self, group_id: str, member_id: str, member_epoch: int, instance_id: str | None, advance: bool = False
+    ) -> int | None:
+        """`_steady` for a heartbeat sending only the member id, epoch and instance id: the member's epoch
+        (the response carries nothing else), or None when the full path must run (and nothing was done).
+
+        `advance`: also answer a member whose target is the very set it holds, at an older epoch than the
+        group's current assignment: the full path would only reconcile it to that epoch (`_reconcile`, the
+        same call) and answer without an assignment, as nothing it holds changes.
+        """
+        if member_epoch <= 0 or not member_id:
             return None
         group = self.groups.get(group_id)
         member = group.members.get(member_id) if group is not None else None
@@ -343,16 +361,19 @@ class ConsumerCoordinator:
         progress = member.progress
         deadline_ms, refresh_epoch = group.refresh_deadline
         if (
-            progress.epoch != request.member_epoch
-            or progress.epoch != group.assignment_epoch
+            progress.epoch != member_epoch
             or progress.state != STABLE
             or group.group_epoch > group.assignment_epoch
             or self.now >= deadline_ms
             or group.group_epoch < refresh_epoch
         ):
             return None
+        if progress.epoch != group.assignment_epoch:
+            if not advance or group.target.get(member_id) is not progress.assigned:
+                return None
+            member_epoch = self._reconcile(group, member, None).epoch
         self.schedule_session(group_id, member_id)
-        return HeartbeatResponse(NONE, member_id, progress.epoch, self.config.heartbeat_interval_ms, None)
+        return member_epoch
 
     def _invalid(self, request: HeartbeatRequest) -> str | None:
         """Kafka: `throwIfConsumerGroupHeartbeatRequestIsInvalid`."""
@@ -432,6 +453,10 @@ class ConsumerCoordinator:
         # frozenset() of a frozenset is that set: a member whose target did not change keeps the same object
         group.target = dict(zip(ids, map(frozenset, map(computed.get, ids, repeat(())))))
         group.assignment_epoch = group.group_epoch
+        # No member is at the new assignment epoch yet (a member's epoch is one the group had assigned, and
+        # this one is new): every member is unreconciled, which `state` would otherwise find member by member.
+        group._unreconciled = set(ids)
+        group._checked_epoch = group.assignment_epoch
 
     def _reconcile(self, group: ConsumerGroup, member: ConsumerMember, owned: Partitions | None) -> ConsumerMember:
         """Kafka: `GroupMetadataManager.maybeReconcile`, with the rebalance timer it arms or cancels."""

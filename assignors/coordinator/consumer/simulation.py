@@ -164,10 +164,14 @@ class ConsumerSimulation:
             ),
         )
 
-    def _send(self, client: ConsumerClient, request: HeartbeatRequest) -> None:
+    def _send(self, client: ConsumerClient, request: HeartbeatRequest, steady_tried: bool = False) -> None:
+        """`steady_tried`: the coordinator's steady path already declined this request (it changes something)."""
         group = self.coordinator.groups.get(self.group_id)  # _group_epoch(), inlined: once per heartbeat
         before = group.group_epoch if group else 0
-        response = self.coordinator.heartbeat(self.group_id, request)
+        if steady_tried:
+            response = self.coordinator.changing_heartbeat(self.group_id, request)
+        else:
+            response = self.coordinator.heartbeat(self.group_id, request)
         self._after_request(before)
         self._on_response(client, client.incarnation, response)
 
@@ -214,9 +218,32 @@ class ConsumerSimulation:
                 ("heartbeat", client.handle), client.paused_until, lambda: self._heartbeat(client, incarnation)
             )
             return
+        if client.acknowledged:
+            # Most heartbeats change nothing, or only the member's epoch: the coordinator answers them with
+            # that epoch and no assignment (ConsumerCoordinator.steady_heartbeat), which is all _on_response
+            # would read. When nothing in the group changed, neither would what _after_request records.
+            coordinator = self.coordinator
+            epoch = coordinator.steady_heartbeat(
+                self.group_id, client.member_id, client.epoch, client.config.instance_id, advance=True
+            )
+            if epoch is not None:
+                if epoch != client.epoch:  # reconciled to the new epoch: the group may now be Stable
+                    self._after_request(self._group_epoch())
+                client.epoch = epoch
+                coordinator.timers.schedule(
+                    ("heartbeat", client.handle),
+                    coordinator.now + coordinator.config.heartbeat_interval_ms,
+                    lambda: self._heartbeat(client, incarnation),
+                )
+                return
+        steady_tried = client.acknowledged
         owned = None if client.acknowledged else client.held
         client.acknowledged = True
-        self._send(client, HeartbeatRequest(client.member_id, client.epoch, client.config.instance_id, owned=owned))
+        self._send(
+            client,
+            HeartbeatRequest(client.member_id, client.epoch, client.config.instance_id, owned=owned),
+            steady_tried,
+        )
 
     def _maybe_reconcile(self, client: ConsumerClient) -> None:
         """Callbacks run in poll(): now if the application polls, else when its batch or pause ends."""
