@@ -488,7 +488,7 @@ class ClassicCoordinator:
             return
         group.protocol_name = group.select_protocol()
         self._transition(group, COMPLETING, "the join phase completed")
-        schedule, now, pending_sync = self.timers.schedule, self.now, group.pending_sync
+        now, pending_sync = self.now, group.pending_sync
         for member in list(group.members.values()):
             member_id = member.member_id
             response = member.awaiting_join
@@ -503,11 +503,7 @@ class ClassicCoordinator:
                     False,
                 )
                 group.await_join(member, None)
-            timer = member.session_timer
-            if timer is None:
-                self._reschedule_heartbeat(group, member)
-            else:
-                schedule(timer[0], now + member.session_timeout_ms, timer[1])
+            self._reschedule_heartbeat(group, member)
             member.is_new = False
             pending_sync.add(member_id)
         generation = group.generation
@@ -648,17 +644,13 @@ class ClassicCoordinator:
 
     def _propagate(self, group: ClassicGroup, error: str) -> None:
         """Kafka: `propagateAssignment`: answer every parked SyncGroup and re-arm its member's session."""
-        schedule, now = self.timers.schedule, self.now
+        now = self.now
         for member in group.members.values():
             response = member.awaiting_sync
             if response is not None:
                 response.give(now, error, member.assignment, group.protocol_name if error == "NONE" else None)
                 member.awaiting_sync = None
-                timer = member.session_timer
-                if timer is None:
-                    self._reschedule_heartbeat(group, member)
-                else:
-                    schedule(timer[0], now + member.session_timeout_ms, timer[1])
+                self._reschedule_heartbeat(group, member)
 
     def _reset_and_propagate(self, group: ClassicGroup, error: str) -> None:
         for member in group.members.values():
