@@ -22,7 +22,8 @@ from typing import Generic, TypeVar
 
 from kgroup.assignors.base import AssignorError
 from kgroup.assignors.java.hash_order import capacity_for_collection, spread, table_size_for, uuid_of
-from kgroup.assignors.java.semantics import java_string_hash, to_int32
+from kgroup.assignors.java.semantics import to_int32
+from kgroup.assignors.java.timeline_table import timeline_capacity, timeline_slot
 from kgroup.assignors.model import Assignment, Cluster, Member, TopicPartition
 from kgroup.assignors.server.group_spec import HOMOGENEOUS, ServerGroup, derived_topic_id, subscription_type
 
@@ -477,26 +478,6 @@ def _assign_topic(spec: _Spec, topic_id: str, targets: list[int], members: list[
 # that map's iteration order, so where two member ids share a HashMap bucket, that order decides which comes first
 # in `GroupSpec.memberIds()`, and SimpleAssignor's desired counts and its cycle over unfilled members follow it.
 # A share group's new member is in that map before the target is built (`ShareGroup.getOrMaybeCreateMember`).
-_FIBONACCI = -7046029254386353131  # BaseHashTable.findSlot's multiplier (Knuth's multiplicative hashing)
-_TIMELINE_LOAD = 0.75
-
-
-def timeline_slot(member_id: str, capacity: int) -> int:
-    """`BaseHashTable.findSlot`: the top bits of the String hashCode (an int widened to long) times the multiplier."""
-    product = (java_string_hash(member_id) * _FIBONACCI) & 0xFFFF_FFFF_FFFF_FFFF
-    return product >> (65 - capacity.bit_length())
-
-
-def timeline_capacity(size: int) -> int:
-    """The table's length once it has held `size` members: `new TimelineHashMap<>(registry, 0)` starts at 2
-    slots and doubles when (size + 1) * 0.75 exceeds the length; removals never shrink it."""
-    capacity = 2
-    for held in range(size):
-        if (held + 1) * _TIMELINE_LOAD > capacity:
-            capacity *= 2
-    return capacity
-
-
 def coordinator_member_order(present: Sequence[str], added: Sequence[str] = ()) -> list[str]:
     """The members in the order the coordinator iterates them once `added` have joined.
 

@@ -17,7 +17,6 @@ extra partitions of quota changed in 4.1 (KAFKA-18688).
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from itertools import compress, repeat
 from operator import itemgetter
@@ -315,52 +314,24 @@ def _metadata(
 
 
 class _MemberOrder:
-    """`string_order(member ids)`, kept up to date as members leave and new ones are added at the end.
-
-    A HashMap iterates by (bucket, insertion order). The coordinator's members keep their insertion order,
-    and a new or replaced member is inserted last, so while the table size stays the same the survivors
-    keep their relative order and each newcomer goes after everything already in its bucket.
-    """
+    """`string_order(member ids)`: a HashMap iterates by (bucket, insertion order), and from 64 buckets on the
+    size alone sets the table (`capacity_by_size`), so the order is a stable sort of the ids by bucket, with
+    each id's bucket remembered while the table size stays the same."""
 
     def __init__(self) -> None:
-        self._ids: list[str] = []
-        self._order: list[str] = []
-        self._buckets: list[int] | None = None  # each of `_order`'s bucket, once asked for
         self._mask = -1
         self._bucket: dict[str, int] = {}
 
     def of(self, ids: Sequence[str]) -> list[str]:
         capacity = capacity_by_size(len(ids))
-        present = set(ids)
-        survivors = self._survivors(ids, present)
-        if capacity is None or capacity - 1 != self._mask or survivors is None:
-            self._order = string_order(ids)
-            self._mask = capacity - 1 if capacity is not None else -1
-            self._bucket = {}
-            self._buckets = None
-        else:
-            if self._buckets is None:
-                self._buckets = list(map(self._bucket_of, self._order))
-            kept = list(map(present.__contains__, self._order))
-            order = list(compress(self._order, kept))
-            buckets = list(compress(self._buckets, kept))
-            for m in ids[survivors:]:  # ids are distinct: these are the newcomers
-                b = self._bucket_of(m)
-                at = bisect_right(buckets, b)
-                order.insert(at, m)
-                buckets.insert(at, b)
-            self._order, self._buckets = order, buckets
-        self._ids = list(ids)
-        return list(self._order)
-
-    def _survivors(self, ids: Sequence[str], present: set[str]) -> int | None:
-        """How many of `ids` are the last ids, some removed, in the same order (the rest being new);
-        None when `ids` are not that."""
-        survivors = list(filter(present.__contains__, self._ids))
-        return len(survivors) if list(ids[: len(survivors)]) == survivors else None
-
-    def _bucket_of(self, member_id: str) -> int:
-        b = self._bucket.get(member_id)
-        if b is None:
-            b = self._bucket[member_id] = spread(java_string_hash(member_id)) & self._mask
-        return b
+        if capacity is None:
+            return string_order(ids)
+        if capacity - 1 != self._mask or len(self._bucket) > 4 * len(ids):  # departed ids are not kept forever
+            self._mask, self._bucket = capacity - 1, {}
+        bucket = self._bucket
+        if not bucket.keys() >= set(ids):
+            mask = self._mask
+            for m in ids:
+                if m not in bucket:
+                    bucket[m] = spread(java_string_hash(m)) & mask
+        return sorted(ids, key=bucket.__getitem__)

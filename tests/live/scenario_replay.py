@@ -96,6 +96,9 @@ class LiveRun:
     member_ids: dict[str, str] = field(default_factory=dict)  # handle -> the broker's member id
     member_epochs: dict[str, int] = field(default_factory=dict)  # consumer protocol, at the end
     events: list[tuple[int, str]] = field(default_factory=list)  # (ms, what the harness did)
+    # consumer protocol: the handles as ConsumerGroupDescribe listed the settled group, which is the order its
+    # TimelineHashMap of members iterates, the order the coordinator hands them to the assignor
+    start_order: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -616,6 +619,7 @@ def replay(
             time.sleep(2 * DESCRIBE_EVERY_S + 1)  # the describe of the settled group, before any event
             t0[0] = time.monotonic()
             run.start_generation = watch.epochs[-1].generation if watch.epochs else 0
+            run.start_order = [m.client_id for m in watch.last.members] if watch.last is not None else []
         for step in plan.steps:
             delay = t0[0] + step.at_ms / 1000 - time.monotonic()
             if delay > 0:
@@ -702,7 +706,9 @@ def _predict_consumer(plan: Plan, run: LiveRun) -> Predicted:
     data = json.loads(json.dumps(plan.data))  # a copy, with the broker's member ids for the handles
     group = data["groups"][0]
     group["generation"] = run.start_generation
-    group["members"] = [{**m, "member_id": ids[m["member_id"]]} for m in group["members"]]
+    listed = {handle: n for n, handle in enumerate(run.start_order)}
+    in_order = sorted(group["members"], key=lambda m: listed.get(m["member_id"], len(listed)))
+    group["members"] = [{**m, "member_id": ids[m["member_id"]]} for m in in_order]
     group["assignment"] = {ids[m]: _by_topic(ps) for m, ps in run.start_assignment.items()}
     data["clients"] = {ids.get(k, k): v for k, v in (data.get("clients") or {}).items()}
     data["events"] = [" ".join(ids.get(w, w) for w in e.split()) for e in data["events"]]

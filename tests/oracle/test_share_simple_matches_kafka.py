@@ -13,8 +13,6 @@ import base64
 import json
 import os
 import random
-import subprocess
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -25,59 +23,20 @@ from kgroup.assignors.base import AssignorError
 from kgroup.assignors.model import Cluster, Member, Topic, TopicPartition
 from kgroup.assignors.server.group_spec import ServerGroup
 from kgroup.assignors.server.share_simple import ShareSimpleAssignor
-from tests.kafka import jars
+from tests.oracle.json_main import json_main
 
 RELEASE = "4.2.1"
 CASES = int(os.environ.get("KGROUP_SHARE_ORACLE_CASES") or 400)
 SEED = int(os.environ.get("KGROUP_SHARE_ORACLE_SEED") or 932)
 SOURCE = Path(__file__).parent / "java" / "ShareAssignor.java"
-# Sized for a loaded 2-core machine: javac of one file ~5 s idle, 400 cases well under a second of JVM time.
-JAVA_TIMEOUT_S = 300.0
 
 Answer = dict[str, Any]
-
-
-def _unavailable(reason: str) -> None:
-    if os.environ.get("CI"):
-        pytest.fail(reason)
-    pytest.skip(reason)
 
 
 @pytest.fixture(scope="module")
 def kafka_simple() -> Iterator[Callable[[list[dict[str, Any]]], list[Answer]]]:
     """cases -> Kafka's answers, from ShareAssignor.java compiled against the 4.2.1 jars."""
-    missing = jars.missing_tools()
-    if missing:
-        _unavailable(f"the Kafka share assignor oracle needs {', '.join(missing)} (not installed)")
-    try:
-        jars.fetch(RELEASE)
-    except (RuntimeError, OSError) as error:
-        _unavailable(f"the Kafka {RELEASE} jars are unavailable: {error}")
-    with tempfile.TemporaryDirectory(prefix="kgroup-share-oracle-") as folder:
-        classes = Path(folder) / "classes"
-        compiled = subprocess.run(
-            ["javac", "-nowarn", "-d", str(classes), "-cp", jars.classpath(RELEASE), str(SOURCE)],
-            capture_output=True,
-            text=True,
-            timeout=JAVA_TIMEOUT_S,
-            env=jars.java_env(),
-        )
-        assert compiled.returncode == 0, compiled.stdout + compiled.stderr
-
-        def run(cases: list[dict[str, Any]]) -> list[Answer]:
-            result = subprocess.run(
-                ["java", "-Xmx512m", "-cp", f"{classes}{os.pathsep}{jars.classpath(RELEASE)}", "ShareAssignor"],
-                input=json.dumps(cases) + "\n",
-                capture_output=True,
-                text=True,
-                timeout=JAVA_TIMEOUT_S,
-                env=jars.java_env(),
-            )
-            assert result.returncode == 0, result.stderr[-2000:]
-            answers: list[Answer] = json.loads(result.stdout)
-            assert len(answers) == len(cases)
-            return answers
-
+    with json_main(SOURCE, RELEASE, "the Kafka share assignor oracle") as run:
         yield run
 
 

@@ -24,6 +24,7 @@ from kgroup.assignors.coordinator.consumer.reconcile import (
     UNREVOKED_PARTITIONS,
     reconcile,
 )
+from kgroup.assignors.java.timeline_table import TimelineHashTable
 from kgroup.assignors.model import TopicPartition
 from kgroup.assignors.coordinator.timer_queue import TimerQueue, run_due
 
@@ -41,7 +42,8 @@ class ConsumerGroupState(StrEnum):
 LEAVE_EPOCH, STATIC_LEAVE_EPOCH = -1, -2
 NONE = "NONE"
 
-# TargetAssignor(group, members in insertion order, current target) -> new target per member id.
+# TargetAssignor(group, members in the order TargetAssignmentBuilder puts them into GroupSpec's member HashMap,
+# current target) -> new target per member id.
 TargetAssignor = Callable[
     ["ConsumerGroup", Sequence["ConsumerMember"], Mapping[str, Partitions]], Mapping[str, Partitions]
 ]
@@ -122,7 +124,8 @@ class ConsumerMember:
 
 @dataclass
 class ConsumerGroup:
-    """Kafka: `ConsumerGroup`. Members keep insertion order (the kgroup rule for Kafka's hash-map ties)."""
+    """Kafka: `ConsumerGroup`. `members` keeps join order; `timeline` holds the member ids as Kafka's
+    `TimelineHashMap` of members does, whose iteration order decides the assignor's ties (`_new_target`)."""
 
     group_id: str
     group_epoch: int = 0
@@ -135,6 +138,7 @@ class ConsumerGroup:
     # Kafka: `ModernGroup.metadataRefreshDeadline`, (deadline ms, group epoch). (0, 0) is expired at once: a
     # loaded group refreshes on its first heartbeat, as after `requestMetadataRefresh`.
     refresh_deadline: tuple[int, int] = (0, 0)
+    timeline: TimelineHashTable = field(default_factory=TimelineHashTable, repr=False)
 
     # The members not reconciled to `_checked_epoch`, kept current by put/remove while that is the
     # assignment epoch, so deriving the state after each heartbeat does not scan every member.
@@ -169,14 +173,18 @@ class ConsumerGroup:
         owner = self.owners.get(tp)
         return FREE if owner is None else self.members[owner].epoch
 
-    def put(self, member: ConsumerMember) -> None:
+    def put(self, member: ConsumerMember, replay: bool = True) -> None:
         """Kafka: `ConsumerGroup.updateMember`: the partition epochs follow the member's record.
 
         Kafka stores each owned partition's epoch, which is always its owner's epoch; kgroup stores the
         owner, so a member advancing its epoch with the same partitions costs nothing per partition.
+        `replay=False` leaves a new member out of `timeline` for now: a heartbeat's records are replayed
+        after its target is built, and the caller calls `replay_join` then.
         """
         member_id = member.member_id
         old = self.members.get(member_id)
+        if old is None and replay:
+            self.replay_join(member_id)
         if self._checked_epoch == self.assignment_epoch:
             if member.progress.is_reconciled_to(self.assignment_epoch):
                 self._unreconciled.discard(member_id)
@@ -198,10 +206,17 @@ class ConsumerGroup:
         if member.instance_id is not None:
             self.static[member.instance_id] = member_id
 
+    def replay_join(self, member_id: str) -> None:
+        """A new member's records replayed into the members map: its metadata (an add) and its current
+        assignment (a replace, which grows the table when (size + 1) * 0.75 passes its length)."""
+        self.timeline.put(member_id)
+        self.timeline.put(member_id)
+
     def remove(self, member_id: str) -> ConsumerMember | None:
         member = self.members.pop(member_id, None)
         if member is None:
             return None
+        self.timeline.remove(member_id)
         self._unreconciled.discard(member_id)
         for tp in member.owned:
             if self.owners.get(tp) == member_id:
@@ -283,8 +298,9 @@ class ConsumerCoordinator:
             updated.subscribed_topics is not member.subscribed_topics
             and updated.subscribed_topics != member.subscribed_topics
         ) or member.member_id not in group.members
+        joined = updated.member_id not in group.timeline  # a new member, or a static member's replacement
         if updated is not member or bump:
-            group.put(updated)
+            group.put(updated, replay=False)
         refresh = bump or group.metadata_expired(self.now)
         if refresh:
             metadata = group.subscribed(self.topics)
@@ -297,7 +313,9 @@ class ConsumerCoordinator:
             # GroupMetadataManager.consumerGroupHeartbeat: setMetadataRefreshDeadline(now + interval, groupEpoch)
             group.refresh_deadline = (self.now + self.config.metadata_refresh_interval_ms, group.group_epoch)
         if group.group_epoch > group.assignment_epoch:
-            self._new_target(group)
+            self._new_target(group, updated.member_id if joined else None)
+        if joined:
+            group.replay_join(updated.member_id)
         before = updated.progress.assigned
         try:
             updated = self._reconcile(group, updated, request.owned)
@@ -441,15 +459,22 @@ class ConsumerCoordinator:
         self._cancel_timers(group.group_id, departed.member_id)
         group.remove(departed.member_id)
         copy = replace(departed, member_id=member_id, progress=replace(departed.progress, epoch=0, previous_epoch=0))
-        group.put(copy)
+        group.put(copy, replay=False)  # its records are replayed after the heartbeat, as a new member's
         group.target[member_id] = target
         return copy
 
-    def _new_target(self, group: ConsumerGroup) -> None:
-        """Kafka: `GroupMetadataManager.updateTargetAssignment` (TargetAssignmentBuilder)."""
-        members = list(group.members.values())
+    def _new_target(self, group: ConsumerGroup, joining: str | None = None) -> None:
+        """Kafka: `GroupMetadataManager.updateTargetAssignment` (TargetAssignmentBuilder).
+
+        `TargetAssignmentBuilder.build` puts the group's members into its HashMap as the members' TimelineHashMap
+        iterates them, then the heartbeat's member; a joining member is not in that map yet (its records are
+        replayed after the heartbeat), so it comes last.
+        """
+        ids = group.timeline.order()
+        if joining is not None:
+            ids.append(joining)
+        members = list(map(group.members.__getitem__, ids))
         computed = self.assignor(group, members, dict(group.target))
-        ids = list(group.members)
         # frozenset() of a frozenset is that set: a member whose target did not change keeps the same object
         group.target = dict(zip(ids, map(frozenset, map(computed.get, ids, repeat(())))))
         group.assignment_epoch = group.group_epoch

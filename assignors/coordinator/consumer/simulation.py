@@ -30,6 +30,7 @@ from kgroup.assignors.coordinator.classic.client import ClientConfig
 from kgroup.assignors.coordinator.consumer.scenario import server_assignor
 from kgroup.assignors.coordinator.consumption import ConsumptionLedger, Gap
 from kgroup.assignors.model import TopicPartition
+from kgroup.assignors.java.timeline_table import TimelineHashTable
 
 Partitions = frozenset[TopicPartition]
 
@@ -112,7 +113,8 @@ class ConsumerSimulation:
     ) -> None:
         """Start from a Stable group at `epoch` whose members (clients already added, member id = handle)
         hold `owned`, which is also the target: as the coordinator has it after loading the group's records
-        (GroupMetadataManager.replay, then onLoaded re-arming each member's session timer)."""
+        (GroupMetadataManager.replay, then onLoaded re-arming each member's session timer). The clients were
+        added in the order the coordinator iterates its members, as ConsumerGroupDescribe lists them."""
         phases = heartbeat_phase or {}
         group = self.coordinator.groups[self.group_id] = ConsumerGroup(self.group_id, epoch, epoch)
         for handle, client in self.clients.items():
@@ -127,7 +129,8 @@ class ConsumerSimulation:
                     None,
                     client.config.max_poll_interval_ms,
                     client.topics,
-                )
+                ),
+                replay=False,
             )
             group.target[handle] = held
             self.ledger.start(handle, sorted(held), self.now)
@@ -136,6 +139,7 @@ class ConsumerSimulation:
             self.coordinator.timers.schedule(
                 ("heartbeat", handle), first, lambda c=client, i=client.incarnation: self._heartbeat(c, i)
             )
+        group.timeline = TimelineHashTable.listed(list(self.clients))
         group.subscription_metadata = group.subscribed(self.coordinator.topics)
         self.stable_at.append(self.now)
 
