@@ -157,10 +157,23 @@ def _event_outcome(outcome: ScenarioOutcome, event: Any, settle: Any) -> str:
     sim = outcome.simulation
     following = [e.at_ms for e in outcome.scenario.events if e.at_ms > event.at_ms]
     until = following[0] if following else sim.now + 1
-    caused = [r.index for r in sim.rebalances if event.at_ms <= r.start < until]
+    caused = outcome.caused_by(event)
     rebalances = (
         f"rebalance{'s' if len(caused) > 1 else ''} " + ", ".join(f"#{i}" for i in caused) if caused else "no rebalance"
     )
+    others: dict[int, list[int]] = {}  # source event -> rebalances in this event's window that follow from it
+    for r, causes in zip(sim.rebalances, outcome.causes):
+        if event.at_ms <= r.start < until and r.index not in caused and causes:
+            others.setdefault(min(causes), []).append(r.index)
+    if others:  # this event's TIME-TO-STABLE waits for them too
+        rebalances += (
+            " (meanwhile "
+            + "; ".join(
+                ", ".join(f"#{i}" for i in found) + f" from the {seconds(outcome.scenario.events[e].at_ms)} event"
+                for e, found in others.items()
+            )
+            + ")"
+        )
     if event.kind == "restart" and event.fields.get("static") and not caused:
         back = event.at_ms + int(event.fields["down"])
         rebalances = (
@@ -175,6 +188,9 @@ def _event_outcome(outcome: ScenarioOutcome, event: Any, settle: Any) -> str:
         stable = f"not stable yet when the next event came {seconds(settle.ms)} later"
     else:
         stable = f"stable after {seconds(settle.ms)}"
+    later = [r for r in sim.rebalances if r.index in caused and r.start >= until]
+    if later and settle.applies:  # TIME-TO-STABLE ends at the next event; say when this one struck again
+        stable += ", then " + ", ".join(f"#{r.index} at {seconds(r.start)}" for r in later)
     return f"{rebalances}; {stable}"
 
 
@@ -209,6 +225,7 @@ def outcome_body(outcome: ScenarioOutcome) -> dict[str, Any]:
                 "generation": r.generation,
                 "trigger": r.trigger,
                 "cause": why.trigger,
+                "caused_by_events": list(causes),
                 "waited_for": [{"member": w.member, "joined_at_ms": w.joined_at, "doing": w.doing} for w in why.waited],
                 "leader": r.leader,
                 "assignor": r.assignor,
@@ -218,7 +235,7 @@ def outcome_body(outcome: ScenarioOutcome) -> dict[str, Any]:
                 "lost": {m: _tp_list(p) for m, p in r.lost.items()},
                 "assigned": {m: _tp_list(p) for m, p in r.assigned.items()},
             }
-            for r, why in zip(sim.rebalances, outcome.explanations)
+            for r, why, causes in zip(sim.rebalances, outcome.explanations, outcome.causes)
         ],
         "time_to_stable": [
             {
@@ -228,6 +245,7 @@ def outcome_body(outcome: ScenarioOutcome) -> dict[str, Any]:
                 "subject": e.subject,
                 "ms": s.ms,
                 "interrupted": s.interrupted,
+                "rebalances": outcome.caused_by(e),
             }
             for e, s in zip(scenario.events, outcome.settle)
         ],

@@ -26,6 +26,12 @@ class ScenarioOutcome:
     findings: tuple[Finding, ...]
     settle: tuple[Settle, ...] = ()  # per scenario event: TIME-TO-STABLE (docs/scenarios.md)
     explanations: tuple[Explanation, ...] = ()  # per rebalance: its cause and whom it waited for
+    # per rebalance: the indices of the scenario events it follows from (empty: none before it)
+    causes: tuple[tuple[int, ...], ...] = ()
+
+    def caused_by(self, event: ScenarioEvent) -> list[int]:
+        """The rebalances (their indices) that follow from `event`."""
+        return [r.index for r, events in zip(self.simulation.rebalances, self.causes) if event.index in events]
 
     def unconsumed_ms(self, tp: TopicPartition) -> int:
         return sum(g.length(self.simulation.now) for g in self.gaps.get(tp, ()))
@@ -78,9 +84,46 @@ def run_scenario(scenario: Scenario) -> ScenarioOutcome:
         sim.now,
         [e.kind != "outage" for e in scenario.events],
     )
+    explanations = tuple(explain(sim, r) for r in sim.rebalances)
     return ScenarioOutcome(
-        scenario, sim, sim.gaps(), tuple(findings(sim)), tuple(settle), tuple(explain(sim, r) for r in sim.rebalances)
+        scenario,
+        sim,
+        sim.gaps(),
+        tuple(findings(sim)),
+        tuple(settle),
+        explanations,
+        rebalance_causes(scenario.events, sim, explanations),
     )
+
+
+def rebalance_causes(
+    events: tuple[ScenarioEvent, ...], sim: ClassicSimulation, explanations: tuple[Explanation, ...]
+) -> tuple[tuple[int, ...], ...]:
+    """Which scenario events each rebalance follows from.
+
+    By default the events at the latest instant at or before its start (the TIME-TO-STABLE window rule:
+    what happens between one event and the next is that event's doing). Three causes outlast that window,
+    and the coordinator's reason names them: a member the rebalance is about (a member's JoinGroup after
+    its session expired in a GC pause, long after other events) goes to that member's latest event; a
+    cooperative follow-up (ConsumerCoordinator.onJoinComplete after revoking) to the rebalance before it;
+    the leader's rejoin at its metadata refresh to the partitions added before it.
+    """
+    causes: list[tuple[int, ...]] = []
+    for record, why in zip(sim.rebalances, explanations):
+        before = [e for e in events if e.at_ms <= record.start]
+        latest = max((e.at_ms for e in before), default=None)
+        found = tuple(e.index for e in before if e.at_ms == latest)
+        subject = record.trigger.split(" ")[0].removesuffix("'s")
+        own = [e for e in before if e.subject == subject and e.kind != "add-partitions"]
+        if "the cooperative follow-up" in why.trigger and causes:
+            found = causes[-1]
+        elif "saw a partition count change" in why.trigger:
+            grown = [e for e in before if e.kind == "add-partitions"]
+            found = (grown[-1].index,) if grown else found
+        elif subject in sim.clients and own and own[-1].at_ms != latest:
+            found = (own[-1].index,)
+        causes.append(found)
+    return tuple(causes)
 
 
 def _common_protocol(clients: list[ClassicClient]) -> str:

@@ -103,3 +103,41 @@ def test_session_expiry_counts_the_rebalances_that_happened() -> None:
     (finding,) = [f for f in body["findings"] if f["kind"] == "session-expired"]
     assert "rebalanced twice: #1 for the removal, #2 when it rejoined" in finding["message"]
     assert [r["index"] for r in body["rebalances"]] == [1, 2]
+
+
+GC_PAUSES = """\
+schema: kgroup/v1
+kind: scenario
+cluster: {topics: [{name: payments, partitions: 6}]}
+broker: {group.min.session.timeout.ms: 2s}
+groups:
+  - group_id: g
+    protocol: classic
+    assignors: [range]
+    generation: 1
+    members: [{member_id: p1, topics: [payments]}, {member_id: p2, topics: [payments]},
+              {member_id: p3, topics: [payments]}]
+    assignment: {p1: {payments: [0, 1]}, p2: {payments: [2, 3]}, p3: {payments: [4, 5]}}
+clients:
+  default: {session.timeout.ms: 4s, heartbeat.interval.ms: 500ms}
+duration: 16s
+events:
+  - gc-pause p2 at 500ms for 12s
+  - gc-pause p1 at 7500ms for 1500ms
+"""
+
+
+def test_a_rebalance_is_listed_under_the_event_it_follows_from_not_the_last_one_before_it(tmp_path: Path) -> None:
+    """p2's 12 s pause outlives its 4 s session: the coordinator removes it (#1) and it rejoins as a new member
+    when the pause ends at 12.5 s (#2). p1's 1.5 s pause, within its session, costs no rebalance although #2
+    starts after it (issue 36: both used to be put under the last event before them)."""
+    path = tmp_path / "gc.yaml"
+    path.write_text(GC_PAUSES)
+    body = run_json("simulate", str(path))
+    assert [(r["index"], r["caused_by_events"]) for r in body["rebalances"]] == [(1, [0]), (2, [0])]
+    assert [(t["event"], t["rebalances"]) for t in body["time_to_stable"]] == [(0, [1, 2]), (1, [])]
+    assert "new member" in body["rebalances"][1]["cause"] and "GC pause from 0.5 s" in body["rebalances"][1]["cause"]
+    text = run("simulate", str(path)).stdout
+    lines = {line.split("  ")[1]: line for line in text.splitlines() if "  ->  " in line}
+    assert lines["gc-pause p2 for 12s"].endswith("rebalances #1, #2; stable after 4.1s, then #2 at 12.6s")
+    assert "no rebalance (meanwhile #2 from the 0.5s event)" in lines["gc-pause p1 for 1.5s"]

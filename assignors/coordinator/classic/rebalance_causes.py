@@ -166,6 +166,14 @@ def _trigger(sim: ClassicSimulation, record: RebalanceRecord) -> str:
         elif reason.endswith("joins"):
             restarted = any(e.kind in ("crash", "close") for e in mine)
             timed_out = any(e.kind == "poll-timeout" for e in mine)
+            removed = next((e for e in reversed(mine) if e.kind == "member-removed"), None)
+            pause = next((e for e in reversed(mine) if e.kind == "gc-pause"), None)
+            if removed is not None and removed.detail.get("paused") and pause is not None:
+                # ConsumerCoordinator: UNKNOWN_MEMBER_ID on its first request after the pause, so it rejoins anew
+                return (
+                    f"{reason} again as a new member: its session expired at {_seconds(removed.at_ms)} during its "
+                    f"{_seconds(int(pause.detail.get('duration_ms', 0)))} GC pause from {_seconds(pause.at_ms)}"
+                )
             if timed_out:
                 return f"{reason} again as a new member after its poll timeout"
             if restarted:
