@@ -104,7 +104,10 @@ class Cluster:
         return topic is not None and 0 <= tp.partition < topic.partitions
 
 
-_NO_STREAMS: Mapping[str, int] = MappingProxyType({})  # shared: read-only, and a group has thousands of members
+_NO_STREAMS: Mapping[str, int] = MappingProxyType({})
+_NO_ORDER: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {}
+)  # shared: read-only, and a group has thousands of members
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,6 +213,21 @@ class Group:
     # KIP-848: how often the group's members heartbeat (the group config consumer.heartbeat.interval.ms, else the
     # broker's group.consumer.heartbeat.interval.ms); None: not known. Revocations travel on heartbeats.
     heartbeat_interval_ms: int | None = None
+    # KIP-848: per member, the topics of its target (`assignment`) in the order its coordinator iterates them
+    # (ConsumerGroupDescribe lists them so): the member's target is a HashMap built from its record, whose order
+    # within a bucket is the record's, not name order (`Assignment.fromRecord`), and uniform gives up partitions
+    # from the end of it. Empty: topics in name order.
+    target_order: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: _NO_ORDER)
+
+    def target_of(self, member_id: str) -> tuple[TopicPartition, ...]:
+        """A member's entry in `assignment`, its topics in `target_order` where that is known, each topic's
+        partitions ascending."""
+        parts = self.assignment.partitions_of(member_id)
+        order = self.target_order.get(member_id)
+        if not order:
+            return parts
+        rank = {topic: i for i, topic in enumerate(order)}
+        return tuple(sorted(parts, key=lambda tp: rank.get(tp.topic, len(rank))))  # stable: ascending within
 
     def member(self, member_id: str) -> Member | None:
         for member in self.members:

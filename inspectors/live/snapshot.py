@@ -266,7 +266,7 @@ def fixture_group(saved: Fixture, group_id: str) -> LiveGroup:
             group.protocol,
             assignor,
             None,
-            target_assignments=dict(group.assignment.owners),
+            target_assignments={m.member_id: group.target_of(m.member_id) for m in group.members},
             group_epoch=group.generation,
             assignment_epoch=group.assignment_epoch,
             member_epochs={m.member_id: m.generation for m in group.members if m.generation is not None},

@@ -398,10 +398,10 @@ def test_the_live_kip848_what_if_is_the_brokers_next_target(
     if missed:
         with capsys.disabled():
             print("missed:\n" + "\n".join(missed))
-    # A known, open gap (docs/status.md): about one uniform point in 40-60 on a heterogeneous layout, two
-    # members end up with two partitions swapped against the prediction, with Kafka's topic ids given too and
-    # no member-id HashMap collision; the 600-case oracle on Kafka's own class is exact, so an input of the
-    # broker's that the live read does not see is suspected. Until it is found, uniform may miss one point in
-    # ten; range (and every other point) must be exact.
+    # A known gap (docs/status.md): about one uniform point in 40-60 on a heterogeneous layout, two members
+    # ended up with two partitions swapped against the prediction, with Kafka's topic ids given too and no
+    # member-id HashMap collision. One input the live read did not see is now read (a member's target in the
+    # coordinator's order; test_kip848_target_order_live.py); until runs show it was the only one, uniform may
+    # miss one point in ten; range (and every other point) must be exact.
     allowed = len(points) // 10 if assignor == "uniform" else 0
     assert len(missed) <= allowed, "\n".join(missed) + hint

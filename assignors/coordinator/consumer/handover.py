@@ -160,5 +160,7 @@ def _member_epoch(generation: int | None, group_epoch: int | None) -> int:
 
 def targets_as_owned(group: Group) -> Mapping[str, tuple[TopicPartition, ...]]:
     """Each member's current target: what the coordinator hands the server assignor as its assignment
-    (`TargetAssignmentBuilder`: `GroupSpec.memberAssignment` is the target, not what the member owns)."""
-    return {m.member_id: group.assignment.partitions_of(m.member_id) for m in group.members}
+    (`TargetAssignmentBuilder`: `GroupSpec.memberAssignment` is the target, not what the member owns), its
+    topics in the order the coordinator iterates them where that is known (`Group.target_order`), each topic's
+    partitions ascending (the assignors put a HashSet<Integer>'s order on them)."""
+    return {m.member_id: group.target_of(m.member_id) for m in group.members}

@@ -179,7 +179,7 @@ def _member(r: Reader, v: int, topic_names: dict[str, str], unnamed: list[str], 
     topics = tuple(r.cstring("subscribed topic name") or "" for _ in range(r.array_len("subscribed topics", True)))
     regex = r.cstring("subscribed topic regex", True)
     current = _assignment(r, "assignment", topic_names, unnamed, ids)
-    target = _assignment(r, "target assignment", topic_names, unnamed, ids)
+    target = _assignment(r, "target assignment", topic_names, unnamed, ids, topics_as_listed=True)
     member_type = MEMBER_TYPES.get(r.i8("member type") if v >= 1 else -1)
     r.tags("member")
     return DescribedMember(
@@ -188,11 +188,18 @@ def _member(r: Reader, v: int, topic_names: dict[str, str], unnamed: list[str], 
 
 
 def _assignment(
-    r: Reader, what: str, topic_names: dict[str, str], unnamed: list[str], ids: dict[str, str]
+    r: Reader,
+    what: str,
+    topic_names: dict[str, str],
+    unnamed: list[str],
+    ids: dict[str, str],
+    topics_as_listed: bool = False,
 ) -> Partitions:
     """An Assignment struct: per topic its id, name and partitions. The coordinator fills the name from its
     metadata image (`topicPartitionsFromMap`); an id it sends without a name is named from `topic_names`.
-    Each name's id goes into `ids`."""
+    Each name's id goes into `ids`. Sorted, or with `topics_as_listed` the topics in the order the coordinator
+    iterated its map (for a target, the order uniform gives up partitions in: Group.target_order), each
+    topic's partitions ascending."""
     found: list[tuple[str, int]] = []
     for _ in range(r.array_len(f"{what} topics", True)):
         topic_id = r.uuid(f"{what} topic id")
@@ -206,7 +213,10 @@ def _assignment(
         r.tags(f"{what} topic")
         found.extend((name, p) for p in partitions)
     r.tags(what)
-    return tuple(sorted(set(found)))
+    if not topics_as_listed:
+        return tuple(sorted(set(found)))
+    rank = {name: i for i, name in enumerate(dict.fromkeys(name for name, _ in found))}
+    return tuple(sorted(set(found), key=lambda tp: (rank[tp[0]], tp[1])))
 
 
 def _failed(group: str, error: int, message: str | None, where: str) -> DescribedGroup:

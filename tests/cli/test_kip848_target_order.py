@@ -1,0 +1,51 @@
+"""A KIP-848 group's target, listed as its coordinator holds it, decides which partition uniform takes away
+(issue 36). Recorded on Apache Kafka 4.2.1 (tests/live/test_kip848_target_order_live.py does it live): two
+one-partition topics whose ids fall into bucket 11 of the coordinator's 16-bucket target map; member m was
+given probe-00, then probe-07 when it subscribed to both, so ConsumerGroupDescribe listed its target as
+probe-07 then probe-00; a newcomer made m over quota and Kafka's new target gave the newcomer probe-00-0, what
+m was given first, where name order would have taken probe-07-0.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from tests.cli.helpers import run_json
+
+TOPICS = [
+    {"name": "probe-00", "partitions": 1, "id": "TLAsBaCATj-bE3h-q1FbrQ"},
+    {"name": "probe-07", "partitions": 1, "id": "7wh0yBTPRsGUKRbgZy8Y8w"},
+]
+
+
+def _fixture(path: Path, target: dict[str, list[int]]) -> Path:
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "schema": "kgroup/v1",
+                "cluster": {"topics": TOPICS, "kafka_version": "4.2.1"},
+                "groups": [
+                    {
+                        "group_id": "probe",
+                        "protocol": "consumer",
+                        "assignors": ["uniform"],
+                        "generation": 3,
+                        "assignment_epoch": 3,
+                        "members": [{"member_id": "m", "topics": ["probe-00", "probe-07"]}],
+                        "assignment": {"m": target},
+                    }
+                ],
+            },
+            sort_keys=False,
+        )
+    )
+    return path
+
+
+def test_the_member_over_quota_gives_up_the_topic_listed_last_in_its_target(tmp_path: Path) -> None:
+    body = run_json(
+        "simulate", str(_fixture(tmp_path / "g.yaml", {"probe-07": [0], "probe-00": [0]})), "--add-member", "n1"
+    )
+    assert body["results"][0]["assignment"] == {"m": ["probe-07-0"], "n1": ["probe-00-0"]}
