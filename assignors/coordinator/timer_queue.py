@@ -9,6 +9,7 @@ the same pass.
 from __future__ import annotations
 
 import heapq
+from collections import deque
 from collections.abc import Callable, Hashable
 from typing import Protocol
 
@@ -23,24 +24,34 @@ class TimerQueue:
     due (its old deadline is reached), so a member heartbeating every 3 s with a 45 s session costs one
     heap move per session, not one per heartbeat. Entries order by (deadline, sequence) exactly as if
     each schedule had pushed anew, so the firing order is unchanged.
+
+    Timers scheduled with `lane=True` (a simulation's heartbeats: each the instant plus one interval) mostly
+    come due in the order they are scheduled: they queue first-in first-out beside the heap, at a constant
+    cost, while their deadlines do not decrease; one due earlier than the lane's last goes to the heap. The
+    earlier head of the two by (deadline, sequence) comes first, so the firing order is that of one heap.
+    An event loop that reads `heap` directly must not use the lane.
     """
 
     def __init__(self) -> None:
         # Read by event loops too: while heap[0][0] is later than their next event, no timer is due first.
         self.heap: list[tuple[int, int, Hashable]] = []
+        self._lane: deque[tuple[int, int, Hashable]] = deque()
         self._live: dict[Hashable, tuple[int, int, Action]] = {}
         self._queued: dict[Hashable, tuple[int, int]] = {}  # key -> (deadline, sequence) of its heap entry
         self._sequence = 0
         self.fired = 0  # timers popped, for benchmarks
 
-    def schedule(self, key: Hashable, deadline: int, action: Action) -> None:
+    def schedule(self, key: Hashable, deadline: int, action: Action, lane: bool = False) -> None:
         """Kafka: `CoordinatorTimer.schedule`: replaces any timer with the same key."""
         self._sequence = sequence = self._sequence + 1
         self._live[key] = (deadline, sequence, action)
         queued = self._queued.get(key)
         if queued is None or queued[0] > deadline:
             self._queued[key] = (deadline, sequence)
-            heapq.heappush(self.heap, (deadline, sequence, key))
+            if lane and (not self._lane or self._lane[-1][0] <= deadline):
+                self._lane.append((deadline, sequence, key))
+            else:
+                heapq.heappush(self.heap, (deadline, sequence, key))
 
     def cancel(self, key: Hashable) -> None:
         self._live.pop(key, None)
@@ -59,27 +70,47 @@ class TimerQueue:
         Only entries at or before `limit` are looked at, so an event loop asking before each event
         "is a timer due first?" pays one comparison while the next timer is further away.
         """
-        heap, live, queued = self.heap, self._live, self._queued
-        while heap and (limit is None or heap[0][0] <= limit):
-            deadline, sequence, key = heap[0]
+        from_lane = self._due_head(limit)
+        if from_lane is None:
+            return None
+        return self._lane[0][0] if from_lane else self.heap[0][0]
+
+    def _due_head(self, limit: int | None) -> bool | None:
+        """Drops the entries no timer is live for from the heads; then whether the earliest live entry, due at
+        or before `limit`, heads the lane (else the heap), or None when none is due."""
+        heap, lane, live, queued = self.heap, self._lane, self._live, self._queued
+        while True:
+            # Sequences are unique: entries compare by (deadline, sequence), never by key.
+            from_lane = bool(lane) and (not heap or lane[0] < heap[0])
+            if from_lane:
+                deadline, sequence, key = lane[0]
+            elif heap:
+                deadline, sequence, key = heap[0]
+            else:
+                return None
+            if limit is not None and deadline > limit:
+                return None
             timer = live.get(key)
             if timer is not None and timer[0] == deadline and timer[1] == sequence:
-                return deadline
-            if queued.get(key) != (deadline, sequence):
-                heapq.heappop(heap)  # replaced by an earlier entry
-            elif timer is None:
-                del queued[key]  # cancelled
+                return from_lane
+            if from_lane:
+                lane.popleft()
+            else:
                 heapq.heappop(heap)
+            if queued.get(key) != (deadline, sequence):
+                continue  # replaced by an earlier entry
+            if timer is None:
+                del queued[key]  # cancelled
             else:
                 queued[key] = timer[:2]  # postponed: move to the live deadline
-                heapq.heapreplace(heap, (timer[0], timer[1], key))
-        return None
+                heapq.heappush(heap, (timer[0], timer[1], key))
 
     def pop_due(self, now: int) -> tuple[int, Action] | None:
         """The earliest timer due at or before `now` (removed), or None."""
-        if self.due_by(now) is None:
+        from_lane = self._due_head(now)
+        if from_lane is None:
             return None
-        _, _, key = heapq.heappop(self.heap)
+        _, _, key = self._lane.popleft() if from_lane else heapq.heappop(self.heap)
         del self._queued[key]
         self.fired += 1
         deadline, _, action = self._live.pop(key)

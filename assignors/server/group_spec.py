@@ -18,7 +18,7 @@ import hashlib
 import heapq
 from functools import lru_cache
 from itertools import groupby, islice
-from operator import itemgetter, lt
+from operator import eq, itemgetter, lt
 from collections import deque
 from collections.abc import Collection, Iterable, Sequence
 from enum import StrEnum
@@ -196,11 +196,35 @@ class ServerGroup:
         for name in reversed(order):
             if count <= 0:
                 break
-            parts = sorted(by_topic[name])
-            taken = parts[-count:] if self.owned_order == LISTED else _integer_set_tail(parts, count)
-            segments.append([TopicPartition(name, p) for p in taken])
-            count -= len(taken)
+            segment = self.topic_tail(name, sorted(by_topic[name]), count)
+            segments.append(segment)
+            count -= len(segment)
         return [tp for segment in reversed(segments) for tp in segment]
+
+    def last_record_topic(self, names: Collection[str]) -> str:
+        """The topic whose partitions `in_record_order` gives last, for a target over these topics (distinct
+        names, listed in name order as `record_tail` takes them).
+
+        HashMap order is (bucket, insertion order) and the insertion order is name order, so it is the
+        greatest (bucket, name); only the table size needs the inserts replayed, below 64 buckets.
+        """
+        if self.owned_order == LISTED or len(names) == 1:
+            return max(names)
+        capacity = capacity_by_size(len(names))
+        listed = sorted(names)
+        spreads = [self._topic_spreads[n] if n in self._topic_spreads else self._topic_spread(n) for n in listed]
+        if capacity is None:  # a small table: a chain of 9 may have doubled it
+            capacity = _capacity_by_spreads(spreads, DEFAULT_CAPACITY) or final_capacity(
+                [self._topic_hashes[n] for n in listed], DEFAULT_CAPACITY
+            )
+        mask = capacity - 1
+        return max(zip([s & mask for s in spreads], listed))[1]
+
+    def topic_tail(self, name: str, parts: list[int], count: int) -> list[TopicPartition]:
+        """The last `count` (all, if fewer) of one topic's partitions, `parts` ascending and distinct, in the
+        order `in_record_order` gives them."""
+        taken = parts[-count:] if self.owned_order == LISTED else _integer_set_tail(parts, count)
+        return [TopicPartition(name, p) for p in taken]
 
     def _topic_hash(self, name: str) -> int:
         code = self._topic_hashes.get(name)
@@ -312,13 +336,32 @@ def _integer_set_tail(parts: list[int], count: int) -> list[int]:
     capacity = _collection_capacity(len(parts))
     if not parts or count >= len(parts) or (parts[0] >= 0 and parts[-1] < capacity):
         return parts[-count:] if count < len(parts) else _integer_set_order(parts)
-    mask = final_capacity(parts, capacity) - 1
     if parts[0] >= 0:  # spread(p), inlined for the non-negative values partition numbers are
-        buckets = [(p ^ (p >> 16)) & mask for p in parts]
+        spreads = [p ^ (p >> 16) for p in parts]
     else:
-        buckets = [spread(p) & mask for p in parts]
+        spreads = [spread(p) for p in parts]
+    mask = (_capacity_by_spreads(spreads, capacity) or final_capacity(parts, capacity)) - 1
+    buckets = [s & mask for s in spreads]
+    if count == 1:  # one partition over its quota, the usual case: the last of (bucket, insertion order)
+        return [parts[max(zip(buckets, range(len(parts))))[1]]]
     last = heapq.nlargest(count, zip(buckets, range(len(parts))))
     return [parts[i] for _, i in reversed(last)]
+
+
+def _capacity_by_spreads(spreads: Sequence[int], capacity: int) -> int | None:
+    """`final_capacity` for keys with these spread hashes (`HashMap.hash`) put into a table of `capacity`, or
+    None when it must replay the inserts: the size alone decides it unless a chain of the starting table
+    holds nine keys, as only such a chain makes `treeifyBin` double a table below 64 buckets (a doubled
+    table's chains split the smaller table's, so none of them reaches nine either)."""
+    size = len(spreads)
+    by_size = capacity
+    while size > int(by_size * 0.75):  # HashMap.resize's threshold
+        by_size *= 2
+    if size < 9 or capacity >= 64:
+        return by_size
+    mask = capacity - 1
+    buckets = sorted([s & mask for s in spreads])
+    return None if any(map(eq, buckets, islice(buckets, 8, None))) else by_size  # nine in one bucket
 
 
 def _integer_set_order(parts: list[int]) -> list[int]:

@@ -17,9 +17,9 @@ extra partitions of quota changed in 4.1 (KAFKA-18688).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from bisect import insort
+from collections.abc import Callable, Mapping, Sequence
 from itertools import compress, repeat
-from operator import itemgetter
 
 from kgroup.assignors.java.hash_order import capacity_by_size, spread, string_order
 from kgroup.assignors.java.semantics import java_string_hash
@@ -50,6 +50,8 @@ class UniformTargets:
             None
         )
         self._last_topics: dict[frozenset[str], str] = {}  # _tail's last topic by set of names
+        # id(target) -> (that issued target, its partition numbers by topic, ascending), see _by_topic
+        self._grouped: dict[int, tuple[Partitions, dict[str, list[int]]]] = {}
 
     def remember(
         self, cluster: Cluster, subscriptions: Sequence[Subscription], targets: Mapping[str, Partitions]
@@ -110,7 +112,7 @@ class UniformTargets:
         revoked: dict[str, list[TopicPartition]] = {}
         for index, excess_count in over:  # maybeRevokePartitions: the first `quota` in record order are kept
             member_id = order[index]
-            excess = self._tail(group, by_member[member_id], excess_count)
+            excess = self._tail(group, self._by_topic(by_member[member_id]), by_member[member_id], excess_count)
             unassigned += excess
             revoked[member_id] = excess
         unfilled = [(order[index], short) for index, short in short_by]
@@ -130,33 +132,75 @@ class UniformTargets:
             _record(trace, order, by_member, revoked, unfilled, added, total, quotas)
         result = dict(by_member)  # most members keep their target: the same set object
         for member_id, excess in revoked.items():
-            result[member_id] = result[member_id] - frozenset(excess)
+            old = result[member_id]
+            result[member_id] = self._regrouped(old, old - frozenset(excess), excess, list.remove)
         for member_id, chunk in added.items():
-            result[member_id] = result[member_id] | frozenset(chunk)
+            old = result[member_id]
+            result[member_id] = self._regrouped(old, old | frozenset(chunk), chunk, insort)
         self._metadata, self._issued = metadata, result
+        if len(self._grouped) > 2 * len(result) + 64:  # departed members' targets are not kept forever
+            issued_ids = set(map(id, result.values()))
+            self._grouped = {key: entry for key, entry in self._grouped.items() if key in issued_ids}
         return dict(result)  # the caller's to change
 
-    def _tail(self, group: ServerGroup, partitions: Partitions, count: int) -> list[TopicPartition]:
-        """`group.record_tail(partitions, count)`, from the last topic's partitions alone when they suffice.
+    def _tail(
+        self, group: ServerGroup, by_topic: dict[str, list[int]], partitions: Partitions, count: int
+    ) -> list[TopicPartition]:
+        """`group.record_tail(partitions, count)`, from the last topic's partitions alone when they suffice
+        (`by_topic`: `partitions` grouped, see `_by_topic`).
 
         A record tail orders the topics by their names alone and takes partitions from the last topic
         backwards, each topic's in an order that depends on its own partitions alone. A member over its quota
-        usually gives up one partition: the last topic is kept per set of names (the last of a full tail's
-        partitions is of that topic), and only its partitions are then sorted out of the member's target.
+        usually gives up one partition, of the last topic: only that topic's partitions are then ordered.
         """
-        topics = list(map(itemgetter(0), partitions))  # a frozenset iterates in the same order each time
-        names = frozenset(topics)
+        names = frozenset(by_topic)
         last = self._last_topics.get(names)
-        if last is not None:
-            own = list(compress(partitions, map(last.__eq__, topics)))
-            if len(own) >= count:
-                return group.record_tail(own, count)
-        tail = group.record_tail(partitions, count)
-        if tail:
+        if last is None:
             if len(self._last_topics) >= _LAST_TOPICS_KEPT:
                 self._last_topics.clear()  # members' topic sets drift over an hour: keep the recent ones
-            self._last_topics[names] = tail[-1].topic
-        return tail
+            last = self._last_topics[names] = group.last_record_topic(names)
+        own = by_topic[last]
+        if len(own) >= count:
+            return group.topic_tail(last, own, count)
+        return group.record_tail(partitions, count)
+
+    def _by_topic(self, target: Partitions) -> dict[str, list[int]]:
+        """An issued target's partition numbers by topic, ascending. Kept with the target and carried over to
+        the member's next target (`_regrouped`), so a member giving up one partition of its hundred does not
+        group them all again at every bump. Read only: `_regrouped` changes it."""
+        entry = self._grouped.get(id(target))
+        if entry is None or entry[0] is not target:
+            by_topic: dict[str, list[int]] = {}
+            for topic, partition in sorted(target):
+                parts = by_topic.get(topic)
+                if parts is None:
+                    by_topic[topic] = [partition]
+                else:
+                    parts.append(partition)
+            entry = self._grouped[id(target)] = (target, by_topic)
+        return entry[1]
+
+    def _regrouped(
+        self,
+        old: Partitions,
+        new: Partitions,
+        changed: list[TopicPartition],
+        change: Callable[[list[int], int], None],
+    ) -> Partitions:
+        """`new`, the target that replaces `old` with `changed` removed or added (`change` is list.remove or
+        insort): `old`'s grouping, if it has one, moves to `new` with the same change."""
+        entry = self._grouped.pop(id(old), None)
+        if entry is not None and entry[0] is old:
+            by_topic = entry[1]
+            for topic, partition in changed:
+                parts = by_topic.get(topic)
+                if parts is None:
+                    parts = by_topic[topic] = []
+                change(parts, partition)
+                if not parts:
+                    del by_topic[topic]
+            self._grouped[id(new)] = (new, by_topic)
+        return new
 
     def _group(
         self, cluster: Cluster, first: str, subscription: Subscription
@@ -166,6 +210,8 @@ class UniformTargets:
         the same, as they all depend on nothing else."""
         key = (cluster, first, subscription)
         if self._spec is None or self._spec[0] != key:
+            if self._spec is None or self._spec[0][0] != cluster:
+                self._last_topics.clear()  # topic ids, which order the topics, come with the cluster
             group = ServerGroup(cluster, [Member(first, subscription)], LISTED)
             topic_ids = group.id_set_order(group.subscribed_ids(first), len(subscription))
             position = {group.name[t]: i for i, t in enumerate(topic_ids)}

@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from kgroup.assignors.model import Cluster, Member, Topic, TopicPartition
-from kgroup.assignors.server.group_spec import ServerGroup
+from kgroup.assignors.java.hash_order import final_capacity, spread
+from kgroup.assignors.server.group_spec import ServerGroup, _capacity_by_spreads
 from kgroup.assignors.server.uniform import UniformAssignor
 from kgroup.assignors.java.hash_order import string_order
 from kgroup.assignors.server.uniform_incremental import UniformTargets, _MemberOrder
@@ -135,6 +136,23 @@ def test_record_tail_is_the_end_of_the_record_order(held, count):
         for p in parts
     ]
     assert group.record_tail(partitions, count) == everything[-count:]
+    assert group.last_record_topic(list(held)) == everything[-1].topic
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(
+        st.lists(st.integers(0, 5000), min_size=1, max_size=60, unique=True),
+        st.lists(st.integers(0, 60).map(lambda k: 16 * k + k % 3), min_size=1, max_size=30, unique=True),  # chains
+        st.lists(st.integers(-(2**31), 2**31 - 1), min_size=1, max_size=60, unique=True),
+    ),
+    st.sampled_from([16, 32, 64, 128]),
+)
+def test_capacity_by_spreads_is_final_capacity(keys, capacity):
+    """The size-only shortcut agrees with replaying the inserts whenever it answers."""
+    keys = list(dict.fromkeys(keys))
+    by_spreads = _capacity_by_spreads([spread(k) for k in keys], capacity)
+    assert by_spreads is None or by_spreads == final_capacity(keys, capacity)
 
 
 @settings(max_examples=100, deadline=None)
