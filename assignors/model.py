@@ -104,10 +104,9 @@ class Cluster:
         return topic is not None and 0 <= tp.partition < topic.partitions
 
 
+# Shared defaults: read-only, and a group has thousands of members.
 _NO_STREAMS: Mapping[str, int] = MappingProxyType({})
-_NO_ORDER: Mapping[str, tuple[str, ...]] = MappingProxyType(
-    {}
-)  # shared: read-only, and a group has thousands of members
+_NO_ORDER: Mapping[str, tuple[str, ...]] = MappingProxyType({})
 
 
 @dataclass(frozen=True, slots=True)
