@@ -161,7 +161,10 @@ def following(spark: Any, report: Progress | None) -> Iterator[None]:
     if _is_connect(spark):
 
         def handler(stages: Any, inflight_tasks: int, operation_id: Any, done: bool) -> None:
-            report(sum(s.num_completed_tasks for s in stages), sum(s.num_tasks for s in stages))
+            # pyspark's Progress.finish calls with done=True and the stages of the server's last report, which
+            # can predate the last tasks (the server reports every interval, not on completion): done is done
+            total = sum(s.num_tasks for s in stages)
+            report(total if done else sum(s.num_completed_tasks for s in stages), total)
 
         spark.registerProgressHandler(handler)
         try:

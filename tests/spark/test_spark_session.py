@@ -28,7 +28,9 @@ def test_progress_follows_a_local_job() -> None:
 
 def test_progress_follows_a_connect_job(connect_server: str) -> None:
     seen = _progress_seen(connect_server)
-    assert seen and max(done for done, _ in seen) >= 8
+    # the server's reports come every interval, so the last of them may miss the last tasks; the finished
+    # operation still ends the bar at its total
+    assert seen and seen[-1][0] == seen[-1][1] >= 8 and all(0 <= d <= t for d, t in seen)
 
 
 def test_a_half_written_file_is_invisible(history: str, tmp_path: Path) -> None:
