@@ -15,6 +15,7 @@ settings.load_profile("kgroup")
 
 _conformance: dict[str, list[int]] = defaultdict(lambda: [0, 0])
 _seconds_per_folder: dict[str, float] = defaultdict(float)
+_seconds_per_file: dict[str, float] = defaultdict(float)
 
 
 @pytest.fixture(autouse=True)
@@ -27,7 +28,9 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     # setup and teardown count too: that is where the brokers and JVMs start and stop
-    _seconds_per_folder["/".join(report.nodeid.split("::")[0].split("/")[:2])] += report.duration
+    path = report.nodeid.split("::")[0]
+    _seconds_per_folder["/".join(path.split("/")[:2])] += report.duration
+    _seconds_per_file[path] += report.duration
     if report.when != "call":
         return
     if "test_matches_kafka[" in report.nodeid:
@@ -56,6 +59,10 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         terminalreporter.section("time per folder (setup, call and teardown)")
         for folder, seconds in sorted(_seconds_per_folder.items(), key=lambda item: -item[1]):
             terminalreporter.write_line(f"{folder:40} {seconds:8.1f} s")
+        # the CI budget is spent in a few files: these are the ones to trim first
+        terminalreporter.section("slowest files (setup, call and teardown)")
+        for path, seconds in sorted(_seconds_per_file.items(), key=lambda item: -item[1])[:15]:
+            terminalreporter.write_line(f"{path:60} {seconds:8.1f} s")
 
     if not _conformance:
         return

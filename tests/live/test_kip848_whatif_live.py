@@ -43,6 +43,7 @@ import yaml
 from confluent_kafka import Consumer, TopicCollection
 from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic
 
+from kgroup.inspectors.live.wire.consumer_group_describe import describe_consumer_groups
 from tests.cli.helpers import run_process
 from tests.kafka import jars
 from tests.kafka.broker import GROUP_SETTINGS
@@ -121,27 +122,23 @@ def _consumer(broker: str, group: str, assignor: str, name: str, rack: str | Non
     return Consumer(config)
 
 
-def _described(broker: str, group: str) -> dict[str, Any]:
-    result = run_process("describe", group, "--members", "-b", broker, "-o", "json", "--timeout", "30")
-    assert result.returncode == 0, result.stderr
-    (found,) = json.loads(result.stdout)["groups"]
-    return found
-
-
 def _settled(broker: str, group: str, members: int, after_epoch: int) -> int:
     """The group epoch once the group has taken a change (its epoch passed `after_epoch`) and every one of its
-    `members` members is at the target assignment's epoch, owning exactly its target."""
+    `members` members is at the target assignment's epoch, owning exactly its target (listed in the coordinator's
+    order, `Assignment.fromRecord`, so compared as sets). Read with kgroup's own
+    ConsumerGroupDescribe, in this process: five layouts polling at once through `kgroup describe` processes
+    kept both cores busy starting Pythons, which slowed the broker and the consumers being waited for."""
     deadline, seen = time.monotonic() + SETTLE_TIMEOUT_S, None
     while time.monotonic() < deadline:
-        seen = _described(broker, group)
-        ms = seen.get("member_lag") or []
-        epoch = seen.get("group_epoch") or 0
+        seen = describe_consumer_groups({"bootstrap.servers": broker}, [group], 30).get(group)
+        epoch = (seen.group_epoch or 0) if seen else 0
         if (
-            seen["state"] == "Stable"
+            seen is not None
+            and seen.state == "Stable"
             and epoch > after_epoch
-            and seen.get("target_assignment_epoch") == epoch
-            and len(ms) == members
-            and all(m["current_epoch"] == epoch and m["assignment"] == m["target_assignment"] for m in ms)
+            and seen.assignment_epoch == epoch
+            and len(seen.members) == members
+            and all(m.member_epoch == epoch and set(m.assignment) == set(m.target_assignment) for m in seen.members)
         ):
             return epoch
         time.sleep(0.2)  # between two reads of the condition
