@@ -15,6 +15,8 @@ group's members, so two member ids that share a bucket of that HashMap reach the
 
 from __future__ import annotations
 
+from itertools import islice
+
 from kgroup.assignors.java.semantics import java_string_hash
 
 _FIBONACCI = -7046029254386353131  # BaseHashTable.findSlot's multiplier (Knuth's multiplicative hashing)
@@ -45,7 +47,9 @@ class TimelineHashTable:
     def __init__(self, keys: tuple[str, ...] | list[str] = ()) -> None:
         self._slots: list[list[str]] = [[] for _ in range(_MIN_CAPACITY)]
         self._where: dict[str, int] = {}  # key -> its slot
-        self._order: list[str] | None = []  # iteration order, None until asked for again
+        # The iteration order once asked for, then kept as keys come and go (one key moves per put or remove);
+        # None until asked for, and after a rehash: tables filled in bulk list their order once.
+        self._order: list[str] | None = None
         for key in keys:
             self.put(key)
 
@@ -77,16 +81,26 @@ class TimelineHashTable:
         if key in self._where:
             return
         slot = timeline_slot(key, len(self._slots))
+        if self._order is not None:
+            self._order.insert(self._place(self._order, slot), key)
         self._slots[slot].append(key)
         self._where[key] = slot
-        self._order = None
+
+    def _place(self, order: list[str], slot: int) -> int:
+        """Where a key added to `slot` comes in `order`: before the slot's newest key, else before the newest
+        key of the next slot holding any, else last. A join moves one key instead of listing them all again."""
+        for keys in islice(self._slots, slot, None):
+            if keys:
+                return order.index(keys[-1])
+        return len(order)
 
     def remove(self, key: str) -> None:
         """`baseRemove`: the rest of the slot keeps its order."""
         slot = self._where.pop(key, None)
         if slot is not None:
             self._slots[slot].remove(key)
-            self._order = None
+            if self._order is not None:
+                self._order.remove(key)
 
     def order(self) -> list[str]:
         """`CurrentIterator`: slot by slot, newest first within a slot (a copy)."""

@@ -70,6 +70,8 @@ def subscription_type(members: Sequence[Member]) -> SubscriptionType:
 
 def subscription_type_of(subscriptions: Sequence[tuple[str, ...]]) -> SubscriptionType:
     """`subscription_type` given each member's subscribed topic names."""
+    if not subscriptions or subscriptions.count(subscriptions[0]) == len(subscriptions):
+        return HOMOGENEOUS  # one list for all, as most groups have: counted in one pass, by identity first
     distinct = dict(zip(map(id, subscriptions), subscriptions))  # members often share one subscription object
     if len(distinct) <= 1 or len(set(distinct.values())) <= 1:  # identical lists: no need to build sets
         return HOMOGENEOUS

@@ -275,7 +275,8 @@ def _plan_skipping(sizes: list[int], min_quota: int, extra: int) -> Plan:
             extra -= last - first
 
     for index in compress(range(count), map(min_quota.__ne__, sizes)):
-        at_minimum(index)
+        if extra > 0 and count - extra < index:  # else no member before `index` takes an extra
+            at_minimum(index)
         size = sizes[index]
         quota = min_quota
         if extra > 0:

@@ -206,6 +206,20 @@ class ConsumerGroup:
         if member.instance_id is not None:
             self.static[member.instance_id] = member_id
 
+    def put_holding(self, member: ConsumerMember) -> None:
+        """`put` for a member already in the group whose new record owns the very set object its old one
+        owns (`owned`): Kafka's `ConsumerGroup.updateMember` then moves no partition epoch, as kgroup keeps
+        owners rather than epochs, so only the record and the reconciled bookkeeping change."""
+        member_id = member.member_id
+        if self._checked_epoch == self.assignment_epoch:
+            if member.progress.is_reconciled_to(self.assignment_epoch):
+                self._unreconciled.discard(member_id)
+            else:
+                self._unreconciled.add(member_id)
+        self.members[member_id] = member
+        if member.instance_id is not None:
+            self.static[member.instance_id] = member_id
+
     def replay_join(self, member_id: str) -> None:
         """A new member's records replayed into the members map: its metadata (an add) and its current
         assignment (a replace, which grows the table when (size + 1) * 0.75 passes its length)."""
@@ -229,8 +243,11 @@ class ConsumerGroup:
     def subscribed(self, topics: Mapping[str, int]) -> dict[str, int]:
         """Kafka: `ModernGroup.computeSubscriptionMetadata`: the subscribed topics that exist."""
         subscriptions = list(map(attrgetter("subscribed_topics"), self.members.values()))
-        distinct = dict(zip(map(id, subscriptions), subscriptions))
-        names = set().union(*distinct.values())  # members usually share one subscription object
+        if subscriptions and subscriptions.count(subscriptions[0]) == len(subscriptions):
+            names = set(subscriptions[0])  # members usually share one subscription: compared by identity first
+        else:
+            distinct = dict(zip(map(id, subscriptions), subscriptions))
+            names = set().union(*distinct.values())
         return {name: topics[name] for name in sorted(names) if name in topics}
 
 
@@ -251,7 +268,7 @@ class ConsumerCoordinator:
         self.groups: dict[str, ConsumerGroup] = {}
         self.now = 0
         self.on_fenced: Callable[[str, str], None] | None = None  # (group, member) after a timer fences it
-        self._sessions: dict[tuple[str, str], tuple[str, Callable[[], None]]] = {}  # schedule_session's timers
+        self._sessions: dict[tuple[str, str], tuple[str, Callable[[], None], str]] = {}  # see _session
 
     @staticmethod
     def session_key(group_id: str, member_id: str) -> str:
@@ -389,9 +406,24 @@ class ConsumerCoordinator:
         if progress.epoch != group.assignment_epoch:
             if not advance or group.target.get(member_id) is not progress.assigned:
                 return None
-            member_epoch = self._reconcile(group, member, None).epoch
+            member_epoch = self._advance_holding(group, member)
         self.schedule_session(group_id, member_id)
         return member_epoch
+
+    def _advance_holding(self, group: ConsumerGroup, member: ConsumerMember) -> int:
+        """`_reconcile` for a Stable member whose target is the very set it is assigned, at an older epoch: its
+        new epoch. `CurrentAssignmentBuilder.computeNextAssignment` finds nothing to revoke or assign and moves
+        it to the target epoch, Stable; its owned partitions stay the same object (`ConsumerGroup.put_holding`)
+        and, no longer revoking, its rebalance timer is cancelled as `_reconcile` cancels it."""
+        progress = member.progress
+        if progress.pending_revocation:  # it owns more than it is assigned: the general path
+            return self._reconcile(group, member, None).epoch
+        epoch = group.assignment_epoch
+        group.put_holding(
+            member.with_progress(Reconciliation(epoch, progress.epoch, STABLE, progress.assigned, frozenset()))
+        )
+        self.timers.cancel(self._session(group.group_id, member.member_id)[2])
+        return epoch
 
     def _invalid(self, request: HeartbeatRequest) -> str | None:
         """Kafka: `throwIfConsumerGroupHeartbeatRequestIsInvalid`."""
@@ -549,14 +581,22 @@ class ConsumerCoordinator:
         self._sessions.pop((group_id, member_id), None)
 
     def schedule_session(self, group_id: str, member_id: str) -> None:
-        # Every heartbeat lands here: the member's timer key and expiry action are made once, not per heartbeat.
+        # Every heartbeat lands here: the dictionary first, without a call.
+        session = self._sessions.get((group_id, member_id)) or self._session(group_id, member_id)
+        self.timers.schedule(session[0], self.now + self.config.session_timeout_ms, session[1])
+
+    def _session(self, group_id: str, member_id: str) -> tuple[str, Callable[[], None], str]:
+        """The member's session timer key, its expiry action and its rebalance timer key.
+
+        Every heartbeat needs them: they are made once per member, not per heartbeat."""
         session = self._sessions.get((group_id, member_id))
         if session is None:
             session = self._sessions[group_id, member_id] = (
                 self.session_key(group_id, member_id),
                 lambda: self._session_timeout(group_id, member_id),
+                self.rebalance_key(group_id, member_id),
             )
-        self.timers.schedule(session[0], self.now + self.config.session_timeout_ms, session[1])
+        return session
 
     def _session_timeout(self, group_id: str, member_id: str) -> None:
         group = self.groups.get(group_id)

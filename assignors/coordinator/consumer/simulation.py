@@ -11,8 +11,9 @@ only moving partitions stop (KIP-848 has no group-wide barrier).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 
 from kgroup.assignors.coordinator.consumer.coordinator import (
     ConsumerConfig,
@@ -71,6 +72,8 @@ class ConsumerSimulation:
     stable_at: list[int] = field(default_factory=list)  # instants the group became Stable
     _events: int = 0
     _subscriptions: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict)
+    # handle -> (incarnation, heartbeat timer key, heartbeat action), see _heartbeat_at
+    _beats: dict[str, tuple[int, tuple[str, str], Callable[[], None]]] = field(default_factory=dict)
 
     @classmethod
     def create(
@@ -143,13 +146,7 @@ class ConsumerSimulation:
             group.target[handle] = held
             self.ledger.start(handle, sorted(held), self.now)
             self.coordinator.schedule_session(self.group_id, handle)
-            first = self.now + phases.get(handle, 0)
-            self.coordinator.timers.schedule(
-                ("heartbeat", handle),
-                first,
-                lambda c=client, i=client.incarnation: self._heartbeat(c, i),
-                lane=True,
-            )
+            self._heartbeat_at(client, self.now + phases.get(handle, 0))
         group.timeline = TimelineHashTable.listed(list(self.clients))
         group.subscription_metadata = group.subscribed(self.coordinator.topics)
         self.stable_at.append(self.now)
@@ -219,25 +216,15 @@ class ConsumerSimulation:
         if response.assignment is not None and response.assignment != client.held:
             client.pending = response.assignment
             self._maybe_reconcile(client)
-        coordinator = self.coordinator  # every heartbeat comes here: its attributes are read directly
+        coordinator = self.coordinator
         interval = response.heartbeat_interval_ms or coordinator.config.heartbeat_interval_ms
-        coordinator.timers.schedule(
-            ("heartbeat", client.handle),
-            coordinator.now + interval,
-            lambda: self._heartbeat(client, incarnation),
-            lane=True,
-        )
+        self._heartbeat_at(client, coordinator.now + interval)
 
     def _heartbeat(self, client: ConsumerClient, incarnation: int) -> None:
         if incarnation != client.incarnation or not client.alive or not client.in_group:
             return
         if self.coordinator.now < client.paused_until:
-            self.coordinator.timers.schedule(
-                ("heartbeat", client.handle),
-                client.paused_until,
-                lambda: self._heartbeat(client, incarnation),
-                lane=True,
-            )
+            self._heartbeat_at(client, client.paused_until)
             return
         if client.acknowledged:
             # Most heartbeats change nothing, or only the member's epoch: the coordinator answers them with
@@ -251,12 +238,7 @@ class ConsumerSimulation:
                 if epoch != client.epoch:  # reconciled to the new epoch: the group may now be Stable
                     self._after_request(self._group_epoch())
                 client.epoch = epoch
-                coordinator.timers.schedule(
-                    ("heartbeat", client.handle),
-                    coordinator.now + coordinator.config.heartbeat_interval_ms,
-                    lambda: self._heartbeat(client, incarnation),
-                    lane=True,
-                )
+                self._heartbeat_at(client, coordinator.now + coordinator.config.heartbeat_interval_ms)
                 return
         steady_tried = client.acknowledged
         owned = None if client.acknowledged else client.held
@@ -266,6 +248,18 @@ class ConsumerSimulation:
             HeartbeatRequest(client.member_id, client.epoch, client.config.instance_id, owned=owned),
             steady_tried,
         )
+
+    def _heartbeat_at(self, client: ConsumerClient, instant: int) -> None:
+        """Schedule the client's next heartbeat, for its current incarnation (a client's heartbeats are
+        scheduled only while it is that incarnation: its timer key and action are made once per incarnation)."""
+        beat = self._beats.get(client.handle)
+        if beat is None or beat[0] != client.incarnation:
+            beat = self._beats[client.handle] = (
+                client.incarnation,
+                ("heartbeat", client.handle),
+                partial(self._heartbeat, client, client.incarnation),
+            )
+        self.coordinator.timers.schedule(beat[1], instant, beat[2], lane=True)
 
     def _maybe_reconcile(self, client: ConsumerClient) -> None:
         """Callbacks run in poll(): now if the application polls, else when its batch or pause ends."""
