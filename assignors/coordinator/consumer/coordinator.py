@@ -185,11 +185,6 @@ class ConsumerGroup:
         old = self.members.get(member_id)
         if old is None and replay:
             self.replay_join(member_id)
-        if self._checked_epoch == self.assignment_epoch:
-            if member.progress.is_reconciled_to(self.assignment_epoch):
-                self._unreconciled.discard(member_id)
-            else:
-                self._unreconciled.add(member_id)
         before = old.owned if old is not None else frozenset()
         after = member.owned
         if before is not after and before != after:
@@ -202,14 +197,12 @@ class ConsumerGroup:
                 if holder is not None:  # ConsumerGroup.addPartitionEpochs
                     raise AssertionError(f"{tp} would be owned twice (by {holder})")
                 owners[tp] = member_id
-        self.members[member_id] = member
-        if member.instance_id is not None:
-            self.static[member.instance_id] = member_id
+        self.put_holding(member)
 
     def put_holding(self, member: ConsumerMember) -> None:
         """`put` for a member already in the group whose new record owns the very set object its old one
         owns (`owned`): Kafka's `ConsumerGroup.updateMember` then moves no partition epoch, as kgroup keeps
-        owners rather than epochs, so only the record and the reconciled bookkeeping change."""
+        owners rather than epochs, so only the record and the reconciled bookkeeping change (`put` ends here)."""
         member_id = member.member_id
         if self._checked_epoch == self.assignment_epoch:
             if member.progress.is_reconciled_to(self.assignment_epoch):
