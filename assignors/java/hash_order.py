@@ -66,14 +66,20 @@ def _threshold(capacity: int) -> int:
     return int(capacity * _LOAD_FACTOR)
 
 
+def size_capacity(n: int, capacity: int = DEFAULT_CAPACITY) -> int:
+    """The table size `HashMap.resize`'s threshold alone gives n keys, starting from `capacity`."""
+    while n > _threshold(capacity):
+        capacity *= 2
+    return capacity
+
+
 def capacity_by_size(n: int, capacity: int = DEFAULT_CAPACITY) -> int | None:
     """The final table size for n keys when the size alone decides it (64 buckets or more), else None.
 
     Chain resizes stop at 64 buckets, and from there only the size doubles the table: whatever chains
     formed on the way, the table ends at the size's own capacity, whatever the hashes.
     """
-    while n > _threshold(capacity):
-        capacity *= 2
+    capacity = size_capacity(n, capacity)
     return capacity if capacity >= _MIN_TREEIFY_CAPACITY else None
 
 

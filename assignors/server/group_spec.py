@@ -29,6 +29,7 @@ from kgroup.assignors.java.hash_order import (
     Uuid,
     uuid_of,
     capacity_by_size,
+    size_capacity,
     capacity_for_collection,
     final_capacity,
     integer_order,
@@ -73,8 +74,6 @@ def subscription_type_of(subscriptions: Sequence[tuple[str, ...]]) -> Subscripti
     if not subscriptions or subscriptions.count(subscriptions[0]) == len(subscriptions):
         return HOMOGENEOUS  # one list for all, as most groups have: counted in one pass, by identity first
     distinct = dict(zip(map(id, subscriptions), subscriptions))  # members often share one subscription object
-    if len(distinct) <= 1 or len(set(distinct.values())) <= 1:  # identical lists: no need to build sets
-        return HOMOGENEOUS
     sets = {frozenset(t) for t in distinct.values()}
     return HOMOGENEOUS if len(sets) <= 1 else HETEROGENEOUS
 
@@ -356,9 +355,7 @@ def _capacity_by_spreads(spreads: Sequence[int], capacity: int) -> int | None:
     holds nine keys, as only such a chain makes `treeifyBin` double a table below 64 buckets (a doubled
     table's chains split the smaller table's, so none of them reaches nine either)."""
     size = len(spreads)
-    by_size = capacity
-    while size > int(by_size * 0.75):  # HashMap.resize's threshold
-        by_size *= 2
+    by_size = size_capacity(size, capacity)
     if size < 9 or capacity >= 64:
         return by_size
     mask = capacity - 1
