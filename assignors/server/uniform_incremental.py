@@ -80,23 +80,23 @@ class UniformTargets:
         if metadata != self._metadata:
             return None
         # Each pass over the members below runs in C (map, set, dict over them): this runs on every group
-        # epoch bump of a simulated thousand-member group.
-        holding = list(map(current.get, member_ids, repeat(_EMPTY)))
-        nonempty = list(filter(None, holding))
-        issued = list(self._issued.values())
-        issued_by_id = dict(zip(map(id, issued), issued))
-        held_ids = set(map(id, nonempty))
-        if len(held_ids) != len(nonempty) or not held_ids <= issued_by_id.keys():
-            return None  # a target this object did not issue, or one object held by two members
-        order = self._order.of(member_ids)  # GroupSpec.memberIds(): a HashMap's order
+        # epoch bump of a simulated thousand-member group, so the passes are few.
+        by_member = dict(zip(member_ids, map(current.get, member_ids, repeat(_EMPTY))))
+        if len(by_member) != len(member_ids):
+            return None
+        total = sum(n for _, n in metadata[1])
+        changes = self._changes(by_member)
+        if changes is None:
+            gone = self._gone(by_member, total)
+            if gone is None:
+                return None
+            order = self._order.of(member_ids)  # GroupSpec.memberIds(): a HashMap's order
+        else:
+            gone, joined = changes
+            order = self._order.of(member_ids, joined)
         first = order[0]
         group, topic_ids, position = self._group(cluster, first, subscriptions[0])
         if not topic_ids:
-            return None
-        total = sum(n for _, n in metadata[1])
-        by_member = dict(zip(member_ids, holding))
-        gone = [issued_by_id[i] for i in issued_by_id.keys() - held_ids]
-        if sum(map(len, holding)) + sum(map(len, gone)) != total:
             return None
         # Nobody holds these: UniformHomogeneousAssignmentBuilder lists them topic by topic, partitions ascending.
         unassigned = sorted((tp for t in gone for tp in t), key=lambda tp: (position[tp.topic], tp.partition))
@@ -142,6 +142,47 @@ class UniformTargets:
             issued_ids = set(map(id, result.values()))
             self._grouped = {key: entry for key, entry in self._grouped.items() if key in issued_ids}
         return dict(result)  # the caller's to change
+
+    def _changes(self, by_member: dict[str, Partitions]) -> tuple[list[Partitions], Sequence[str]] | None:
+        """When the members hold what this object issued last, except members that left and members that
+        joined holding nothing or a departed member's target (a static member's replacement takes it over):
+        the departed members' targets nobody holds now, and the members that joined; else None.
+
+        The last target's sets are disjoint and cover the subscribed partitions (it was checked when issued), so
+        what holds for it holds here without a pass over every member's set."""
+        issued = self._issued
+        if not issued:
+            return None
+        departed = issued.keys() - by_member.keys()
+        joined = by_member.keys() - issued.keys()
+        expected = dict(issued)
+        freed: dict[int, Partitions] = {}
+        for member_id in departed:
+            target = expected.pop(member_id)
+            if target:
+                freed[id(target)] = target
+        for member_id in joined:
+            held = expected[member_id] = by_member[member_id]
+            if held and freed.pop(id(held), None) is not held:
+                return None
+        if expected != by_member:  # a member kept on holds something else: a scenario set its target
+            return None
+        return list(freed.values()), list(joined)
+
+    def _gone(self, by_member: dict[str, Partitions], total: int) -> list[Partitions] | None:
+        """The targets this object issued that nobody holds now, when every member holds nothing or a target
+        this object issued, none held twice and together with those gone covering the subscribed partitions;
+        else None (`_changes` tells this faster when only members came and went)."""
+        nonempty = list(filter(None, by_member.values()))
+        issued = list(self._issued.values())
+        issued_by_id = dict(zip(map(id, issued), issued))
+        held_ids = set(map(id, nonempty))
+        if len(held_ids) != len(nonempty) or not held_ids <= issued_by_id.keys():
+            return None  # a target this object did not issue, or one object held by two members
+        gone = [issued_by_id[i] for i in issued_by_id.keys() - held_ids]
+        if sum(map(len, nonempty)) + sum(map(len, gone)) != total:
+            return None
+        return gone
 
     def _tail(
         self, group: ServerGroup, by_topic: dict[str, list[int]], partitions: Partitions, count: int
@@ -369,16 +410,22 @@ class _MemberOrder:
         self._mask = -1
         self._bucket: dict[str, int] = {}
 
-    def of(self, ids: Sequence[str]) -> list[str]:
+    def of(self, ids: Sequence[str], new: Sequence[str] | None = None) -> list[str]:
+        """`new`: the ids not in the last call's `ids`, when known (the others have their buckets already)."""
         capacity = capacity_by_size(len(ids))
         if capacity is None:
             return string_order(ids)
         if capacity - 1 != self._mask or len(self._bucket) > 4 * len(ids):  # departed ids are not kept forever
             self._mask, self._bucket = capacity - 1, {}
-        bucket = self._bucket
-        if not bucket.keys() >= set(ids):
-            mask = self._mask
-            for m in ids:
-                if m not in bucket:
-                    bucket[m] = spread(java_string_hash(m)) & mask
-        return sorted(ids, key=bucket.__getitem__)
+        self._place(ids if new is None else new)
+        try:
+            return sorted(ids, key=self._bucket.__getitem__)
+        except KeyError:  # the table was reset since the last call: the others have no bucket yet
+            self._place(ids)
+            return sorted(ids, key=self._bucket.__getitem__)
+
+    def _place(self, ids: Sequence[str]) -> None:
+        bucket, mask = self._bucket, self._mask
+        for m in ids:
+            if m not in bucket:
+                bucket[m] = spread(java_string_hash(m)) & mask

@@ -81,13 +81,25 @@ def config_of(settings: Mapping[str, Any]) -> ConsumerConfig:
     )
 
 
-def preferred_assignor(members: Sequence[ConsumerMember], configured: Sequence[str]) -> str:
-    """Kafka: `ConsumerGroup.computePreferredServerAssignor`: the most named; a tie goes to the oldest member's."""
-    counts = Counter(filter(None, map(attrgetter("server_assignor"), members)))  # one pass in C per target
+def preferred_assignor(named: Sequence[str | None], configured: Sequence[str]) -> str:
+    """Kafka: `ConsumerGroup.computePreferredServerAssignor`: the most named; a tie goes to the oldest member's.
+    `named`: each member's server assignor (None: none named), in the members' order."""
+    counts = Counter(filter(None, named))  # one pass in C per target
     if not counts:
         return configured[0]
     best = max(counts.values())
-    return next(m.server_assignor for m in members if m.server_assignor and counts[m.server_assignor] == best)
+    return next(name for name in named if name and counts[name] == best)
+
+
+def _target_fields(
+    members: Sequence[ConsumerMember],
+) -> tuple[list[str], list[tuple[str, ...]], list[str | None]]:
+    """The members' ids, subscriptions and server assignors, read in one pass: at every epoch bump of a
+    thousand-member group, each record read once rather than once per field."""
+    if not members:
+        return [], [], []
+    ids, subscriptions, named = zip(*map(attrgetter("member_id", "subscribed_topics", "server_assignor"), members))
+    return list(ids), list(subscriptions), list(named)
 
 
 def server_assignor(coordinator: ConsumerCoordinator) -> Any:
@@ -101,15 +113,15 @@ def server_assignor(coordinator: ConsumerCoordinator) -> Any:
     def assign(
         group: ConsumerGroup, members: Sequence[ConsumerMember], current: Mapping[str, Partitions]
     ) -> Mapping[str, Partitions]:
-        name = _KAFKA_TO_KGROUP.get(preferred_assignor(members, coordinator.config.assignors), "uniform")
+        member_ids, subscriptions, named = _target_fields(members)
+        name = _KAFKA_TO_KGROUP.get(preferred_assignor(named, coordinator.config.assignors), "uniform")
         sizes = tuple(sorted(coordinator.topics.items()))
         if sizes not in clusters:
             clusters.clear()
             clusters[sizes] = Cluster(tuple(Topic(t, n) for t, n in sizes))
         cluster = clusters[sizes]
-        subscriptions = list(map(attrgetter("subscribed_topics"), members))
         if name == "uniform":
-            derived = uniform.compute(cluster, list(map(attrgetter("member_id"), members)), subscriptions, current)
+            derived = uniform.compute(cluster, member_ids, subscriptions, current)
             if derived is not None:
                 return derived
         assignor = builtin(name)

@@ -115,7 +115,9 @@ def test_declines_when_the_metadata_changed_or_a_target_was_not_issued():
     ids, subscriptions = ["m1", "m2"], [("a", "b"), ("a", "b")]
     assert targets.compute(grown, ids, subscriptions, current) is None
     copied = {m: frozenset(t) | frozenset() for m, t in current.items()}  # equal sets, not the issued objects
-    assert targets.compute(cluster, ids, subscriptions, copied) is None
+    assert targets.compute(cluster, ids, subscriptions, copied) == current  # the same partitions: it derives
+    narrowed = dict(current, m1=frozenset(sorted(current["m1"])[1:]))  # a set it never issued
+    assert targets.compute(cluster, ids, subscriptions, narrowed) is None
     assert targets.compute(cluster, ids, [("a", "b"), ("a",)], current) is None
     assert targets.compute(cluster, ids, subscriptions, current) == current  # the control: this one derives
 
