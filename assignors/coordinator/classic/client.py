@@ -38,6 +38,7 @@ UNJOINED, PREPARING_REBALANCE = MemberState.UNJOINED, MemberState.PREPARING_REBA
 COMPLETING_REBALANCE, STABLE = MemberState.COMPLETING_REBALANCE, MemberState.STABLE
 EAGER, COOPERATIVE = RebalanceProtocol.EAGER, RebalanceProtocol.COOPERATIVE
 NO_GENERATION = -1
+_new_tuple = tuple.__new__
 
 # Kafka: `ConsumerPartitionAssignor.supportedProtocols`; only CooperativeStickyAssignor adds COOPERATIVE.
 _SUPPORTS_COOPERATIVE = frozenset({"cooperative-sticky"})
@@ -131,8 +132,11 @@ class ClassicClient:
         return Subscription(self.topics, self.owned, self.generation, self.config.rack)
 
     def protocols(self) -> tuple[tuple[str, Subscription], ...]:
-        assignors = self.config.assignors
-        subscription = Subscription(self.topics, self.owned, self.generation, self.config.rack)
+        config = self.config
+        assignors = config.assignors
+        # `subscription()` built in C (`tuple.__new__` skips the named tuple's Python constructor): asked at
+        # every JoinGroup of every member.
+        subscription = _new_tuple(Subscription, (self.topics, self.owned, self.generation, config.rack))
         if len(assignors) == 1:  # a large group's usual configuration, at every JoinGroup of every member
             return ((assignors[0], subscription),)
         return tuple(zip(assignors, repeat(subscription)))

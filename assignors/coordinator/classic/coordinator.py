@@ -185,7 +185,7 @@ class ClassicCoordinator:
                 and (member.awaiting_join is not None or group.num_awaiting_join() < config.max_size)
                 and member_id not in group.pending_join
                 and (instance_id is None or group.static_members.get(instance_id) == member_id)
-                and group.supports_protocols(protocol_type, [entry[0] for entry in protocols])
+                and group.supports_protocols(protocol_type, protocols)
             ):
                 group.update_protocols(member, protocols)
                 member.rebalance_timeout_ms = rebalance_timeout_ms
@@ -228,7 +228,7 @@ class ClassicCoordinator:
         """The first checks of both JoinGroup paths: a Dead group, then no protocol in common."""
         if group.state == DEAD:
             response.answer(self.now, error="COORDINATOR_NOT_AVAILABLE")
-        elif not group.supports_protocols(req.protocol_type, [entry[0] for entry in req.protocols]):
+        elif not group.supports_protocols(req.protocol_type, req.protocols):
             response.answer(self.now, error="INCONSISTENT_GROUP_PROTOCOL")
         return response.done
 
@@ -488,25 +488,20 @@ class ClassicCoordinator:
             return
         group.protocol_name = group.select_protocol()
         self._transition(group, COMPLETING, "the join phase completed")
+        # Every answer names the same generation, leader and protocol; an answer's callback only queues the
+        # client's handler (`_Answer.on_done`), so none of them changes while the loop runs.
         now, pending_sync = self.now, group.pending_sync
+        generation, leader, protocol_name = group.generation, group.leader, group.protocol_name
         for member in list(group.members.values()):
             member_id = member.member_id
             response = member.awaiting_join
             if response is not None:
-                response.accept(
-                    now,
-                    member_id,
-                    group.generation,
-                    group.leader,
-                    group.protocol_name,
-                    group.member_list() if group.leader == member_id else (),
-                    False,
-                )
+                members = group.member_list() if leader == member_id else ()
+                response.accept(now, member_id, generation, leader, protocol_name, members, False)
                 group.await_join(member, None)
             self._reschedule_heartbeat(group, member)
             member.is_new = False
             pending_sync.add(member_id)
-        generation = group.generation
         self.timers.schedule(
             self.sync_key(gid),
             self.now + group.rebalance_timeout_ms(),
@@ -611,12 +606,7 @@ class ClassicCoordinator:
                 self._transition(group, STABLE, "the leader's assignment was stored")
         elif group.state == STABLE:
             self._remove_pending_sync(group, member_id)
-            response.answer(
-                self.now,
-                error="NONE",
-                assignment=group.members[member_id].assignment,
-                protocol_name=group.protocol_name,
-            )
+            response.give(self.now, "NONE", group.members[member_id].assignment, group.protocol_name)
         return response
 
     def _validate_sync(

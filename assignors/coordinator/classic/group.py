@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from operator import attrgetter, itemgetter
 from typing import Any
 
 
@@ -235,7 +236,7 @@ class ClassicGroup:
         return self.state in (STABLE, COMPLETING, EMPTY)
 
     def rebalance_timeout_ms(self) -> int:
-        return max((m.rebalance_timeout_ms for m in self.members.values()), default=0)
+        return max(map(_rebalance_timeout_of, self.members.values()), default=0)
 
     def candidate_protocols(self) -> set[str]:
         """Protocols every member supports."""
@@ -244,12 +245,18 @@ class ClassicGroup:
     def _supported_by_all(self, name: str) -> bool:
         return bool(self.members) and self._protocol_support.get(name) == len(self.members)
 
-    def supports_protocols(self, protocol_type: str, names: list[str]) -> bool:
-        """Kafka: `ClassicGroup.supportsProtocols`."""
+    def supports_protocols(self, protocol_type: str, protocols: Protocols) -> bool:
+        """Kafka: `ClassicGroup.supportsProtocols`, of a JoinGroup's (name, metadata) pairs."""
         if self.state == EMPTY:
-            return bool(protocol_type) and bool(names)
-        # Asks per name rather than building the candidate set: this runs on every JoinGroup.
-        return self.protocol_type == protocol_type and any(map(self._supported_by_all, names))
+            return bool(protocol_type) and bool(protocols)
+        # Asks per name rather than building the candidate set, in C: this runs on every JoinGroup. A name
+        # every member supports is counted once per member (`_supported_by_all`).
+        everyone = len(self.members)
+        return (
+            self.protocol_type == protocol_type
+            and everyone > 0
+            and everyone in map(self._protocol_support.get, map(_name_of, protocols))
+        )
 
     def select_protocol(self) -> str:
         """Kafka: `ClassicGroup.selectProtocol`: each member votes for its first candidate; most votes win.
@@ -317,3 +324,7 @@ class Transition:
     state: ClassicGroupState
     generation: int
     reason: str
+
+
+_name_of = itemgetter(0)  # of a (name, metadata) protocol pair
+_rebalance_timeout_of = attrgetter("rebalance_timeout_ms")  # of a ClassicMember, in C: asked twice per join phase

@@ -358,7 +358,9 @@ class ClassicSimulation(ApplicationEvents):
         group = self.coordinator.groups.get(self.group_id)
         if group is None:
             return ()
-        return tuple(self._handle_of(mid) for mid in group.members)
+        # `_handle_of` for each member id, without a call per member: asked at the end of every rebalance.
+        by_member_id = self._by_member_id
+        return tuple(by_member_id[mid].handle if mid in by_member_id else mid for mid in group.members)
 
     def _handle_of(self, member_id: str | None) -> str | None:
         if member_id is None:
@@ -643,7 +645,7 @@ class ClassicSimulation(ApplicationEvents):
         if known is None:
             self._blocks[key] = parts
             return parts
-        return known if known == parts else parts
+        return known if known is parts or known == parts else parts
 
     def _subscribed_to(self, topics: tuple[str, ...], assigned: tuple[TopicPartition, ...]) -> bool:
         """Every topic of `assigned` is in `topics` (else the client rejoins), asked once per shared block."""
