@@ -53,6 +53,10 @@ class ConsumptionLedger:
 
     def stop(self, owner: str, at: int, partitions: Iterable[TopicPartition] | None = None) -> None:
         """Stop `owner` consuming `partitions` (all when None); the rest keep their start."""
+        if partitions is not None:
+            stopping = set(partitions)
+            if not stopping:  # a member gaining partitions stops none: its blocks stay as they are
+                return
         blocks = self._open.pop(owner, None)
         if not blocks:
             return
@@ -61,7 +65,6 @@ class ConsumptionLedger:
         if partitions is None:
             self._closed.extend([(owner, block, start, at) for block, start in blocks if start != at])
             return
-        stopping = set(partitions)
         kept = []
         for block, start in blocks:
             # A member revoking one partition has many blocks, most without it: tested in C first.

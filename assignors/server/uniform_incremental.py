@@ -20,6 +20,7 @@ from __future__ import annotations
 from bisect import insort
 from collections.abc import Callable, Mapping, Sequence
 from itertools import compress, repeat
+from types import MappingProxyType
 
 from kgroup.assignors.java.hash_order import capacity_by_size, spread, string_order
 from kgroup.assignors.java.semantics import java_string_hash
@@ -56,9 +57,11 @@ class UniformTargets:
     def remember(
         self, cluster: Cluster, subscriptions: Sequence[Subscription], targets: Mapping[str, Partitions]
     ) -> None:
-        """Record a target the full assignor computed for members with these subscriptions."""
-        self._metadata = _metadata(cluster, subscriptions)
-        self._issued = dict(targets)
+        """Record a target the full assignor computed for members with these subscriptions. Only a homogeneous
+        group's is kept: a target derived from it relies on its sets covering exactly the subscribed partitions."""
+        homogeneous = bool(subscriptions) and subscription_type_of(subscriptions) == HOMOGENEOUS
+        self._metadata = _metadata(cluster, subscriptions) if homogeneous else None
+        self._issued = dict(targets) if homogeneous else {}
 
     def compute(
         self,
@@ -66,9 +69,10 @@ class UniformTargets:
         member_ids: Sequence[str],
         subscriptions: Sequence[Subscription],
         current: Mapping[str, Partitions],
-    ) -> dict[str, Partitions] | None:
+    ) -> Mapping[str, Partitions] | None:
         """The uniform target for the members (ids in the coordinator's order, with their subscriptions),
-        or None when this cannot tell."""
+        or None when this cannot tell. The answer is a read-only view of what this object keeps as the last
+        issued target (no copy of a thousand members' entries at every bump)."""
         if not member_ids or subscription_type_of(subscriptions) != HOMOGENEOUS:
             return None
         cached = self._last_metadata  # the same cluster and subscription objects as last time, usually
@@ -141,7 +145,7 @@ class UniformTargets:
         if len(self._grouped) > 2 * len(result) + 64:  # departed members' targets are not kept forever
             issued_ids = set(map(id, result.values()))
             self._grouped = {key: entry for key, entry in self._grouped.items() if key in issued_ids}
-        return dict(result)  # the caller's to change
+        return MappingProxyType(result)
 
     def _changes(self, by_member: dict[str, Partitions]) -> tuple[list[Partitions], Sequence[str]] | None:
         """When the members hold what this object issued last, except members that left and members that

@@ -8,12 +8,12 @@ keyed as Kafka keys them (`groupSessionTimeoutKey`, `consumerGroupRebalanceTimeo
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from itertools import repeat
-from operator import attrgetter
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from kgroup.assignors.coordinator.consumer.reconcile import (
     FREE,
@@ -41,9 +41,11 @@ class ConsumerGroupState(StrEnum):
 
 LEAVE_EPOCH, STATIC_LEAVE_EPOCH = -1, -2
 NONE = "NONE"
+_NOTHING: Partitions = frozenset()
+_T = TypeVar("_T")
 
 # TargetAssignor(group, members in the order TargetAssignmentBuilder puts them into GroupSpec's member HashMap,
-# current target) -> new target per member id.
+# current target, read only) -> new target per member id (a member left out gets none).
 TargetAssignor = Callable[
     ["ConsumerGroup", Sequence["ConsumerMember"], Mapping[str, Partitions]], Mapping[str, Partitions]
 ]
@@ -144,6 +146,10 @@ class ConsumerGroup:
     # assignment epoch, so deriving the state after each heartbeat does not scan every member.
     _unreconciled: set[str] = field(default_factory=set, repr=False)
     _checked_epoch: int | None = field(default=None, repr=False)
+    # How many members subscribe to each topic list and name each server assignor, kept by put and remove: a
+    # new target and the subscription metadata need only these, which a scan would read from every record.
+    subscriptions: Counter[tuple[str, ...]] = field(default_factory=Counter, repr=False)
+    server_assignors: Counter[str | None] = field(default_factory=Counter, repr=False)
 
     def metadata_expired(self, now: int) -> bool:
         """Kafka: `ModernGroup.hasMetadataExpired`: the deadline passed, or a write failed after it was set."""
@@ -185,6 +191,12 @@ class ConsumerGroup:
         old = self.members.get(member_id)
         if old is None and replay:
             self.replay_join(member_id)
+        if old is None or old.subscribed_topics is not member.subscribed_topics:
+            self._count(old, -1)
+            self._count(member, 1)
+        elif old.server_assignor != member.server_assignor:
+            _uncount(self.server_assignors, old.server_assignor)
+            self.server_assignors[member.server_assignor] += 1
         before = old.owned if old is not None else frozenset()
         after = member.owned
         if before is not after and before != after:
@@ -199,10 +211,21 @@ class ConsumerGroup:
                 owners[tp] = member_id
         self.put_holding(member)
 
+    def _count(self, member: ConsumerMember | None, step: int) -> None:
+        if member is None:
+            return
+        if step > 0:
+            self.subscriptions[member.subscribed_topics] += 1
+            self.server_assignors[member.server_assignor] += 1
+        else:
+            _uncount(self.subscriptions, member.subscribed_topics)
+            _uncount(self.server_assignors, member.server_assignor)
+
     def put_holding(self, member: ConsumerMember) -> None:
         """`put` for a member already in the group whose new record owns the very set object its old one
-        owns (`owned`): Kafka's `ConsumerGroup.updateMember` then moves no partition epoch, as kgroup keeps
-        owners rather than epochs, so only the record and the reconciled bookkeeping change (`put` ends here)."""
+        owns (`owned`), with the same subscription and server assignor: Kafka's `ConsumerGroup.updateMember`
+        then moves no partition epoch, as kgroup keeps owners rather than epochs, so only the record and the
+        reconciled bookkeeping change (`put` ends here)."""
         member_id = member.member_id
         if self._checked_epoch == self.assignment_epoch:
             if member.progress.is_reconciled_to(self.assignment_epoch):
@@ -225,6 +248,7 @@ class ConsumerGroup:
             return None
         self.timeline.remove(member_id)
         self._unreconciled.discard(member_id)
+        self._count(member, -1)
         for tp in member.owned:
             if self.owners.get(tp) == member_id:
                 del self.owners[tp]
@@ -235,12 +259,7 @@ class ConsumerGroup:
 
     def subscribed(self, topics: Mapping[str, int]) -> dict[str, int]:
         """Kafka: `ModernGroup.computeSubscriptionMetadata`: the subscribed topics that exist."""
-        subscriptions = list(map(attrgetter("subscribed_topics"), self.members.values()))
-        if subscriptions and subscriptions.count(subscriptions[0]) == len(subscriptions):
-            names = set(subscriptions[0])  # members usually share one subscription: compared by identity first
-        else:
-            distinct = dict(zip(map(id, subscriptions), subscriptions))
-            names = set().union(*distinct.values())
+        names = set().union(*self.subscriptions)
         return {name: topics[name] for name in sorted(names) if name in topics}
 
 
@@ -499,9 +518,9 @@ class ConsumerCoordinator:
         if joining is not None:
             ids.append(joining)
         members = list(map(group.members.__getitem__, ids))
-        computed = self.assignor(group, members, dict(group.target))
-        # frozenset() of a frozenset is that set: a member whose target did not change keeps the same object
-        group.target = dict(zip(ids, map(frozenset, map(computed.get, ids, repeat(())))))
+        computed = self.assignor(group, members, group.target)
+        # A member whose target did not change keeps the same set object; one the assignor left out has none.
+        group.target = dict(zip(ids, map(computed.get, ids, repeat(_NOTHING))))
         group.assignment_epoch = group.group_epoch
         # No member is at the new assignment epoch yet (a member's epoch is one the group had assigned, and
         # this one is new): every member is unreconciled, which `state` would otherwise find member by member.
@@ -638,6 +657,14 @@ def _updated(member: ConsumerMember, request: HeartbeatRequest) -> ConsumerMembe
     if request.subscribed_topics is not None and request.subscribed_topics != member.subscribed_topics:
         changes["subscribed_topics"] = request.subscribed_topics
     return replace(member, **changes) if changes else member
+
+
+def _uncount(counts: Counter[_T], key: _T) -> None:
+    left = counts[key] - 1
+    if left:
+        counts[key] = left
+    else:
+        del counts[key]  # keys are only what some member has: `subscribed` unions them
 
 
 def _new_member(member_id: str) -> ConsumerMember:

@@ -13,7 +13,6 @@ at an instant stands for the one the client sends then); takes and gives up part
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from operator import attrgetter
@@ -81,25 +80,27 @@ def config_of(settings: Mapping[str, Any]) -> ConsumerConfig:
     )
 
 
-def preferred_assignor(named: Sequence[str | None], configured: Sequence[str]) -> str:
+def preferred_assignor(
+    counts: Mapping[str | None, int], members: Sequence[ConsumerMember], configured: Sequence[str]
+) -> str:
     """Kafka: `ConsumerGroup.computePreferredServerAssignor`: the most named; a tie goes to the oldest member's.
-    `named`: each member's server assignor (None: none named), in the members' order."""
-    counts = Counter(filter(None, named))  # one pass in C per target
-    if not counts:
+    `counts`: how many of the members name each server assignor (`ConsumerGroup.server_assignors`)."""
+    named = {name: count for name, count in counts.items() if name}
+    if not named:
         return configured[0]
-    best = max(counts.values())
-    return next(name for name in named if name and counts[name] == best)
+    best = max(named.values())
+    tied = [name for name, count in named.items() if count == best]
+    if len(tied) == 1:
+        return tied[0]
+    return next(m.server_assignor for m in members if m.server_assignor in tied)
 
 
-def _target_fields(
-    members: Sequence[ConsumerMember],
-) -> tuple[list[str], list[tuple[str, ...]], list[str | None]]:
-    """The members' ids, subscriptions and server assignors, read in one pass: at every epoch bump of a
-    thousand-member group, each record read once rather than once per field."""
-    if not members:
-        return [], [], []
-    ids, subscriptions, named = zip(*map(attrgetter("member_id", "subscribed_topics", "server_assignor"), members))
-    return list(ids), list(subscriptions), list(named)
+def _subscriptions(group: ConsumerGroup, members: Sequence[ConsumerMember]) -> list[tuple[str, ...]]:
+    """Each member's subscription, in the members' order: when they all share one (the group's counts say so),
+    that one without reading a thousand member records at every epoch bump."""
+    if len(group.subscriptions) == 1 and sum(group.subscriptions.values()) == len(members):
+        return [next(iter(group.subscriptions))] * len(members)
+    return list(map(attrgetter("subscribed_topics"), members))
 
 
 def server_assignor(coordinator: ConsumerCoordinator) -> Any:
@@ -113,15 +114,17 @@ def server_assignor(coordinator: ConsumerCoordinator) -> Any:
     def assign(
         group: ConsumerGroup, members: Sequence[ConsumerMember], current: Mapping[str, Partitions]
     ) -> Mapping[str, Partitions]:
-        member_ids, subscriptions, named = _target_fields(members)
-        name = _KAFKA_TO_KGROUP.get(preferred_assignor(named, coordinator.config.assignors), "uniform")
+        name = _KAFKA_TO_KGROUP.get(
+            preferred_assignor(group.server_assignors, members, coordinator.config.assignors), "uniform"
+        )
         sizes = tuple(sorted(coordinator.topics.items()))
         if sizes not in clusters:
             clusters.clear()
             clusters[sizes] = Cluster(tuple(Topic(t, n) for t, n in sizes))
         cluster = clusters[sizes]
+        subscriptions = _subscriptions(group, members)
         if name == "uniform":
-            derived = uniform.compute(cluster, member_ids, subscriptions, current)
+            derived = uniform.compute(cluster, list(map(attrgetter("member_id"), members)), subscriptions, current)
             if derived is not None:
                 return derived
         assignor = builtin(name)

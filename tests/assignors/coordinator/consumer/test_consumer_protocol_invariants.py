@@ -5,6 +5,8 @@ group's members hold exactly the target assignment."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 from hypothesis import settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
@@ -92,6 +94,14 @@ class ConsumerGroupLife(RuleBasedStateMachine):
         if group is not None:
             assert all(m.epoch <= group.group_epoch for m in group.members.values())
             assert group.assignment_epoch <= group.group_epoch
+
+    @invariant()
+    def the_group_counts_its_members_subscriptions_and_assignors(self) -> None:
+        group = self._group()
+        if group is not None:
+            members = list(group.members.values())
+            assert group.subscriptions == Counter(m.subscribed_topics for m in members)
+            assert group.server_assignors == Counter(m.server_assignor for m in members)
 
     @invariant()
     def a_stable_group_holds_its_target(self) -> None:
