@@ -20,7 +20,6 @@ from __future__ import annotations
 from bisect import insort
 from collections.abc import Callable, Mapping, Sequence
 from itertools import compress, repeat
-from types import MappingProxyType
 
 from kgroup.assignors.java.hash_order import capacity_by_size, spread, string_order
 from kgroup.assignors.java.semantics import java_string_hash
@@ -71,8 +70,8 @@ class UniformTargets:
         current: Mapping[str, Partitions],
     ) -> Mapping[str, Partitions] | None:
         """The uniform target for the members (ids in the coordinator's order, with their subscriptions),
-        or None when this cannot tell. The answer is a read-only view of what this object keeps as the last
-        issued target (no copy of a thousand members' entries at every bump)."""
+        or None when this cannot tell. The answer is the last issued target this object keeps, read only
+        (not copied: a thousand members' entries at every bump); `ConsumerCoordinator._new_target` makes its own."""
         if not member_ids or subscription_type_of(subscriptions) != HOMOGENEOUS:
             return None
         cached = self._last_metadata  # the same cluster and subscription objects as last time, usually
@@ -145,7 +144,7 @@ class UniformTargets:
         if len(self._grouped) > 2 * len(result) + 64:  # departed members' targets are not kept forever
             issued_ids = set(map(id, result.values()))
             self._grouped = {key: entry for key, entry in self._grouped.items() if key in issued_ids}
-        return MappingProxyType(result)
+        return result
 
     def _changes(self, by_member: dict[str, Partitions]) -> tuple[list[Partitions], Sequence[str]] | None:
         """When the members hold what this object issued last, except members that left and members that

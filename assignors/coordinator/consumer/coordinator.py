@@ -44,11 +44,10 @@ NONE = "NONE"
 _NOTHING: Partitions = frozenset()
 _T = TypeVar("_T")
 
-# TargetAssignor(group, members in the order TargetAssignmentBuilder puts them into GroupSpec's member HashMap,
-# current target, read only) -> new target per member id (a member left out gets none).
-TargetAssignor = Callable[
-    ["ConsumerGroup", Sequence["ConsumerMember"], Mapping[str, Partitions]], Mapping[str, Partitions]
-]
+# TargetAssignor(group, member ids in the order TargetAssignmentBuilder puts them into GroupSpec's member HashMap,
+# current target, read only) -> new target per member id (a member left out gets none). The members' records are
+# in `group.members`: a large group's assignor mostly needs only the group's counts of them.
+TargetAssignor = Callable[["ConsumerGroup", Sequence[str], Mapping[str, Partitions]], Mapping[str, Partitions]]
 
 
 @dataclass(frozen=True)
@@ -517,8 +516,7 @@ class ConsumerCoordinator:
         ids = group.timeline.order()
         if joining is not None:
             ids.append(joining)
-        members = list(map(group.members.__getitem__, ids))
-        computed = self.assignor(group, members, group.target)
+        computed = self.assignor(group, ids, group.target)
         # A member whose target did not change keeps the same set object; one the assignor left out has none.
         group.target = dict(zip(ids, map(computed.get, ids, repeat(_NOTHING))))
         group.assignment_epoch = group.group_epoch

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from operator import attrgetter
 from typing import Any
 
 from kgroup.assignors.coordinator.consumer.coordinator import (
@@ -80,27 +79,26 @@ def config_of(settings: Mapping[str, Any]) -> ConsumerConfig:
     )
 
 
-def preferred_assignor(
-    counts: Mapping[str | None, int], members: Sequence[ConsumerMember], configured: Sequence[str]
-) -> str:
-    """Kafka: `ConsumerGroup.computePreferredServerAssignor`: the most named; a tie goes to the oldest member's.
-    `counts`: how many of the members name each server assignor (`ConsumerGroup.server_assignors`)."""
-    named = {name: count for name, count in counts.items() if name}
+def preferred_assignor(group: ConsumerGroup, member_ids: Sequence[str], configured: Sequence[str]) -> str:
+    """Kafka: `ConsumerGroup.computePreferredServerAssignor`: the most named; a tie goes to the oldest member's
+    (the first of `member_ids` naming one of the tied)."""
+    named = {name: count for name, count in group.server_assignors.items() if name}
     if not named:
         return configured[0]
     best = max(named.values())
     tied = [name for name, count in named.items() if count == best]
     if len(tied) == 1:
         return tied[0]
-    return next(m.server_assignor for m in members if m.server_assignor in tied)
+    assignors = (group.members[m].server_assignor for m in member_ids)
+    return next(name for name in assignors if name in tied)
 
 
-def _subscriptions(group: ConsumerGroup, members: Sequence[ConsumerMember]) -> list[tuple[str, ...]]:
+def _subscriptions(group: ConsumerGroup, member_ids: Sequence[str]) -> list[tuple[str, ...]]:
     """Each member's subscription, in the members' order: when they all share one (the group's counts say so),
     that one without reading a thousand member records at every epoch bump."""
-    if len(group.subscriptions) == 1 and sum(group.subscriptions.values()) == len(members):
-        return [next(iter(group.subscriptions))] * len(members)
-    return list(map(attrgetter("subscribed_topics"), members))
+    if len(group.subscriptions) == 1 and sum(group.subscriptions.values()) == len(member_ids):
+        return [next(iter(group.subscriptions))] * len(member_ids)
+    return [group.members[m].subscribed_topics for m in member_ids]
 
 
 def server_assignor(coordinator: ConsumerCoordinator) -> Any:
@@ -112,23 +110,22 @@ def server_assignor(coordinator: ConsumerCoordinator) -> Any:
     clusters: dict[tuple[tuple[str, int], ...], Cluster] = {}  # the metadata image changes rarely
 
     def assign(
-        group: ConsumerGroup, members: Sequence[ConsumerMember], current: Mapping[str, Partitions]
+        group: ConsumerGroup, member_ids: Sequence[str], current: Mapping[str, Partitions]
     ) -> Mapping[str, Partitions]:
-        name = _KAFKA_TO_KGROUP.get(
-            preferred_assignor(group.server_assignors, members, coordinator.config.assignors), "uniform"
-        )
+        name = _KAFKA_TO_KGROUP.get(preferred_assignor(group, member_ids, coordinator.config.assignors), "uniform")
         sizes = tuple(sorted(coordinator.topics.items()))
         if sizes not in clusters:
             clusters.clear()
             clusters[sizes] = Cluster(tuple(Topic(t, n) for t, n in sizes))
         cluster = clusters[sizes]
-        subscriptions = _subscriptions(group, members)
+        subscriptions = _subscriptions(group, member_ids)
         if name == "uniform":
-            derived = uniform.compute(cluster, list(map(attrgetter("member_id"), members)), subscriptions, current)
+            derived = uniform.compute(cluster, member_ids, subscriptions, current)
             if derived is not None:
                 return derived
         assignor = builtin(name)
         assert assignor is not None
+        members = list(map(group.members.__getitem__, member_ids))
         given = [
             Member(
                 m.member_id,
@@ -185,7 +182,7 @@ class ConsumerScenario:
         return scenario
 
     def _scripted_target(
-        self, group: ConsumerGroup, members: Sequence[ConsumerMember], current: Mapping[str, Partitions]
+        self, group: ConsumerGroup, member_ids: Sequence[str], current: Mapping[str, Partitions]
     ) -> Mapping[str, Partitions]:
         """Kafka's MockPartitionAssignor: the prepared result, whatever the input."""
         return dict(self.scripted[-1]) if self.scripted else dict(current)  # type: ignore[arg-type]

@@ -18,7 +18,7 @@ def _coordinator() -> ConsumerCoordinator:
     return ConsumerCoordinator(
         ConsumerConfig(session_timeout_ms=45_000),
         {"foo": 2},
-        lambda group, members, current: {m.member_id: frozenset() for m in members},
+        lambda group, member_ids, current: {m: frozenset() for m in member_ids},
     )
 
 

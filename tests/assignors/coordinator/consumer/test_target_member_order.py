@@ -17,9 +17,9 @@ from kgroup.assignors.coordinator.consumer.coordinator import ConsumerConfig, Co
 def _recording() -> tuple[ConsumerCoordinator, list[list[str]]]:
     seen: list[list[str]] = []
 
-    def assignor(group, members, current):  # type: ignore[no-untyped-def]
-        seen.append([m.member_id for m in members])
-        return {m.member_id: frozenset() for m in members}
+    def assignor(group, member_ids, current):  # type: ignore[no-untyped-def]
+        seen.append(list(member_ids))
+        return {m: frozenset() for m in member_ids}
 
     return ConsumerCoordinator(ConsumerConfig(), {"foo": 6}, assignor), seen
 
