@@ -16,7 +16,11 @@ The log keeps lifecycle events and group states, not each request (detailed_log=
 Each run is a separate process, so peak memory (ru_maxrss) is its own; cpu is the process's user + system
 time, steadier than wall time on a shared machine.
 
+With --rounds N the restart hour runs N times (alternating with the baseline's, if any), and the verdicts and
+the ratio use the median cpu: on a shared machine one run's cpu can be 20% off either way.
+
 Usage: python bench/simulator.py [--members N] [--topics N] [--partitions N] [--protocol P] [--baseline PATH]
+       [--rounds N]
 """
 
 from __future__ import annotations
@@ -258,6 +262,16 @@ def _restart(sim, handle: str, instance_id: str) -> None:  # type: ignore[no-unt
     sim.at(sim.now + 5000, sim.start, client)
 
 
+def _median_run(runs: list[dict], protocol: str, code: str) -> dict:
+    """The run of median cpu (the lower middle of an even count); with several, says their spread."""
+    ordered = sorted(runs, key=lambda r: r["cpu_s"])
+    middle = ordered[(len(ordered) - 1) // 2]
+    if len(runs) > 1:
+        cpus = "  ".join(f"{r['cpu_s']:.2f}" for r in runs)
+        print(f"{protocol:8} restarts {code:8} cpu over {len(runs)} rounds: {cpus} s; median {middle['cpu_s']:.2f} s")
+    return middle
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--members", type=int, default=1000)
@@ -266,6 +280,7 @@ def main() -> None:
     parser.add_argument("--protocol", choices=["classic", "consumer", "both"], default="both")
     parser.add_argument("--baseline", type=Path, help="a checkout of kgroup whose code runs the same restart hour")
     parser.add_argument("--no-idle", action="store_true", help="skip the heartbeats-only hour")
+    parser.add_argument("--rounds", type=int, default=1, help="restart hours per checkout, judged by their median")
     parser.add_argument("--child", choices=["idle", "restarts"])
     parser.add_argument("--code", type=Path, help=argparse.SUPPRESS)  # child: import kgroup from this checkout
     args = parser.parse_args()
@@ -281,11 +296,12 @@ def main() -> None:
         return
     print(f"shape: {args.members} members, {args.topics} x {args.partitions} partitions, 1 simulated hour")
     runs = [("idle", "current", None)] if not args.no_idle else []
-    runs.append(("restarts", "current", None))
-    if args.baseline is not None:
-        runs.append(("restarts", "baseline", args.baseline.resolve()))
+    for _ in range(max(1, args.rounds)):
+        runs.append(("restarts", "current", None))
+        if args.baseline is not None:
+            runs.append(("restarts", "baseline", args.baseline.resolve()))
     for protocol in ["classic", "consumer"] if args.protocol == "both" else [args.protocol]:
-        results = {}
+        results: dict[tuple[str, str], list[dict]] = {}
         for kind, code, path in runs:
             command = [
                 sys.executable,
@@ -304,7 +320,8 @@ def main() -> None:
             out = subprocess.run(
                 command + (["--code", str(path)] if path else []), capture_output=True, text=True, check=True
             )
-            r = results[kind, code] = json.loads(out.stdout.strip().splitlines()[-1])
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+            results.setdefault((kind, code), []).append(r)
             print(
                 f"{protocol:8} {kind:8} {code:8} wall {r['wall_s']:6.2f} s  cpu {r['cpu_s']:6.2f} s  "
                 f"events {r['events']:>8}  rebalances {r['rebalances']:>4}  peak {r['peak_mb']:5.0f} MB  "
@@ -312,13 +329,15 @@ def main() -> None:
                 f"({r['code']})",
                 flush=True,
             )
-        full = results["restarts", "current"]
+        full = _median_run(results["restarts", "current"], protocol, "current")
         if ("idle", "current") in results:
-            idle = results["idle", "current"]
+            idle = results["idle", "current"][0]
             print(f"{protocol:8} restarts / heartbeats only, wall: {full['wall_s'] / idle['wall_s']:.2f}x")
         if ("restarts", "baseline") in results:
-            base = results["restarts", "baseline"]
-            same = all(base[k] == full[k] for k in ("digest", "events", "rebalances", "unconsumed_partition_s"))
+            base = _median_run(results["restarts", "baseline"], protocol, "baseline")
+            keys = ("digest", "events", "rebalances", "unconsumed_partition_s")
+            every = results["restarts", "current"] + results["restarts", "baseline"]
+            same = all(r[k] == full[k] for r in every for k in keys)
             print(
                 f"{protocol:8} restarts, baseline / current: wall {base['wall_s'] / full['wall_s']:.2f}x  "
                 f"cpu {base['cpu_s'] / full['cpu_s']:.2f}x  peak {base['peak_mb'] / full['peak_mb']:.2f}x  "
