@@ -14,6 +14,8 @@ from collections.abc import Callable, Hashable
 from typing import Protocol
 
 Action = Callable[[], None]
+Entry = tuple[int, int, Hashable]  # (deadline, sequence, key), in the heap or the lane
+Timer = tuple[int, int, Action]  # a key's live (deadline, sequence, action)
 
 
 class TimerQueue:
@@ -30,14 +32,18 @@ class TimerQueue:
     cost, while their deadlines do not decrease; one due earlier than the lane's last goes to the heap. The
     earlier head of the two by (deadline, sequence) comes first, so the firing order is that of one heap.
     An event loop that reads `heap` directly must not use the lane.
+
+    Each sequence number is given by one `schedule` call, which also fixes its deadline: an entry is its
+    key's live timer exactly when their sequences are equal, and its key's current entry exactly when
+    `_queued` holds that very tuple.
     """
 
     def __init__(self) -> None:
         # Read by event loops too: while heap[0][0] is later than their next event, no timer is due first.
-        self.heap: list[tuple[int, int, Hashable]] = []
-        self._lane: deque[tuple[int, int, Hashable]] = deque()
-        self._live: dict[Hashable, tuple[int, int, Action]] = {}
-        self._queued: dict[Hashable, tuple[int, int]] = {}  # key -> (deadline, sequence) of its heap entry
+        self.heap: list[Entry] = []
+        self._lane: deque[Entry] = deque()
+        self._live: dict[Hashable, Timer] = {}
+        self._queued: dict[Hashable, Entry] = {}  # key -> its entry in the heap or the lane
         self._sequence = 0
         self.fired = 0  # timers popped, for benchmarks
 
@@ -47,11 +53,11 @@ class TimerQueue:
         self._live[key] = (deadline, sequence, action)
         queued = self._queued.get(key)
         if queued is None or queued[0] > deadline:
-            self._queued[key] = (deadline, sequence)
+            entry = self._queued[key] = (deadline, sequence, key)
             if lane and (not self._lane or self._lane[-1][0] <= deadline):
-                self._lane.append((deadline, sequence, key))
+                self._lane.append(entry)
             else:
-                heapq.heappush(self.heap, (deadline, sequence, key))
+                heapq.heappush(self.heap, entry)
 
     def cancel(self, key: Hashable) -> None:
         self._live.pop(key, None)
@@ -70,51 +76,64 @@ class TimerQueue:
         Only entries at or before `limit` are looked at, so an event loop asking before each event
         "is a timer due first?" pays one comparison while the next timer is further away.
         """
-        from_lane = self._due_head(limit)
-        if from_lane is None:
-            return None
-        return self._lane[0][0] if from_lane else self.heap[0][0]
-
-    def _due_head(self, limit: int | None) -> bool | None:
-        """Drops the entries no timer is live for from the heads; then whether the earliest live entry, due at
-        or before `limit`, heads the lane (else the heap), or None when none is due."""
-        heap, lane, live, queued = self.heap, self._lane, self._live, self._queued
+        heap, lane, live = self.heap, self._lane, self._live
         while True:
             # Sequences are unique: entries compare by (deadline, sequence), never by key.
             from_lane = bool(lane) and (not heap or lane[0] < heap[0])
             if from_lane:
-                deadline, sequence, key = lane[0]
+                entry = lane[0]
             elif heap:
-                deadline, sequence, key = heap[0]
+                entry = heap[0]
             else:
                 return None
-            if limit is not None and deadline > limit:
+            if limit is not None and entry[0] > limit:
                 return None
-            timer = live.get(key)
-            if timer is not None and timer[0] == deadline and timer[1] == sequence:
-                return from_lane
+            timer = live.get(entry[2])
+            if timer is not None and timer[1] == entry[1]:
+                return entry[0]
             if from_lane:
                 lane.popleft()
             else:
                 heapq.heappop(heap)
-            if queued.get(key) != (deadline, sequence):
-                continue  # replaced by an earlier entry
-            if timer is None:
-                del queued[key]  # cancelled
-            else:
-                queued[key] = timer[:2]  # postponed: move to the live deadline
-                heapq.heappush(heap, (timer[0], timer[1], key))
+            self._requeue(entry, timer)
 
     def pop_due(self, now: int) -> tuple[int, Action] | None:
         """The earliest timer due at or before `now` (removed), or None."""
-        from_lane = self._due_head(now)
-        if from_lane is None:
-            return None
-        _, _, key = self._lane.popleft() if from_lane else heapq.heappop(self.heap)
-        del self._queued[key]
-        self.fired += 1
-        deadline, _, action = self._live.pop(key)
-        return deadline, action
+        timer = self._pop_live(now)
+        return None if timer is None else (timer[0], timer[2])
+
+    def _pop_live(self, now: int) -> Timer | None:
+        """Removes and returns the earliest live timer due at or before `now`; entries no timer is live for
+        are dropped or moved on the way (`_requeue`)."""
+        heap, lane, live = self.heap, self._lane, self._live
+        while True:
+            if lane and (not heap or lane[0] < heap[0]):
+                if lane[0][0] > now:
+                    return None
+                entry = lane.popleft()
+            elif heap and heap[0][0] <= now:
+                entry = heapq.heappop(heap)
+            else:
+                return None
+            key = entry[2]
+            timer = live.get(key)
+            if timer is not None and timer[1] == entry[1]:
+                del self._queued[key], live[key]
+                self.fired += 1
+                return timer
+            self._requeue(entry, timer)
+
+    def _requeue(self, entry: Entry, timer: Timer | None) -> None:
+        """An entry just taken off the heads that is not its key's live timer (`timer`, or None)."""
+        key = entry[2]
+        if self._queued.get(key) is not entry:
+            return  # replaced by an earlier entry
+        if timer is None:
+            del self._queued[key]  # cancelled
+        else:
+            # postponed: move to the live deadline
+            moved = self._queued[key] = (timer[0], timer[1], key)
+            heapq.heappush(self.heap, moved)
 
 
 class Clocked(Protocol):
@@ -123,10 +142,8 @@ class Clocked(Protocol):
 
 def run_due(timers: TimerQueue, instant: int, clock: Clocked) -> None:
     """Fire every timer due at or before `instant` with `clock.now` at its own deadline, then stand at `instant`."""
-    while True:
-        due = timers.pop_due(instant)
-        if due is None:
-            break
-        clock.now, action = due
+    pop_live = timers._pop_live
+    while (timer := pop_live(instant)) is not None:
+        clock.now, _, action = timer
         action()
     clock.now = instant

@@ -23,6 +23,7 @@ from kgroup.assignors.coordinator.consumer.reconcile import (
     Reconciliation,
     UNREVOKED_PARTITIONS,
     reconcile,
+    record_of,
 )
 from kgroup.assignors.java.timeline_table import TimelineHashTable
 from kgroup.assignors.model import TopicPartition
@@ -105,16 +106,10 @@ class ConsumerMember:
         return self.progress.epoch
 
     def with_progress(self, progress: Reconciliation) -> ConsumerMember:
-        """The same record at another step of reconciliation (built directly: it happens at most heartbeats)."""
-        return ConsumerMember(
-            self.member_id,
-            progress,
-            self.instance_id,
-            self.rack_id,
-            self.rebalance_timeout_ms,
-            self.subscribed_topics,
-            self.server_assignor,
-        )
+        """The same record at another step of reconciliation."""
+        fields = self.__dict__.copy()
+        fields["progress"] = progress
+        return record_of(ConsumerMember, fields)
 
     @property
     def owned(self) -> Partitions:
@@ -414,14 +409,16 @@ class ConsumerCoordinator:
             or group.group_epoch < refresh_epoch
         ):
             return None
+        # schedule_session, inlined: its timer keys also serve _advance_holding
+        session = self._sessions.get((group_id, member_id)) or self._session(group_id, member_id)
         if progress.epoch != group.assignment_epoch:
             if not advance or group.target.get(member_id) is not progress.assigned:
                 return None
-            member_epoch = self._advance_holding(group, member)
-        self.schedule_session(group_id, member_id)
+            member_epoch = self._advance_holding(group, member, session[2])
+        self.timers.schedule(session[0], self.now + self.config.session_timeout_ms, session[1])
         return member_epoch
 
-    def _advance_holding(self, group: ConsumerGroup, member: ConsumerMember) -> int:
+    def _advance_holding(self, group: ConsumerGroup, member: ConsumerMember, rebalance_key: str) -> int:
         """`_reconcile` for a Stable member whose target is the very set it is assigned, at an older epoch: its
         new epoch. `CurrentAssignmentBuilder.computeNextAssignment` finds nothing to revoke or assign and moves
         it to the target epoch, Stable; its owned partitions stay the same object (`ConsumerGroup.put_holding`)
@@ -430,10 +427,8 @@ class ConsumerCoordinator:
         if progress.pending_revocation:  # it owns more than it is assigned: the general path
             return self._reconcile(group, member, None).epoch
         epoch = group.assignment_epoch
-        group.put_holding(
-            member.with_progress(Reconciliation(epoch, progress.epoch, STABLE, progress.assigned, frozenset()))
-        )
-        self.timers.cancel(self._session(group.group_id, member.member_id)[2])
+        group.put_holding(member.with_progress(progress.stable_at(epoch)))
+        self.timers.cancel(rebalance_key)
         return epoch
 
     def _invalid(self, request: HeartbeatRequest) -> str | None:

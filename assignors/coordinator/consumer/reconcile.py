@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any, TypeVar
 
 from kgroup.assignors.model import TopicPartition
 
@@ -28,6 +29,7 @@ STABLE, UNREVOKED_PARTITIONS = MemberState.STABLE, MemberState.UNREVOKED_PARTITI
 UNRELEASED_PARTITIONS, UNKNOWN = MemberState.UNRELEASED_PARTITIONS, MemberState.UNKNOWN
 
 Partitions = frozenset[TopicPartition]
+_R = TypeVar("_R")
 FREE = -1  # the epoch of a partition nobody owns (ConsumerGroup.currentPartitionEpoch)
 
 
@@ -48,6 +50,24 @@ class Reconciliation:
     def is_reconciled_to(self, target_epoch: int) -> bool:
         """Kafka: `ConsumerGroupMember.isReconciledTo`."""
         return self.state == STABLE and self.epoch == target_epoch
+
+    def stable_at(self, target_epoch: int) -> Reconciliation:
+        """This Stable step moved to `target_epoch`, holding the same sets (`CurrentAssignmentBuilder` when the
+        target is what the member is assigned and it revokes nothing)."""
+        fields = self.__dict__.copy()
+        fields["previous_epoch"], fields["epoch"] = self.epoch, target_epoch
+        return record_of(Reconciliation, fields)
+
+
+def record_of(cls: type[_R], fields: dict[str, Any]) -> _R:
+    """A frozen dataclass record (one without `__post_init__`) holding `fields`, every one of its fields.
+
+    What `__init__` makes, without it: a frozen dataclass's `__init__` sets each field through
+    `object.__setattr__`, and the coordinator makes a member record or two at most heartbeats.
+    """
+    record = object.__new__(cls)
+    object.__setattr__(record, "__dict__", fields)
+    return record
 
 
 def reconcile(
@@ -114,4 +134,13 @@ def _next(
 def _moved(
     current: Reconciliation, epoch: int, state: MemberState, assigned: Partitions, revoking: Partitions
 ) -> Reconciliation:
-    return Reconciliation(epoch, current.epoch, state, assigned, revoking)
+    return record_of(
+        Reconciliation,
+        {
+            "epoch": epoch,
+            "previous_epoch": current.epoch,
+            "state": state,
+            "assigned": assigned,
+            "pending_revocation": revoking,
+        },
+    )

@@ -197,6 +197,9 @@ class ConsumerSimulation:
             return
         if group.group_epoch != before:
             self.bumps.append(EpochBump(self.now, group.group_epoch))
+        self._note_stable(group)
+
+    def _note_stable(self, group: ConsumerGroup) -> None:
         # The group's state is derived (ConsumerGroup.state); asked only while Stable is not yet recorded.
         if (
             not self.stable_at or self.stable_at[-1] < (self.bumps[-1].at_ms if self.bumps else 0)
@@ -235,8 +238,8 @@ class ConsumerSimulation:
                 self.group_id, client.member_id, client.epoch, client.config.instance_id, advance=True
             )
             if epoch is not None:
-                if epoch != client.epoch:  # reconciled to the new epoch: the group may now be Stable
-                    self._after_request(self._group_epoch())
+                if epoch != client.epoch:  # reconciled to the new epoch (no bump): the group may now be Stable
+                    self._note_stable(coordinator.groups[self.group_id])
                 client.epoch = epoch
                 self._heartbeat_at(client, coordinator.now + coordinator.config.heartbeat_interval_ms)
                 return
