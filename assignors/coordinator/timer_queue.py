@@ -16,6 +16,7 @@ from typing import Protocol
 Action = Callable[[], None]
 Entry = tuple[int, int, Hashable]  # (deadline, sequence, key), in the heap or the lane
 Timer = tuple[int, int, Action]  # a key's live (deadline, sequence, action)
+_NO_LIMIT = float("inf")  # `due_by(None)`: every entry is due by it
 
 
 class TimerQueue:
@@ -76,50 +77,41 @@ class TimerQueue:
         Only entries at or before `limit` are looked at, so an event loop asking before each event
         "is a timer due first?" pays one comparison while the next timer is further away.
         """
-        heap, lane, live = self.heap, self._lane, self._live
-        while True:
-            # Sequences are unique: entries compare by (deadline, sequence), never by key.
-            from_lane = bool(lane) and (not heap or lane[0] < heap[0])
-            if from_lane:
-                entry = lane[0]
-            elif heap:
-                entry = heap[0]
-            else:
-                return None
-            if limit is not None and entry[0] > limit:
-                return None
-            timer = live.get(entry[2])
-            if timer is not None and timer[1] == entry[1]:
-                return entry[0]
-            if from_lane:
-                lane.popleft()
-            else:
-                heapq.heappop(heap)
-            self._requeue(entry, timer)
+        timer = self._live_head(_NO_LIMIT if limit is None else limit, take=False)
+        return None if timer is None else timer[0]
 
     def pop_due(self, now: int) -> tuple[int, Action] | None:
         """The earliest timer due at or before `now` (removed), or None."""
-        timer = self._pop_live(now)
+        timer = self._live_head(now, take=True)
         return None if timer is None else (timer[0], timer[2])
 
-    def _pop_live(self, now: int) -> Timer | None:
-        """Removes and returns the earliest live timer due at or before `now`; entries no timer is live for
-        are dropped or moved on the way (`_requeue`)."""
+    def _live_head(self, limit: int | float, take: bool) -> Timer | None:
+        """The earliest live timer due at or before `limit`, removed when `take`, or None; entries no timer is
+        live for are dropped or moved on the way (`_requeue`).
+
+        The head is popped, then checked: a live one that stays (`take` False) goes back where it was, the
+        front of the lane or the top of the heap (nothing in the heap orders before it)."""
         heap, lane, live = self.heap, self._lane, self._live
         while True:
+            # Sequences are unique: entries compare by (deadline, sequence), never by key.
             if lane and (not heap or lane[0] < heap[0]):
-                if lane[0][0] > now:
+                if lane[0][0] > limit:
                     return None
-                entry = lane.popleft()
-            elif heap and heap[0][0] <= now:
-                entry = heapq.heappop(heap)
+                entry, from_lane = lane.popleft(), True
+            elif heap and heap[0][0] <= limit:
+                entry, from_lane = heapq.heappop(heap), False
             else:
                 return None
             key = entry[2]
             timer = live.get(key)
             if timer is not None and timer[1] == entry[1]:
-                del self._queued[key], live[key]
-                self.fired += 1
+                if take:
+                    del self._queued[key], live[key]
+                    self.fired += 1
+                elif from_lane:
+                    lane.appendleft(entry)
+                else:
+                    heapq.heappush(heap, entry)
                 return timer
             self._requeue(entry, timer)
 
@@ -142,8 +134,8 @@ class Clocked(Protocol):
 
 def run_due(timers: TimerQueue, instant: int, clock: Clocked) -> None:
     """Fire every timer due at or before `instant` with `clock.now` at its own deadline, then stand at `instant`."""
-    pop_live = timers._pop_live
-    while (timer := pop_live(instant)) is not None:
+    live_head = timers._live_head
+    while (timer := live_head(instant, True)) is not None:
         clock.now, _, action = timer
         action()
     clock.now = instant

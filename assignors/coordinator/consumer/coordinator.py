@@ -186,10 +186,11 @@ class ConsumerGroup:
         if old is None and replay:
             self.replay_join(member_id)
         if old is None or old.subscribed_topics is not member.subscribed_topics:
-            self._count(old, -1)
-            self._count(member, 1)
+            if old is not None:
+                self._uncount(old)
+            self._count(member)
         elif old.server_assignor != member.server_assignor:
-            _uncount(self.server_assignors, old.server_assignor)
+            _decrement(self.server_assignors, old.server_assignor)
             self.server_assignors[member.server_assignor] += 1
         before = old.owned if old is not None else frozenset()
         after = member.owned
@@ -205,15 +206,13 @@ class ConsumerGroup:
                 owners[tp] = member_id
         self.put_holding(member)
 
-    def _count(self, member: ConsumerMember | None, step: int) -> None:
-        if member is None:
-            return
-        if step > 0:
-            self.subscriptions[member.subscribed_topics] += 1
-            self.server_assignors[member.server_assignor] += 1
-        else:
-            _uncount(self.subscriptions, member.subscribed_topics)
-            _uncount(self.server_assignors, member.server_assignor)
+    def _count(self, member: ConsumerMember) -> None:
+        self.subscriptions[member.subscribed_topics] += 1
+        self.server_assignors[member.server_assignor] += 1
+
+    def _uncount(self, member: ConsumerMember) -> None:
+        _decrement(self.subscriptions, member.subscribed_topics)
+        _decrement(self.server_assignors, member.server_assignor)
 
     def put_holding(self, member: ConsumerMember) -> None:
         """`put` for a member already in the group whose new record owns the very set object its old one
@@ -242,7 +241,7 @@ class ConsumerGroup:
             return None
         self.timeline.remove(member_id)
         self._unreconciled.discard(member_id)
-        self._count(member, -1)
+        self._uncount(member)
         for tp in member.owned:
             if self.owners.get(tp) == member_id:
                 del self.owners[tp]
@@ -409,13 +408,14 @@ class ConsumerCoordinator:
             or group.group_epoch < refresh_epoch
         ):
             return None
-        # schedule_session, inlined: its timer keys also serve _advance_holding
+        # The member's timer keys serve both _advance_holding and the session; the dictionary first, without
+        # a call: nearly every heartbeat comes here.
         session = self._sessions.get((group_id, member_id)) or self._session(group_id, member_id)
         if progress.epoch != group.assignment_epoch:
             if not advance or group.target.get(member_id) is not progress.assigned:
                 return None
             member_epoch = self._advance_holding(group, member, session[2])
-        self.timers.schedule(session[0], self.now + self.config.session_timeout_ms, session[1])
+        self._arm_session(session)  # after _advance_holding: a rebalance timer it arms takes its sequence first
         return member_epoch
 
     def _advance_holding(self, group: ConsumerGroup, member: ConsumerMember, rebalance_key: str) -> int:
@@ -586,8 +586,10 @@ class ConsumerCoordinator:
         self._sessions.pop((group_id, member_id), None)
 
     def schedule_session(self, group_id: str, member_id: str) -> None:
-        # Every heartbeat lands here: the dictionary first, without a call.
-        session = self._sessions.get((group_id, member_id)) or self._session(group_id, member_id)
+        self._arm_session(self._session(group_id, member_id))
+
+    def _arm_session(self, session: tuple[str, Callable[[], None], str]) -> None:
+        """Kafka: `scheduleConsumerGroupSessionTimeout`, for the member's `_session` timers."""
         self.timers.schedule(session[0], self.now + self.config.session_timeout_ms, session[1])
 
     def _session(self, group_id: str, member_id: str) -> tuple[str, Callable[[], None], str]:
@@ -652,7 +654,7 @@ def _updated(member: ConsumerMember, request: HeartbeatRequest) -> ConsumerMembe
     return replace(member, **changes) if changes else member
 
 
-def _uncount(counts: Counter[_T], key: _T) -> None:
+def _decrement(counts: Counter[_T], key: _T) -> None:
     left = counts[key] - 1
     if left:
         counts[key] = left
