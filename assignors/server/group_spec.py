@@ -337,14 +337,19 @@ def _integer_set_tail(parts: list[int], count: int) -> list[int]:
     capacity = _collection_capacity(len(parts))
     if not parts or count >= len(parts) or (parts[0] >= 0 and parts[-1] < capacity):
         return parts[-count:] if count < len(parts) else _integer_set_order(parts)
-    if parts[0] >= 0:  # spread(p), inlined for the non-negative values partition numbers are
+    plain = parts[0] >= 0 and parts[-1] <= 0xFFFF  # spread(p) is p itself: no high half to fold in
+    if plain:
+        spreads = parts
+    elif parts[0] >= 0:  # spread(p), inlined for the non-negative values partition numbers are
         spreads = [p ^ (p >> 16) for p in parts]
     else:
         spreads = [spread(p) for p in parts]
     mask = (_capacity_by_spreads(spreads, capacity) or final_capacity(parts, capacity)) - 1
-    buckets = [s & mask for s in spreads]
     if count == 1:  # one partition over its quota, the usual case: the last of (bucket, insertion order)
-        return [parts[max(zip(buckets, range(len(parts))))[1]]]
+        if plain:  # ascending values, each its own spread: the greatest of those in the last bucket, in C
+            return [max(reversed(parts), key=mask.__and__)]
+        return [parts[max(zip([s & mask for s in spreads], range(len(parts))))[1]]]
+    buckets = [s & mask for s in spreads]
     last = heapq.nlargest(count, zip(buckets, range(len(parts))))
     return [parts[i] for _, i in reversed(last)]
 

@@ -12,8 +12,13 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from kgroup.assignors.model import Cluster, Member, Topic, TopicPartition
-from kgroup.assignors.java.hash_order import final_capacity, spread
-from kgroup.assignors.server.group_spec import ServerGroup, _capacity_by_spreads
+from kgroup.assignors.java.hash_order import final_capacity, integer_order, spread
+from kgroup.assignors.server.group_spec import (
+    ServerGroup,
+    _capacity_by_spreads,
+    _collection_capacity,
+    _integer_set_tail,
+)
 from kgroup.assignors.server.uniform import UniformAssignor
 from kgroup.assignors.java.hash_order import string_order
 from kgroup.assignors.server.uniform_incremental import UniformTargets, _MemberOrder
@@ -120,6 +125,21 @@ def test_declines_when_the_metadata_changed_or_a_target_was_not_issued():
     assert targets.compute(cluster, ids, subscriptions, narrowed) is None
     assert targets.compute(cluster, ids, [("a", "b"), ("a",)], current) is None
     assert targets.compute(cluster, ids, subscriptions, current) == current  # the control: this one derives
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.sampled_from([(0, 3000), (0, 0xFFFF), (60_000, 200_000), (-(2**31), 2**31 - 1)]).flatmap(
+        lambda bounds: st.sets(st.integers(*bounds), min_size=1, max_size=300)
+    ),
+    st.integers(1, 12),
+)
+def test_an_integer_sets_tail_is_the_end_of_its_iteration_order(values, count):
+    """_integer_set_tail against the HashSet<Integer> replayed insert by insert, for values whose hash spread
+    folds in a high half (above 0xFFFF, negative) or not, and tables from 16 buckets to 512."""
+    parts = sorted(values)
+    replayed = integer_order(parts, _collection_capacity(len(parts)))
+    assert _integer_set_tail(parts, count) == replayed[-count:]
 
 
 @settings(max_examples=300, deadline=None)
