@@ -283,16 +283,18 @@ class ClassicCoordinator:
         else:
             response.answer(self.now, error="UNKNOWN_MEMBER_ID")
 
-    def _answer_current(self, group: ClassicGroup, member_id: str, response: JoinResponse, with_members: bool) -> None:
-        response.answer(
-            self.now,
-            error="NONE",
-            member_id=member_id,
-            generation=group.generation,
-            leader=group.leader,
-            protocol_name=group.protocol_name,
-            members=group.member_list() if with_members else (),
-            skip_assignment=False,
+    def _answer_current(
+        self,
+        group: ClassicGroup,
+        member_id: str,
+        response: JoinResponse,
+        with_members: bool,
+        skip_assignment: bool = False,
+    ) -> None:
+        """A JoinGroup answered NONE at the group's generation, with its leader and protocol."""
+        members = group.member_list() if with_members else ()
+        response.accept(
+            self.now, member_id, group.generation, group.leader, group.protocol_name, members, skip_assignment
         )
 
     def _add_member(self, group: ClassicGroup, member_id: str, req: _JoinRequest, response: JoinResponse) -> None:
@@ -369,27 +371,11 @@ class ClassicCoordinator:
                 group.await_join(new, None)
                 if req.version >= 9:
                     is_leader = group.leader == new_id
-                    response.answer(
-                        self.now,
-                        error="NONE",
-                        member_id=new_id,
-                        generation=group.generation,
-                        leader=group.leader,
-                        protocol_name=group.protocol_name,
-                        members=group.member_list() if is_leader else (),
-                        skip_assignment=is_leader,
-                    )
+                    self._answer_current(group, new_id, response, with_members=is_leader, skip_assignment=is_leader)
                 else:
-                    response.answer(
-                        self.now,
-                        error="NONE",
-                        member_id=new_id,
-                        generation=group.generation,
-                        leader=leader_before,
-                        protocol_name=group.protocol_name,
-                        members=(),
-                        skip_assignment=False,
-                    )
+                    # Before v9 the answer names the leader from before the replacement (the old member id, when
+                    # it led): a replaced leader then runs no assignment, which a Stable group would not hand out.
+                    response.accept(self.now, new_id, group.generation, leader_before, group.protocol_name, (), False)
             else:
                 self._rebalance_or_complete(group, f"static member {req.instance_id} rejoins with a new protocol")
         elif group.state == COMPLETING:
