@@ -107,12 +107,29 @@ def _committed(nodes: list[Node], group: str, topic: str) -> dict[int, int]:
             try:
                 found = consumer.committed([TopicPartition(topic, p) for p in COMMITTED], timeout=10)
                 return {tp.partition: tp.offset for tp in found}
-            except KafkaException:
+            except KafkaException as exc:
                 if time.monotonic() > deadline:
-                    raise
+                    raise AssertionError(
+                        f"the cluster did not give {group}'s commits within 120 s ({exc}); "
+                        f"its coordinator's partition now: {_offsets_partition_state(nodes, group)}"
+                    ) from exc
                 time.sleep(0.5)
     finally:
         consumer.close()
+
+
+def _offsets_partition_state(nodes: list[Node], group: str) -> str:
+    """The group's `__consumer_offsets` partition as the cluster's metadata gives it: leader and in-sync
+    replicas (a failure message says whether the group had a coordinator to answer)."""
+    try:
+        metadata = AdminClient({"bootstrap.servers": _bootstrap([n for n in nodes if n.running])}).list_topics(
+            timeout=30
+        )
+    except KafkaException as exc:
+        return f"no metadata ({exc})"
+    index = _partition_for(group, len(metadata.topics["__consumer_offsets"].partitions))
+    partition = metadata.topics["__consumer_offsets"].partitions[index]
+    return f"__consumer_offsets-{index}, leader {partition.leader}, isr {sorted(partition.isrs)}"
 
 
 def _log_ends(nodes: list[Node], topic: str, partitions: int) -> dict[int, int]:
