@@ -338,10 +338,49 @@ def wait_fully_replicated(nodes: list[Node], timeout_s: float = START_TIMEOUT_S)
     raise RuntimeError(f"not fully replicated within {timeout_s:.0f} s: {', '.join(behind[:5])}")
 
 
-def coordinator_of(nodes: list[Node], group: str) -> Node:
-    """The node Kafka names as `group`'s coordinator now (FindCoordinator through Kafka's own answer)."""
+def create_topics(broker: str, topics: Mapping[str, int], timeout_s: float = START_TIMEOUT_S) -> dict[str, str]:
+    """Create `topics` (name: partitions, one replica) and wait until the broker describes every one; returns
+    each topic's id. CreateTopics answers once the controller has the topic, which the broker's metadata cache
+    may learn a moment later: a DescribeTopics or a subscription in between sees UNKNOWN_TOPIC_OR_PART."""
+    from confluent_kafka import KafkaError, KafkaException, TopicCollection
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    admin = AdminClient({"bootstrap.servers": broker})
+    for future in admin.create_topics([NewTopic(t, n, 1) for t, n in topics.items()]).values():
+        future.result(60)
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            described = admin.describe_topics(TopicCollection(list(topics)), request_timeout=30)
+            return {t: str(f.result(60).topic_id) for t, f in described.items()}
+        except KafkaException as exc:
+            if exc.args[0].code() != KafkaError.UNKNOWN_TOPIC_OR_PART or time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
+def coordinator_of(nodes: list[Node], group: str, timeout_s: float = START_TIMEOUT_S) -> Node:
+    """The node Kafka names as `group`'s coordinator now (FindCoordinator through Kafka's own answer), asked
+    again while a fault settles: after a node dies, the describe may reach a broker that no longer leads the
+    group's offsets partition, or one still loading it (NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS, which
+    confluent-kafka's describe does not retry), until the controller has fenced the node and moved leadership."""
+    from confluent_kafka import KafkaError, KafkaException
     from confluent_kafka.admin import AdminClient
 
+    settling = {
+        KafkaError.NOT_COORDINATOR,
+        KafkaError.COORDINATOR_LOAD_IN_PROGRESS,
+        KafkaError.COORDINATOR_NOT_AVAILABLE,
+        KafkaError._TIMED_OUT,
+        KafkaError._TRANSPORT,
+    }
     admin = AdminClient({"bootstrap.servers": ",".join(n.address for n in nodes if n.running)})
-    described = admin.describe_consumer_groups([group], request_timeout=30)[group].result(60)
-    return next(n for n in nodes if n.node_id == described.coordinator.id)
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            described = admin.describe_consumer_groups([group], request_timeout=30)[group].result(60)
+            return next(n for n in nodes if n.node_id == described.coordinator.id)
+        except KafkaException as exc:
+            if exc.args[0].code() not in settling or time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)

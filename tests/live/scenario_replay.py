@@ -41,7 +41,7 @@ from typing import Any
 
 import yaml
 from confluent_kafka import Consumer
-from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic
+from confluent_kafka.admin import AdminClient, NewPartitions
 
 from tests.kafka.broker import Node
 from tests.live.java_consumers import JavaConsumers
@@ -576,12 +576,6 @@ class EpochWatch:
 
 
 # -- the replay ------------------------------------------------------------------------------------------
-
-
-def create_topics(broker: str, topics: dict[str, int]) -> None:
-    admin = AdminClient({"bootstrap.servers": broker})
-    for future in admin.create_topics([NewTopic(t, n, 1) for t, n in topics.items()]).values():
-        future.result(60)
 
 
 def add_partitions(broker: str, topic: str, total: int) -> None:

@@ -20,12 +20,12 @@ import time
 import uuid
 from typing import Any
 
-from confluent_kafka import Consumer, TopicCollection
-from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka import Consumer
 
 from kgroup.assignors.java.hash_order import spread, uuid_of
 from kgroup.inspectors.live.wire.consumer_group_describe import describe_consumer_groups
 from tests.cli.helpers import run_process
+from tests.kafka.broker import create_topics
 
 SETTLE_TIMEOUT_S = 120  # polled, never slept through; generous for a loaded 2-core machine
 
@@ -57,15 +57,8 @@ def _settled(broker: str, group: str, consumers: list[Consumer], done: Any) -> A
 def test_the_what_if_gives_up_partitions_in_the_order_the_coordinator_holds_the_target(broker: str) -> None:
     run = uuid.uuid4().hex[:8]
     names = [f"order-{run}-{i:02}" for i in range(17)]
-    admin = AdminClient({"bootstrap.servers": broker})
-    for future in admin.create_topics([NewTopic(n, 1, 1) for n in names]).values():
-        future.result(60)
+    ids = create_topics(broker, dict.fromkeys(names, 1))
     group = f"order-{run}"
-    ids: dict[str, str] = {}
-    deadline = time.monotonic() + SETTLE_TIMEOUT_S
-    while len(ids) < len(names) and time.monotonic() < deadline:  # a new topic's metadata may lag a moment
-        described_topics = admin.describe_topics(TopicCollection(names))
-        ids = {n: str(f.result(30).topic_id) for n, f in described_topics.items()}
     bucket = {n: spread(uuid_of(i).hash_code()) & 15 for n, i in ids.items()}  # fromRecord's HashMap: 16 buckets
     earlier, later = next((a, b) for a, b in itertools.combinations(names, 2) if bucket[a] == bucket[b])
     first = _consumer(broker, group, "first")

@@ -21,11 +21,11 @@ import uuid
 from typing import Any
 
 import pytest
-from confluent_kafka.admin import AdminClient, NewTopic
 
 from kgroup.assignors.java.hash_order import string_order
 from kgroup.inspectors.live.wire.describe_groups import describe_classic_members
 from tests.cli.helpers import run_process
+from tests.kafka.broker import create_topics
 from tests.live.real_consumers import Consumers, Member
 
 pytestmark = pytest.mark.live
@@ -88,12 +88,6 @@ class _DefaultClientIds(Consumers):
         return runs[-1]
 
 
-def _create(broker: str, topics: dict[str, int]) -> None:
-    admin = AdminClient({"bootstrap.servers": broker})
-    for future in admin.create_topics([NewTopic(t, n, 1) for t, n in topics.items()]).values():
-        future.result(30)
-
-
 def _described(broker: str, group: str) -> list[str]:
     described = describe_classic_members({"bootstrap.servers": broker}, [group], 30)[group]
     return [m.member_id for m in described.members]
@@ -102,7 +96,7 @@ def _described(broker: str, group: str) -> list[str]:
 def test_join_group_and_describe_groups_list_members_in_the_member_maps_order(broker: str) -> None:
     suffix = uuid.uuid4().hex[:6]
     topic, group = f"order-{suffix}", f"order-g-{suffix}"
-    _create(broker, {topic: 6})
+    create_topics(broker, {topic: 6})
     consumers = _DefaultClientIds(broker, group, {topic: 6}, "range")
     inserted: list[str] = []
     try:
@@ -166,7 +160,7 @@ def test_the_prediction_is_right_as_often_as_its_likelihood_says(broker: str) ->
     for plan_number, (sizes, plan) in enumerate(_plans(int(os.environ.get("KGROUP_MEMBER_ORDER_GROUPS", "4")))):
         suffix = uuid.uuid4().hex[:6]
         topics = {f"{t}-{suffix}": n for t, n in sizes.items()}
-        _create(broker, topics)
+        create_topics(broker, topics)
         group = f"odds-{plan_number}-{suffix}"
         consumers = _DefaultClientIds(broker, group, topics, "range")
         names = tuple(topics)

@@ -44,7 +44,6 @@ from tests.live.scenario_replay import (
     LiveRun,
     Plan,
     compare,
-    create_topics,
     predict,
     replay,
 )
@@ -98,7 +97,7 @@ def test_the_broker_does_what_kgroup_simulate_predicts(
     group = f"{data['groups'][0]['group_id']}-{suffix}"
     # Each scenario file names its own topics, so the module's broker serves them all.
     topics = {t["name"]: t["partitions"] for t in data["cluster"]["topics"]}
-    create_topics(replay_kafka.address, topics)
+    kafka_broker.create_topics(replay_kafka.address, topics)
     classes = compiled(tmp_path_factory) if client == "java" else None
     with ThreadPoolExecutor(1) as pool:
         # A classic prediction is `kgroup simulate` of the file alone: it runs while the broker settles the

@@ -20,18 +20,12 @@ import uuid
 from pathlib import Path
 
 import pytest
-from confluent_kafka.admin import AdminClient, NewTopic
 
 from tests.cli.helpers import run_process
+from tests.kafka.broker import create_topics
 from tests.live.real_consumers import Consumers
 
 STRATEGIES = ["range", "roundrobin", "cooperative-sticky"]
-
-
-def _create_topics(broker: str, topics: dict[str, int]) -> None:
-    admin = AdminClient({"bootstrap.servers": broker})
-    for future in admin.create_topics([NewTopic(t, n, 1) for t, n in topics.items()]).values():
-        future.result(30)
 
 
 def _parts(listed: list[str]) -> set[tuple[str, int]]:
@@ -73,7 +67,7 @@ def test_what_ifs_naming_topics_the_group_does_not_consume(broker: str, strategy
     suffix = uuid.uuid4().hex[:6]
     a, b, d, e, f, z = (f"nt-{x}-{suffix}" for x in "abdefz")
     partitions = {a: 3, b: 4, d: 5, e: 3}
-    _create_topics(broker, partitions)
+    create_topics(broker, partitions)
     group = f"new-topics-{strategy}-{suffix}"
     consumers = Consumers(broker, group, {**partitions, f: 6, z: 0}, strategy)
     try:
@@ -100,7 +94,7 @@ def test_what_ifs_naming_topics_the_group_does_not_consume(broker: str, strategy
 
         # 3. f is created after the prediction; then a newcomer subscribing to it joins.
         created = _predict(broker, group, strategy, ["--add-topic", f"{f}=6", "--add-member", f"c3={a},{f}"])
-        _create_topics(broker, {f: 6})
+        create_topics(broker, {f: 6})
         before = consumers.callbacks()
         consumers.join("c3", (a, f))
         ids = {**consumers.member_ids(), "c3": "c3"}
@@ -144,7 +138,7 @@ def test_a_snapshot_what_if_asks_for_the_size_of_a_topic_it_does_not_list(broker
     with it, the prediction is the live one (which read the topic's size from the cluster)."""
     suffix = uuid.uuid4().hex[:6]
     a, d = f"ns-a-{suffix}", f"ns-d-{suffix}"
-    _create_topics(broker, {a: 2, d: 3})
+    create_topics(broker, {a: 2, d: 3})
     group = f"new-topics-snapshot-{suffix}"
     consumers = Consumers(broker, group, {a: 2, d: 3}, "range")
     try:
@@ -172,7 +166,7 @@ def test_a_regex_subscribers_matched_topics_are_read(broker: str) -> None:
     ConsumerCoordinator.metadata does): the live what-if reads them, and the prediction is what happens."""
     suffix = uuid.uuid4().hex[:6]
     a, b = f"rx-{suffix}-a", f"rx-{suffix}-b"
-    _create_topics(broker, {a: 3, b: 2})
+    create_topics(broker, {a: 3, b: 2})
     group = f"new-topics-regex-{suffix}"
     consumers = Consumers(broker, group, {a: 3, b: 2}, "roundrobin")
     try:
