@@ -23,7 +23,7 @@ from kgroup.assignors.coordinator.consumer.reconcile import (
     Reconciliation,
     UNREVOKED_PARTITIONS,
     reconcile,
-    record_of,
+    record_replaced,
 )
 from kgroup.assignors.java.timeline_table import TimelineHashTable
 from kgroup.assignors.model import TopicPartition
@@ -107,9 +107,7 @@ class ConsumerMember:
 
     def with_progress(self, progress: Reconciliation) -> ConsumerMember:
         """The same record at another step of reconciliation."""
-        fields = self.__dict__.copy()
-        fields["progress"] = progress
-        return record_of(ConsumerMember, fields)
+        return record_replaced(self, progress=progress)
 
     @property
     def owned(self) -> Partitions:

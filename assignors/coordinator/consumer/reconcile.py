@@ -54,9 +54,7 @@ class Reconciliation:
     def stable_at(self, target_epoch: int) -> Reconciliation:
         """This Stable step moved to `target_epoch`, holding the same sets (`CurrentAssignmentBuilder` when the
         target is what the member is assigned and it revokes nothing)."""
-        fields = self.__dict__.copy()
-        fields["previous_epoch"], fields["epoch"] = self.epoch, target_epoch
-        return record_of(Reconciliation, fields)
+        return record_replaced(self, previous_epoch=self.epoch, epoch=target_epoch)
 
 
 def record_of(cls: type[_R], fields: dict[str, Any]) -> _R:
@@ -68,6 +66,13 @@ def record_of(cls: type[_R], fields: dict[str, Any]) -> _R:
     record = object.__new__(cls)
     object.__setattr__(record, "__dict__", fields)
     return record
+
+
+def record_replaced(record: _R, **changes: Any) -> _R:
+    """`dataclasses.replace` for such a record, without `__init__` (see `record_of`)."""
+    fields = record.__dict__.copy()
+    fields.update(changes)
+    return record_of(type(record), fields)
 
 
 def reconcile(
