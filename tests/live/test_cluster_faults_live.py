@@ -129,7 +129,17 @@ def _offsets_partition_state(nodes: list[Node], group: str) -> str:
         return f"no metadata ({exc})"
     index = _partition_for(group, len(metadata.topics["__consumer_offsets"].partitions))
     partition = metadata.topics["__consumer_offsets"].partitions[index]
-    return f"__consumer_offsets-{index}, leader {partition.leader}, isr {sorted(partition.isrs)}"
+    name = f"__consumer_offsets-{index}"
+    return f"{name}, leader {partition.leader}, isr {sorted(partition.isrs)}; " + "; ".join(
+        f"node {n.node_id}'s log on it: {_log_lines(n, name)}" for n in nodes
+    )
+
+
+def _log_lines(node: Node, needle: str, last: int = 6) -> list[str]:
+    """The last lines of a node's broker log that name `needle` or warn (what a failure message needs to say why
+    a partition's leader took no writes: its fetchers, its ISR changes, its controller)."""
+    named = re.compile(rf"{re.escape(needle)}\b| WARN | ERROR ")
+    return [line[:300] for line in node.log().splitlines() if named.search(line)][-last:]
 
 
 def _log_ends(nodes: list[Node], topic: str, partitions: int) -> dict[int, int]:
