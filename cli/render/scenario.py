@@ -299,9 +299,23 @@ def comparison_body(scenario: Any, runs: list[Any]) -> dict[str, Any]:
                 "time_to_stable_applies": [s.applies for s in r.settle],
                 "events_not_modelled": [scenario.events[i].index for i in r.not_modelled],
                 "notes": list(r.notes),
+                **_outcome_body(r.protocol, r.outcome),
             }
             for r in runs
         ],
+    }
+
+
+def _outcome_body(protocol: str, outcome: Any) -> dict[str, Any]:
+    """A Kafka design's rebalances (generations, or group epochs for the consumer protocol) and final state;
+    null for the older designs, whose models keep neither."""
+    if outcome is None:
+        return {"rebalance_list": None, "final_assignment": None, "member_epochs": None}
+    epoch = "group_epoch" if protocol == "consumer" else "generation"
+    return {
+        "rebalance_list": [{"start_ms": r.start_ms, "end_ms": r.end_ms, epoch: r.epoch} for r in outcome.rounds],
+        "final_assignment": {m: _tp_list(p) for m, p in sorted(outcome.final.items())},
+        "member_epochs": None if outcome.member_epochs is None else dict(sorted(outcome.member_epochs.items())),
     }
 
 

@@ -45,6 +45,26 @@ class Timeline:
 
 
 @dataclass(frozen=True)
+class Round:
+    """One rebalance of a Kafka design: a classic generation, or a consumer-protocol group-epoch bump, from its
+    start to the instant the group was next stable (None: it never was)."""
+
+    start_ms: int
+    end_ms: int | None
+    epoch: int | None  # the generation (classic; None: the rebalance never completed one) or the group epoch
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Where a Kafka design's run ends: each rebalance, what each live member holds, and (consumer protocol) each
+    live member's epoch. The older designs' models keep no generations, so they have none."""
+
+    rounds: tuple[Round, ...]
+    final: Mapping[str, tuple[TopicPartition, ...]]
+    member_epochs: Mapping[str, int] | None = None
+
+
+@dataclass(frozen=True)
 class ProtocolRun:
     protocol: str
     rebalances: int  # generations (classic), group-epoch bumps (consumer), rebalance attempts (zk), moves (external)
@@ -56,6 +76,7 @@ class ProtocolRun:
     messages_at_risk: float | None = None  # None: the scenario gives no produce_rates
     timeline: Timeline | None = None
     not_modelled: tuple[int, ...] = ()  # indexes of the scenario's events this design cannot express
+    outcome: Outcome | None = None  # the Kafka designs' rebalances and final state
 
     @property
     def time_to_stable_ms(self) -> tuple[int | None, ...]:
@@ -203,7 +224,7 @@ def _classic(scenario: Scenario, protocol: str) -> ProtocolRun:
     outcome = run_scenario(forced)
     sim = outcome.simulation
     notes = (_NO_OUTAGE,) if any(e.kind == "outage" for e in scenario.events) else ()
-    return _summary(
+    run = _summary(
         protocol,
         scenario,
         len(sim.rebalances),
@@ -215,6 +236,8 @@ def _classic(scenario: Scenario, protocol: str) -> ProtocolRun:
         _JAVA_COMMIT_MS,
         notes,
     )
+    rounds = tuple(Round(r.start, r.end, r.generation) for r in sim.rebalances)
+    return replace(run, outcome=Outcome(rounds, sim.assignment()))
 
 
 def _consumer(scenario: Scenario, protocol: str) -> ProtocolRun:
@@ -235,18 +258,24 @@ def _consumer(scenario: Scenario, protocol: str) -> ProtocolRun:
         sim.at(event.at_ms, apply_event, sim, scenario, event)
     sim.run_until(scenario.duration_ms)
     notes = (_NO_OUTAGE,) if any(e.kind == "outage" for e in scenario.events) else ()
-    return _summary(
+    intervals = _intervals([b.at_ms for b in sim.bumps], sim.stable_at)
+    run = _summary(
         protocol,
         scenario,
         len(sim.bumps),
         sim.ledger.timelines(),
         sim.gaps(),
         sim.now,
-        _intervals([b.at_ms for b in sim.bumps], sim.stable_at),
+        intervals,
         sim.created,
         _JAVA_COMMIT_MS,
         notes,
     )
+    # Bumps come in time order, as the intervals do (simulated time never goes back).
+    rounds = tuple(Round(start, end, bump.group_epoch) for bump, (start, end) in zip(sim.bumps, intervals))
+    live = [c for c in sim.clients.values() if c.alive]
+    final = {c.handle: tuple(sorted(c.held)) for c in live}
+    return replace(run, outcome=Outcome(rounds, final, {c.handle: c.epoch for c in live}))
 
 
 def _older(scenario: Scenario, protocol: str) -> ProtocolRun:

@@ -23,6 +23,34 @@ def _compare(scenario: str, protocols: str = ALL) -> dict[str, dict]:
     return {p["protocol"]: p for p in body["protocols"]}
 
 
+def test_the_kafka_designs_list_each_rebalance_and_where_the_group_ends() -> None:
+    """The JSON a replay on Kafka is compared with: each rebalance, the final assignment, the member epochs."""
+    runs = _compare("compare-crash", "consumer,classic-eager,zk-watcher")
+    consumer = runs["consumer"]
+    # c2 (phase 1.25 s) is fenced at 101.25 s: one bump from the fixture's epoch 3, stable at 105 s (above).
+    assert consumer["rebalance_list"] == [{"start_ms": 101_250, "end_ms": 105_000, "group_epoch": 4}]
+    # uniform gives c2's partitions 3, 4, 5 in turn to the members short of their quota of 4, in GroupSpec's
+    # HashMap order of member ids: "c1", "c3", "c4" hash to 3118, 3120, 3121, buckets 14, 0, 1 of 16.
+    assert consumer["final_assignment"] == {
+        "c1": ["payments-0", "payments-1", "payments-2", "payments-5"],
+        "c3": ["payments-3", "payments-6", "payments-7", "payments-8"],
+        "c4": ["payments-4", "payments-9", "payments-10", "payments-11"],
+    }
+    assert consumer["member_epochs"] == {"c1": 4, "c3": 4, "c4": 4}
+    classic = runs["classic-eager"]
+    # c2's heartbeats (phase 0.75 s of 3 s) end at 57.75 s: its session ends 45 s later; range deals 12 / 3.
+    assert [(r["start_ms"], r["generation"]) for r in classic["rebalance_list"]] == [(102_750, 4)]
+    assert classic["final_assignment"] == {
+        "c1": [f"payments-{p}" for p in (0, 1, 2, 3)],
+        "c3": [f"payments-{p}" for p in (4, 5, 6, 7)],
+        "c4": [f"payments-{p}" for p in (8, 9, 10, 11)],
+    }
+    assert classic["member_epochs"] is None
+    # The ZooKeeper consumer's model keeps no generations.
+    zk = runs["zk-watcher"]
+    assert (zk["rebalance_list"], zk["final_assignment"], zk["member_epochs"]) == (None, None, None)
+
+
 def test_a_crash_waits_for_the_session_timeout_except_in_the_older_designs() -> None:
     runs = _compare("compare-crash")
     consumer = runs["consumer"]

@@ -18,10 +18,10 @@ What happened is recorded three ways, each in wall-clock ms from the scenario's 
 - consumer-protocol groups: ConsumerGroupDescribe, asked every few hundred ms: each group-epoch bump
   (first seen), when the group is Stable again, and every member's epoch and assignment.
 
-`kgroup simulate` runs the same scenario file (JSON output); a consumer-protocol scenario runs through
-kgroup's KIP-848 simulation with the broker's `group.consumer.*` settings (the scenario schema carries only
-the classic broker settings) and with the broker's member ids (KIP-1082: each client picks a random one,
-and the server assignors break ties by member id). `compare` lists every difference.
+`kgroup simulate` runs the same scenario file (JSON output); a consumer-protocol scenario goes to
+`kgroup simulate --protocol consumer` with the broker's `group.consumer.*` settings and member ids written
+into the file (KIP-1082: each client picks a random id, and the server assignors break ties by member id).
+`compare` lists every difference.
 """
 
 from __future__ import annotations
@@ -666,17 +666,11 @@ def replay(
 
 
 def predict(plan: Plan, run: LiveRun, protocol: str) -> Predicted:
-    """`kgroup simulate` of the same scenario: the CLI's JSON (classic), or kgroup's KIP-848 simulation
-    with the broker's consumer-protocol settings, its member ids and its starting assignment."""
+    """`kgroup simulate` of the same scenario, read from its JSON: the file alone (classic), or (consumer
+    protocol) `--protocol consumer` of the file with the broker's member ids, starting assignment and
+    `group.consumer.*` settings written in."""
     if protocol == "classic":
-        out = subprocess.run(
-            [str(Path(sys.executable).parent / "kgroup"), "simulate", str(plan.path), "-o", "json"],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=True,
-        )
-        body = json.loads(out.stdout)
+        body = _simulate(plan.path)
         rebalances = [Rebalance(r["start_ms"], r["end_ms"], r["generation"]) for r in body["rebalances"]]
         changes: dict[str, list[tuple[str, frozenset[str], int | None]]] = {}
         for event in body["events"]:
@@ -689,12 +683,20 @@ def predict(plan: Plan, run: LiveRun, protocol: str) -> Predicted:
     return _predict_consumer(plan, run)
 
 
-def _predict_consumer(plan: Plan, run: LiveRun) -> Predicted:
-    from kgroup.assignors.coordinator.consumer.coordinator import ConsumerConfig
-    from kgroup.assignors.coordinator.consumer.simulation import ConsumerSimulation
-    from kgroup.inspectors.fixtures.scenario_file import load_scenario
-    from kgroup.inspectors.simulation.scenario_run import apply_event
+def _simulate(path: Path | str, *flags: str) -> dict[str, Any]:
+    out = subprocess.run(
+        [str(Path(sys.executable).parent / "kgroup"), "simulate", str(path), *flags, "-o", "json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    return json.loads(out.stdout)
 
+
+def _predict_consumer(plan: Plan, run: LiveRun) -> Predicted:
+    """The server assignor breaks ties by member id, and KIP-1082 clients pick random ones: the file kgroup
+    reads names the members by the ids the broker's members picked, in the order the broker listed them."""
     ids = {m: run.member_ids[m] for m in plan.members()}
     back = {v: k for k, v in ids.items()}
     data = json.loads(json.dumps(plan.data))  # a copy, with the broker's member ids for the handles
@@ -706,33 +708,19 @@ def _predict_consumer(plan: Plan, run: LiveRun) -> Predicted:
     group["assignment"] = {ids[m]: _by_topic(ps) for m, ps in run.start_assignment.items()}
     data["clients"] = {ids.get(k, k): v for k, v in (data.get("clients") or {}).items()}
     data["events"] = [" ".join(ids.get(w, w) for w in e.split()) for e in data["events"]]
+    data["broker"] = {
+        **(data.get("broker") or {}),
+        **{k: int(v) for k, v in BROKER_SETTINGS.items() if k.startswith("group.consumer.") and "min." not in k},
+    }
     with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as renamed:
         yaml.safe_dump(data, renamed)
     try:
-        scenario = load_scenario(renamed.name)
+        (body,) = _simulate(renamed.name, "--protocol", "consumer")["protocols"]
     finally:
         os.unlink(renamed.name)
-    config = ConsumerConfig(
-        session_timeout_ms=int(BROKER_SETTINGS["group.consumer.session.timeout.ms"]),
-        heartbeat_interval_ms=int(BROKER_SETTINGS["group.consumer.heartbeat.interval.ms"]),
-    )
-    sim = ConsumerSimulation.create(plan.topics, config, scenario.group.group_id)
-    for member in scenario.group.members:
-        sim.add_client(member.member_id, scenario.clients[member.member_id], member.topics)
-    start = {m.member_id: scenario.group.assignment.partitions_of(m.member_id) for m in scenario.group.members}
-    spread = config.heartbeat_interval_ms // len(start)
-    sim.load(run.start_generation, start, heartbeat_phase={h: n * spread for n, h in enumerate(sorted(start))})
-    for event in scenario.events:
-        sim.at(event.at_ms, apply_event, sim, scenario, event)
-    sim.run_until(scenario.duration_ms)
-    ends = sorted(sim.stable_at)
-    rebalances = [Rebalance(b.at_ms, next((s for s in ends if s >= b.at_ms), None), b.group_epoch) for b in sim.bumps]
-    final = {
-        back.get(c.handle, c.handle): frozenset(_name(tp.topic, tp.partition) for tp in c.held)
-        for c in sim.clients.values()
-        if c.alive
-    }
-    epochs = {back.get(c.handle, c.handle): c.epoch for c in sim.clients.values() if c.alive}
+    rebalances = [Rebalance(r["start_ms"], r["end_ms"], r["group_epoch"]) for r in body["rebalance_list"]]
+    final = {back.get(m, m): frozenset(ps) for m, ps in body["final_assignment"].items()}
+    epochs = {back.get(m, m): e for m, e in body["member_epochs"].items()}
     return Predicted(rebalances, None, final, epochs)
 
 
