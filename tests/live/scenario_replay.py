@@ -708,10 +708,8 @@ def _predict_consumer(plan: Plan, run: LiveRun) -> Predicted:
     group["assignment"] = {ids[m]: _by_topic(ps) for m, ps in run.start_assignment.items()}
     data["clients"] = {ids.get(k, k): v for k, v in (data.get("clients") or {}).items()}
     data["events"] = [" ".join(ids.get(w, w) for w in e.split()) for e in data["events"]]
-    data["broker"] = {
-        **(data.get("broker") or {}),
-        **{k: int(v) for k, v in BROKER_SETTINGS.items() if k.startswith("group.consumer.") and "min." not in k},
-    }
+    consumer_settings = ("group.consumer.session.timeout.ms", "group.consumer.heartbeat.interval.ms")
+    data["broker"] = {**(data.get("broker") or {}), **{k: int(BROKER_SETTINGS[k]) for k in consumer_settings}}
     with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as renamed:
         yaml.safe_dump(data, renamed)
     try:

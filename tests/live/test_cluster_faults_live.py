@@ -119,8 +119,8 @@ def _committed(nodes: list[Node], group: str, topic: str) -> dict[int, int]:
 
 
 def _offsets_partition_state(nodes: list[Node], group: str) -> str:
-    """The group's `__consumer_offsets` partition as the cluster's metadata gives it: leader and in-sync
-    replicas (a failure message says whether the group had a coordinator to answer)."""
+    """The group's `__consumer_offsets` partition as the cluster's metadata gives it (leader and in-sync
+    replicas: did the group have a coordinator to answer?), and what each node's log last said of it."""
     try:
         metadata = AdminClient({"bootstrap.servers": _bootstrap([n for n in nodes if n.running])}).list_topics(
             timeout=30
