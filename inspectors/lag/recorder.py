@@ -125,6 +125,7 @@ def record(
             check_only = wait < to_slot - _ON_SLOT_S
             wait = max(0.0, min(wait, to_slot))
             on_event(Event("retry", tally, error=str(exc), wait_s=wait))
+            sampler.admin.close()  # what the failed poll left pending dies with it, not when the cluster is back
             stop.sleep(wait)
             sampler.admin = reconnect()
             continue

@@ -8,10 +8,11 @@ consumer_groups.py turns a group's description into the model's Group.
 from __future__ import annotations
 
 import base64
+import contextlib
 import logging
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,16 +78,32 @@ class LiveAdmin:
         # librdkafka's admin client is a producer, whose Metadata for a named topic asks the broker to create
         # it (allow.auto.create.topics defaults to true for producers; auto.create.topics.enable to true on
         # Kafka): a read must never create the topic it was asked about, as Kafka's Admin client never does.
-        config: dict[str, Any] = {
+        self._config: dict[str, Any] = {
             "reconnect.backoff.max.ms": 1000,
             **settings.client_config(),
             "allow.auto.create.topics": False,
             "error_cb": self._errors.append,
         }
+        self._quiet = quiet
+        self._client: Any = None
         try:
-            self._admin = AdminClient(config, logger=quiet)
+            self._client = AdminClient(self._config, logger=quiet)
         except Exception as exc:  # librdkafka rejects unknown or malformed properties here
             raise InputError(f"client configuration rejected: {_reason(exc)}", field="--command-config") from None
+
+    @property
+    def _admin(self) -> Any:
+        """librdkafka's client; a new one (same settings) after close()."""
+        if self._client is None:
+            from confluent_kafka.admin import AdminClient
+
+            self._client = AdminClient(self._config, logger=self._quiet)
+        return self._client
+
+    def close(self) -> None:
+        """Destroy librdkafka's client now, failing whatever it still had pending (rd_kafka_destroy), rather
+        than whenever the garbage collector gets to it. The next request opens a new client."""
+        self._client = None
 
     # -- reachability -------------------------------------------------------------------------------
 
@@ -372,6 +389,25 @@ class LiveAdmin:
         description = self._result(future, what)
         return {node.id: node.rack for node in description.nodes if getattr(node, "rack", None)}
 
+    @contextlib.contextmanager
+    def _closed_unless_answered(self, future: Any) -> Iterator[None]:
+        """Wait for a coordinator request's `future`; if the wait ends without the coordinator's answer (kgroup's
+        --timeout, the cluster gone, Ctrl-C) or librdkafka timed the request out itself, the client is closed.
+
+        librdkafka 2.x (up to 2.16, confluent-kafka 2.16.1) frees a coordinator request's state twice when the
+        admin operation timed out while the request still waited for its coordinator, and that coordinator
+        comes back later (rd_kafka_admin_coord_request returns _DESTROY after releasing the enq-once, and
+        rd_kafka_coord_req_fail then releases it again): the process aborts with "rd_kafka_enq_once_del_source_
+        return: Assertion `eonce->refcnt > 0' failed" (confluentinc/librdkafka#4605, fix proposed in #5397).
+        So the operation's own timeout is set beyond kgroup's wait (_coordinator_request_timeout) and a request
+        kgroup stops waiting for is failed by destroying the client (rd_kafka_coord_req_fsm then sees the handle
+        terminating and fails it once)."""
+        try:
+            yield
+        finally:
+            if not future.done() or _code(future.exception() or Exception()) == "_TIMED_OUT":
+                self.close()
+
     def _at_coordinator(self, request: Callable[..., dict[str, Any]], argument: Any, group_id: str, what: str) -> Any:
         """The answer of `group_id`'s coordinator to `request(argument, request_timeout=...)` (an AdminClient
         call), within --timeout.
@@ -386,13 +422,14 @@ class LiveAdmin:
         deadline = time.monotonic() + self.timeout_s
         since, attempt = len(self._errors), 0
         while True:
-            future = request(argument, request_timeout=max(1.0, deadline - time.monotonic()))[group_id]
-            while not concurrent.futures.wait([future], timeout=_slice(deadline)).done:
-                fatal = self._fatal(what, since)
-                if fatal is not None:
-                    raise fatal
-                if time.monotonic() >= deadline:
-                    raise self._timed_out(what, since)
+            future = request(argument, request_timeout=_coordinator_request_timeout(self.timeout_s))[group_id]
+            with self._closed_unless_answered(future):
+                while not concurrent.futures.wait([future], timeout=_slice(deadline)).done:
+                    fatal = self._fatal(what, since)
+                    if fatal is not None:
+                        raise fatal
+                    if time.monotonic() >= deadline:
+                        raise self._timed_out(what, since)
             error = future.exception()
             pause = min(0.1 * 2**attempt, 1.0)
             if (
@@ -526,9 +563,12 @@ class LiveAdmin:
         request = ConsumerGroupTopicPartitions(
             group_id, [KafkaTopicPartition(tp.topic, tp.partition, offset) for tp, offset in offsets.items()]
         )
-        future = self._admin.alter_consumer_group_offsets([request], request_timeout=self.timeout_s)[group_id]
+        future = self._admin.alter_consumer_group_offsets(
+            [request], request_timeout=_coordinator_request_timeout(self.timeout_s)
+        )[group_id]
         try:
-            result = self._wait(future, f"OffsetCommit of {group_id!r}")
+            with self._closed_unless_answered(future):
+                result = self._wait(future, f"OffsetCommit of {group_id!r}")
         except RunError as exc:  # the whole request failed: every partition did
             return {tp: str(exc) for tp in offsets}  # the whole request failed: every partition did
         errors = {TopicPartition(tp.topic, tp.partition): tp.error for tp in result.topic_partitions}
@@ -665,6 +705,12 @@ def _slice(deadline: float) -> float:
 # A partition's leader lost or moving: librdkafka's transport errors, and the errors on which Kafka's admin client
 # looks the leader up again or retries (ListOffsetsHandler.handleResponse; UNKNOWN_TOPIC_OR_PARTITION is left
 # out: kgroup reports a missing topic at once).
+def _coordinator_request_timeout(wait_s: float) -> float:
+    """librdkafka's own timeout for a coordinator request: past kgroup's wait, so that kgroup, not librdkafka,
+    abandons it (LiveAdmin._closed_unless_answered says why), within AdminOptions' 3,600 s bound."""
+    return min(wait_s + 60.0, 3600.0)
+
+
 _COORDINATOR_MOVING = {"COORDINATOR_LOAD_IN_PROGRESS", "COORDINATOR_NOT_AVAILABLE", "NOT_COORDINATOR"}
 _LEADER_MOVING = {
     "_TRANSPORT",

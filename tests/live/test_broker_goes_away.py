@@ -6,6 +6,9 @@ part-way through (tests/live/test_live_faults.py kills one instead).
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -53,3 +56,67 @@ def test_snapshot_writes_nothing_when_the_broker_is_gone(doomed_broker: tuple[st
     assert result.exit_code == 4, result.output
     assert result.stderr.startswith(f"kgroup: error: cannot reach {bootstrap}") and result.stderr.count("\n") == 1
     assert not out.exists() and list(tmp_path.glob(".kgroup-*")) == []
+
+
+# A process that asked a group's coordinator while the broker was away, then goes on after the broker is back.
+_ASKS_ACROSS_A_RESTART = textwrap.dedent(
+    """
+    import sys, time
+    from kgroup.inspectors.errors import NotReachableError
+    from kgroup.inspectors.live.admin import LiveAdmin
+    from kgroup.inspectors.live.connection_settings import ConnectionSettings
+
+    admin = LiveAdmin(ConnectionSettings(sys.argv[1]), timeout_s=2)
+    print("answered", admin.describe(["billing"])["billing"].state.name, flush=True)
+    sys.stdin.readline()  # the broker is down
+    failures = 0
+    for _ in range(2):  # asked again, as a retrying command does (librdkafka aborted with two requests left)
+        try:
+            admin.describe(["billing"])
+        except NotReachableError:
+            failures += 1
+    print("unreachable", failures, flush=True)
+    sys.stdin.readline()  # the broker is serving again
+    deadline = time.monotonic() + 90
+    while True:
+        try:
+            print("answered", admin.describe(["billing"])["billing"].state.name, flush=True)
+            break
+        except NotReachableError:
+            if time.monotonic() > deadline:
+                raise
+    """
+)
+
+
+def test_a_coordinator_request_abandoned_while_the_broker_was_away_does_not_abort_the_process(
+    doomed_broker: tuple[str, Node],
+) -> None:
+    """librdkafka aborts the process (an enq-once freed twice, confluentinc/librdkafka#4605) when admin requests
+    timed out while waiting for their coordinator and the coordinator comes back (`lag record` riding out an
+    outage hit it), or its client keeps answering "Local: Timed out" after the broker is back. kgroup gives up
+    such a request by closing the client (LiveAdmin._closed_unless_answered); the next request opens another."""
+    bootstrap, node = doomed_broker
+    child = subprocess.Popen(
+        [sys.executable, "-c", _ASKS_ACROSS_A_RESTART, bootstrap],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert child.stdout is not None and child.stdin is not None
+        assert child.stdout.readline().strip() == "answered EMPTY", child.stderr
+        node.stop(kill=True)
+        child.stdin.write("down\n")
+        child.stdin.flush()
+        assert child.stdout.readline().strip() == "unreachable 2"
+        node.start()
+        child.stdin.write("up\n")
+        child.stdin.flush()
+        out, err = child.communicate(timeout=120)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert child.returncode == 0, err[-2000:]
+    assert out.strip() == "answered EMPTY"
