@@ -28,9 +28,9 @@ events:
 """
 
 
-def _compare(tmp_path: Path, protocols: str) -> dict[str, dict]:
-    path = tmp_path / "crash.yaml"
-    path.write_text(SCENARIO)
+def _compare(tmp_path: Path, protocols: str, scenario: str = SCENARIO) -> dict[str, dict]:
+    path = tmp_path / "scenario.yaml"
+    path.write_text(scenario)
     result = run("simulate", str(path), "--protocol", protocols, "-o", "json")
     assert result.exit_code == 0, result.output
     return {p["protocol"]: p for p in json.loads(result.stdout)["protocols"]}
@@ -72,3 +72,38 @@ def test_the_table_has_a_row_per_design_and_bad_names_are_one_line(tmp_path: Pat
     assert rows == ["classic-eager", "consumer", "external"]
     bad = run("simulate", str(path), "--protocol", "consumer,paxos")
     assert bad.exit_code == 2 and "--protocol" in bad.stderr and bad.stdout == ""
+
+
+SUBSCRIBE = """\
+schema: kgroup/v1
+kind: scenario
+cluster:
+  topics:
+    - {name: a, partitions: 2}
+    - {name: b, partitions: 2}
+groups:
+  - group_id: g
+    assignors: [range]
+    generation: 2
+    members:
+      - {member_id: c1, topics: [a]}
+      - {member_id: c2, topics: [a]}
+    assignment:
+      c1: {a: [0]}
+      c2: {a: [1]}
+duration: 30s
+events:
+  - subscribe c2 at 6s topics a,b
+"""
+
+
+def test_consumer_protocol_takes_a_new_subscription_at_the_members_next_heartbeat(tmp_path: Path) -> None:
+    # Heartbeats every 5 s, the two members spread over one interval: c1 at 0, 5, 10 s, c2 at 2.5, 7.5 s.
+    # subscribe() at 6 s only marks the subscription (Kafka's AbstractMembershipManager.onSubscriptionUpdated);
+    # c2's 7.5 s heartbeat carries it: group epoch 3 then, not at 6 s. uniform evens the counts out: c2 gives
+    # a-1 up and takes b-0, b-1 in that poll, acknowledging at once (epoch 3); c1 takes a-1 at its 10 s
+    # heartbeat, which ends the rebalance. (On Apache Kafka: tests/live/scenarios/consumer-protocol-subscribe.)
+    (body,) = _compare(tmp_path, "consumer", SUBSCRIBE).values()
+    assert body["rebalance_list"] == [{"start_ms": 7_500, "end_ms": 10_000, "group_epoch": 3}]
+    assert body["final_assignment"] == {"c1": ["a-0", "a-1"], "c2": ["b-0", "b-1"]}
+    assert body["member_epochs"] == {"c1": 3, "c2": 3}

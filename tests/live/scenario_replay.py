@@ -63,6 +63,7 @@ BROKER_SETTINGS = {
 # Bounded waits, sized for a loaded 2-core machine (about 3x slower than idle).
 SETTLE_TIMEOUT_S = 90.0
 QUIET_S = 2.0
+PROCESS_START_S = 60.0  # a librdkafka member's process imports confluent_kafka and subscribes (a loaded machine)
 DESCRIBE_EVERY_S = 0.25
 
 
@@ -115,9 +116,9 @@ def _name(topic: str, partition: int) -> str:
     return f"{topic}-{partition}"
 
 
-# The events the harness plays on the broker; subscribe is not replayed yet. An `outage` (ZooKeeper,
-# service discovery) is nothing to Kafka's group coordinator: played as nothing.
-REPLAYED = ("join", "leave", "crash", "restart", "gc-pause", "slow-poll", "add-partitions", "outage")
+# The events the harness plays on the broker. An `outage` (ZooKeeper, service discovery) is nothing to Kafka's
+# group coordinator: played as nothing.
+REPLAYED = ("join", "leave", "crash", "restart", "gc-pause", "slow-poll", "add-partitions", "subscribe", "outage")
 # ConsumerConfig's defaults (Kafka 4.x), which a scenario that does not set them simulates.
 CLIENT_DEFAULTS = {
     "session.timeout.ms": "45s",
@@ -134,10 +135,12 @@ CLIENT_DEFAULTS = {
 class Step:
     at_ms: int
     kind: str  # join | leave | crash | restart-stop | restart-start | pause | resume | slow-poll | add-partitions
+    # | subscribe
     member: str  # the topic of add-partitions
     static: bool = False  # restart-start
     ms: int = 0  # slow-poll: each batch's processing time
     count: int = 0  # slow-poll: the batches; add-partitions: the topic's new total
+    topics: tuple[str, ...] = ()  # join, subscribe: the member's subscription from then on
 
 
 def _ms(text: Any) -> int:
@@ -200,6 +203,9 @@ class Plan:
                 steps.append(Step(at, kind, member, ms=processing, count=batches))
             elif kind == "add-partitions":
                 steps.append(Step(at, kind, member, count=int(fields["total"])))
+            elif kind in ("join", "subscribe"):  # a join without topics takes the first member's (as kgroup does)
+                subscription = fields.get("topics") or group["members"][0]["topics"]
+                steps.append(Step(at, kind, member, topics=tuple(subscription)))
             else:
                 steps.append(Step(at, kind, member))  # a join is static when kgroup gives it an instance id
         instances = {m: c.instance_id for m, c in read.clients.items() if c.instance_id}
@@ -219,13 +225,14 @@ class Plan:
         """The member's group.instance.id as kgroup reads it (None: a dynamic member)."""
         return self.instances.get(member)
 
+    def subscriptions(self) -> dict[str, tuple[str, ...]]:
+        """The starting members' subscriptions."""
+        return {m["member_id"]: tuple(m["topics"]) for m in self.group["members"]}
+
     def members(self) -> list[str]:
         """Every member the scenario ever runs: the starting ones, then those its events join."""
         names = [m["member_id"] for m in self.group["members"]]
         return names + [s.member for s in self.steps if s.kind == "join" and s.member not in names]
-
-    def all_partitions(self) -> frozenset[str]:
-        return frozenset(_name(t, p) for t, n in self.topics.items() for p in range(n))
 
 
 # -- the members -----------------------------------------------------------------------------------------
@@ -272,10 +279,15 @@ class Members:
         self.member_ids: dict[str, str] = {}
         self.last_change = time.monotonic()
         self.running: set[str] = set()
+        self.topics: dict[str, tuple[str, ...]] = plan.subscriptions()  # member -> its subscription now
+        self._resubscribe: dict[str, tuple[str, ...]] = {}  # librdkafka: the next subscribe() of a member's thread
         self._lock = threading.Lock()
         self._java: dict[str, _RecordingJava] = {}  # member -> the JVM it runs in
         self._jvms: dict[str, _RecordingJava] = {}
         self._threads: dict[str, tuple[threading.Thread, threading.Event]] = {}
+        # librdkafka: a member the scenario kills or pauses runs in a process of its own (librdkafka_member.py)
+        self._killable = {s.member for s in plan.steps if s.kind in ("crash", "pause")}
+        self._processes: dict[str, subprocess.Popen] = {}
 
     # what the consumers report
     def _note(
@@ -369,7 +381,7 @@ class Members:
 
     def start(self, member: str, static: bool) -> None:
         instance = self.plan.instance(member) if static else None
-        topics = tuple(self.plan.topics)
+        topics = self.topics[member]
         self.running.add(member)
         if self.client == "java":
             self._java[member].join(member, topics, instance)
@@ -396,6 +408,9 @@ class Members:
             )
         if instance:
             config["group.instance.id"] = instance
+        if member in self._killable:
+            self._spawn(member, config)
+            return
         stop = threading.Event()
         thread = threading.Thread(target=self._poll, args=(member, config, stop), daemon=True)
         self._threads[member] = (thread, stop)
@@ -410,20 +425,56 @@ class Members:
                 member, kind, frozenset(_name(p.topic, p.partition) for p in parts), None, consumer.memberid()
             )
 
-        consumer.subscribe(
-            list(self.plan.topics), on_assign=note("assigned"), on_revoke=note("revoked"), on_lost=note("lost")
-        )
+        callbacks = {"on_assign": note("assigned"), "on_revoke": note("revoked"), "on_lost": note("lost")}
+        consumer.subscribe(list(self.topics[member]), **callbacks)
         try:
             while not stop.is_set():
                 consumer.poll(0.05)
+                with self._lock:
+                    topics = self._resubscribe.pop(member, None)
+                if topics is not None:
+                    consumer.subscribe(list(topics), **callbacks)
         finally:
             consumer.close()  # a dynamic member sends LeaveGroup; a static one does not (KIP-345)
+
+    def _spawn(self, member: str, config: dict[str, Any]) -> None:
+        """A librdkafka consumer in its own process; its callbacks are read from its stdout as they run."""
+        process = subprocess.Popen(
+            [sys.executable, "-m", "tests.live.librdkafka_member", json.dumps(config), ",".join(self.topics[member])],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=open(self.folder / f"librdkafka-{self.group}-{member}.log", "ab"),  # noqa: SIM115 - the child's
+            text=True,
+            cwd=Path(__file__).parents[2],  # the repository: `-m tests.live.librdkafka_member`
+        )
+        self._processes[member] = process
+        started = threading.Event()
+
+        def read() -> None:
+            assert process.stdout is not None
+            for line in process.stdout:
+                event = json.loads(line)
+                if event["event"] == "ready":
+                    started.set()
+                else:
+                    parts = frozenset(_name(t, p) for t, p in event["partitions"])
+                    self._note(member, event["event"], parts, None, event["member_id"])
+
+        threading.Thread(target=read, daemon=True).start()
+        assert started.wait(PROCESS_START_S), f"librdkafka consumer {member} did not start in {PROCESS_START_S:.0f} s"
 
     def stop(self, member: str) -> None:
         """Close the consumer (what `leave` and a restart's first half do)."""
         self.running.discard(member)
         if self.client == "java":
             self._java[member].leave(member)
+        elif member in self._processes:
+            process = self._processes.pop(member)
+            if process.poll() is None:
+                assert process.stdin is not None
+                process.stdin.write("leave\n")
+                process.stdin.flush()
+                process.wait(45)
         else:
             thread, stop = self._threads.pop(member)
             stop.set()
@@ -433,10 +484,9 @@ class Members:
             self.held.pop(member, None)
 
     def crash(self, member: str) -> None:
-        """kill -9 of the member's JVM: no LeaveGroup, no more heartbeats, its callbacks never run."""
-        assert self.client == "java", "a crash needs a process of the member's own (the Java driver's JVM)"
+        """kill -9 of the member's JVM or process: no LeaveGroup, no more heartbeats, its callbacks never run."""
         self.running.discard(member)
-        process = self._java[member].process
+        process = self._java[member].process if self.client == "java" else self._processes.pop(member)
         assert process is not None
         os.kill(process.pid, signal.SIGKILL)
         process.wait(30)
@@ -445,10 +495,19 @@ class Members:
 
     def signal(self, member: str, number: int) -> None:
         """A GC pause: SIGSTOP of the member's own JVM stops every thread of it, heartbeats too; SIGCONT ends it."""
-        assert self.client == "java", "a GC pause needs a process of the member's own (the Java driver's JVM)"
-        process = self._java[member].process
+        process = self._java[member].process if self.client == "java" else self._processes[member]
         assert process is not None
         os.kill(process.pid, number)
+
+    def subscribe(self, member: str, topics: tuple[str, ...]) -> None:
+        """The application calls subscribe() with other topics, on the consumer's own thread after its poll."""
+        self.topics[member] = topics
+        if self.client == "java":
+            self._java[member]._send({"op": "subscribe", "name": member, "topics": list(topics)})
+        else:
+            assert member not in self._processes, f"{member}: a librdkafka member of its own process cannot resubscribe"
+            with self._lock:
+                self._resubscribe[member] = topics
 
     def slow(self, member: str, processing_ms: int, batches: int) -> None:
         """A slow batch: the member's thread stops calling poll() for `processing_ms` (its heartbeat thread goes
@@ -460,7 +519,10 @@ class Members:
         for java in self._jvms.values():
             if java.process is not None and java.process.poll() is None:
                 os.kill(java.process.pid, signal.SIGCONT)  # a JVM still paused would never close
-        for member in list(self._threads):
+        for process in self._processes.values():
+            if process.poll() is None:
+                os.kill(process.pid, signal.SIGCONT)
+        for member in list(self._threads) + list(self._processes):
             self.stop(member)
         for java in self._jvms.values():
             java.close()
@@ -471,9 +533,11 @@ class Members:
                 return f"JVM {jvm}: {'; '.join(java.errors)}"
         return None
 
-    def settled(self, everything: frozenset[str]) -> bool:
-        """Every running member has had an assignment, the running members hold every partition exactly
-        once, and nothing moved for QUIET_S."""
+    def settled(self) -> bool:
+        """Every running member has had an assignment, the running members hold every partition of the topics
+        they subscribe to exactly once, and nothing moved for QUIET_S."""
+        subscribed = {t for m in self.running for t in self.topics[m]}
+        everything = [_name(t, p) for t in subscribed for p in range(self.plan.topics[t])]
         with self._lock:
             held = [p for m in self.running for p in self.held.get(m, ())]
             assigned = {c.member for c in self.callbacks if c.kind == "assigned"}
@@ -601,7 +665,7 @@ def replay(
         for member in plan.group["members"]:
             members.start(member["member_id"], static=plan.instance(member["member_id"]) is not None)
         deadline = time.monotonic() + SETTLE_TIMEOUT_S
-        while not members.settled(plan.all_partitions()):
+        while not members.settled():
             problem = members.problem()
             assert problem is None and time.monotonic() < deadline, (
                 f"the starting group never settled in {SETTLE_TIMEOUT_S:.0f} s: {problem or members.held}"
@@ -620,6 +684,7 @@ def replay(
                 time.sleep(delay)
             run.events.append((now_ms(t0[0]), f"{step.kind} {step.member}"))
             if step.kind == "join":
+                members.topics[step.member] = step.topics
                 members.start(step.member, static=plan.instance(step.member) is not None)
             elif step.kind == "restart-start":
                 members.start(step.member, static=step.static)
@@ -633,6 +698,8 @@ def replay(
                 members.slow(step.member, step.ms, step.count)
             elif step.kind == "add-partitions":
                 add_partitions(node.address, step.member, step.count)
+            elif step.kind == "subscribe":
+                members.subscribe(step.member, step.topics)
         remaining = t0[0] + plan.duration_ms / 1000 - time.monotonic()
         if remaining > 0:
             time.sleep(remaining)

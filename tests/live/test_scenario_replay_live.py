@@ -68,7 +68,10 @@ CASES = [
     pytest.param("classic-eager-join-crash.yaml", "java", "classic", id="classic-eager-join-crash"),
     pytest.param("classic-cooperative-join-leave.yaml", "java", "classic", id="classic-cooperative-join-leave"),
     pytest.param("classic-static-restart.yaml", "librdkafka", "classic", id="classic-static-restart"),
+    pytest.param("classic-librdkafka-crash.yaml", "librdkafka", "classic", id="classic-librdkafka-crash"),
     pytest.param("consumer-protocol-join-leave.yaml", "java", "consumer", id="consumer-protocol-join-leave"),
+    pytest.param("classic-subscribe.yaml", "java", "classic", id="classic-subscribe"),
+    pytest.param("consumer-protocol-subscribe.yaml", "java", "consumer", id="consumer-protocol-subscribe"),
     # The bundled scenarios' stories, scaled to seconds (each file's header names its bundled scenario).
     pytest.param("classic-slow-poll-storm.yaml", "java", "classic", id="classic-slow-poll-storm"),
     pytest.param("classic-static-stuck.yaml", "java", "classic", id="classic-static-stuck"),

@@ -53,6 +53,7 @@ class ConsumerClient:
     last_poll: int = 0
     acknowledged: bool = True  # the owned partitions sent match what the coordinator knows
     pending: Partitions | None = None  # an assignment waiting for the next poll()
+    new_subscription: bool = False  # subscribe() changed the topics: the next heartbeat carries them
 
 
 @dataclass(frozen=True)
@@ -161,7 +162,7 @@ class ConsumerSimulation:
         self._join(client)
 
     def _join(self, client: ConsumerClient) -> None:
-        client.epoch, client.in_group = 0, True
+        client.epoch, client.in_group, client.new_subscription = 0, True, False
         self._send(
             client,
             HeartbeatRequest(
@@ -229,7 +230,7 @@ class ConsumerSimulation:
         if self.coordinator.now < client.paused_until:
             self._heartbeat_at(client, client.paused_until)
             return
-        if client.acknowledged:
+        if client.acknowledged and not client.new_subscription:
             # Most heartbeats change nothing, or only the member's epoch: the coordinator answers them with
             # that epoch and no assignment (ConsumerCoordinator.steady_heartbeat), which is all _on_response
             # would read. When nothing in the group changed, neither would what _after_request records.
@@ -243,12 +244,15 @@ class ConsumerSimulation:
                 client.epoch = epoch
                 self._heartbeat_at(client, coordinator.now + coordinator.config.heartbeat_interval_ms)
                 return
-        steady_tried = client.acknowledged
+        steady_tried = client.acknowledged and not client.new_subscription
         owned = None if client.acknowledged else client.held
-        client.acknowledged = True
+        topics = client.topics if client.new_subscription else None
+        client.acknowledged, client.new_subscription = True, False
         self._send(
             client,
-            HeartbeatRequest(client.member_id, client.epoch, client.config.instance_id, owned=owned),
+            HeartbeatRequest(
+                client.member_id, client.epoch, client.config.instance_id, owned=owned, subscribed_topics=topics
+            ),
             steady_tried,
         )
 
@@ -368,14 +372,13 @@ class ConsumerSimulation:
             self._maybe_reconcile(client)
 
     def subscribe(self, client: ConsumerClient, topics: Iterable[str]) -> None:
+        """A member in the group sends its new subscription with its next heartbeat, at the interval: Kafka's
+        client only marks it (AbstractMembershipManager.onSubscriptionUpdated; the heartbeat request carries
+        SubscribedTopicNames when they changed since the last one sent, ConsumerHeartbeatRequestManager's
+        HeartbeatState). One not in the group joins with it."""
         client.topics = self._shared(topics)
         if client.alive and client.in_group:
-            self._send(
-                client,
-                HeartbeatRequest(
-                    client.member_id, client.epoch, client.config.instance_id, subscribed_topics=client.topics
-                ),
-            )
+            client.new_subscription = True
 
     def add_partitions(self, topic: str, total: int) -> None:
         for p in range(self.coordinator.topics.get(topic, 0), total):

@@ -35,6 +35,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  *   {"op":"leave","name":N}   close the consumer: a dynamic member sends LeaveGroup, a static one does not
  *   {"op":"stall","name":N,"ms":MS,"batches":B}  the next poll() comes MS later (a long batch); B (default 1)
  *                             batches in all, each further one starting at the member's next assignment
+ *   {"op":"subscribe","name":N,"topics":[..]}  the member's thread calls subscribe() with these topics after
+ *                             its current poll() (the consumer rejoins with the new subscription)
  *   {"op":"quit"}             close every consumer, then exit
  *   {"op":"describe","id":I,"bootstrap":B,"groups":[..]}  Admin.describeConsumerGroups, Kafka's own reading
  *                             of the groups (epochs, current and target assignments), answered on stdout
@@ -79,6 +81,13 @@ public final class ConsumerDriver {
                     member.slowBatches = Math.max(0, command.path("batches").asInt(1) - 1);
                     member.slowMs = command.path("ms").asLong();
                     member.stallMs = member.slowMs;
+                }
+            } else if (op.equals("subscribe")) {
+                Member member = MEMBERS.get(command.path("name").asText());
+                if (member != null) {
+                    List<String> topics = new ArrayList<>();
+                    command.path("topics").forEach(t -> topics.add(t.asText()));
+                    member.resubscribe = topics;
                 }
             } else if (op.equals("describe")) {
                 describe(command);
@@ -176,6 +185,7 @@ public final class ConsumerDriver {
         volatile long stallMs;
         volatile long slowMs;
         volatile int slowBatches;
+        volatile List<String> resubscribe;  // subscribe() with these, on the member's own thread
 
         Member(JsonNode command) {
             name = command.path("name").asText();
@@ -210,6 +220,11 @@ public final class ConsumerDriver {
                         consumer.poll(Duration.ofMillis(100));
                     } catch (WakeupException e) {
                         // stop() woke the poll up; the loop condition ends it
+                    }
+                    List<String> next = resubscribe;
+                    if (next != null) {
+                        resubscribe = null;
+                        consumer.subscribe(next, this);
                     }
                     long stall = stallMs;
                     if (stall > 0) {
