@@ -12,7 +12,7 @@ import contextlib
 import logging
 import socket
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -408,9 +408,10 @@ class LiveAdmin:
             if not future.done() or _code(future.exception() or Exception()) == "_TIMED_OUT":
                 self.close()
 
-    def _at_coordinator(self, request: Callable[..., dict[str, Any]], argument: Any, group_id: str, what: str) -> Any:
-        """The answer of `group_id`'s coordinator to `request(argument, request_timeout=...)` (an AdminClient
-        call), within --timeout.
+    def _at_coordinator(self, call: str, argument: Any, group_id: str, what: str) -> Any:
+        """The answer of `group_id`'s coordinator to the AdminClient's `call(argument, request_timeout=...)`,
+        within --timeout. (Named, not a bound method: a frame left in a traceback must not keep a client that
+        _closed_unless_answered closed.)
 
         librdkafka hands a coordinator's COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE or
         NOT_COORDINATOR back as the result (a coordinator just moved: its new node is loading the group), where
@@ -422,7 +423,10 @@ class LiveAdmin:
         deadline = time.monotonic() + self.timeout_s
         since, attempt = len(self._errors), 0
         while True:
-            future = request(argument, request_timeout=_coordinator_request_timeout(self.timeout_s))[group_id]
+            requested = getattr(self._admin, call)(
+                argument, request_timeout=_coordinator_request_timeout(self.timeout_s)
+            )
+            future = requested[group_id]
             with self._closed_unless_answered(future):
                 while not concurrent.futures.wait([future], timeout=_slice(deadline)).done:
                     fatal = self._fatal(what, since)
@@ -454,9 +458,7 @@ class LiveAdmin:
         for gid in dict.fromkeys(group_ids):
             started, attempt = time.monotonic(), 0
             while True:
-                answer = self._at_coordinator(
-                    self._admin.describe_consumer_groups, [gid], gid, f"DescribeGroups of {gid!r}"
-                )
+                answer = self._at_coordinator("describe_consumer_groups", [gid], gid, f"DescribeGroups of {gid!r}")
                 pause = min(0.1 * 2**attempt, 1.0)
                 if enum_name(answer.state) != "dead":
                     break
@@ -503,7 +505,7 @@ class LiveAdmin:
         deadline, attempt = time.monotonic() + self.timeout_s, 0
         while True:
             result = self._at_coordinator(
-                self._admin.list_consumer_group_offsets, [ConsumerGroupTopicPartitions(group_id)], group_id, what
+                "list_consumer_group_offsets", [ConsumerGroupTopicPartitions(group_id)], group_id, what
             )
             moving = [tp for tp in result.topic_partitions if _error_name(tp.error) in _COORDINATOR_MOVING]
             if not moving:
@@ -619,9 +621,7 @@ class LiveAdmin:
         failed: dict[str, str | None] = {}
         for group_id in dict.fromkeys(group_ids):
             try:
-                self._at_coordinator(
-                    self._admin.delete_consumer_groups, [group_id], group_id, f"DeleteGroups of {group_id!r}"
-                )
+                self._at_coordinator("delete_consumer_groups", [group_id], group_id, f"DeleteGroups of {group_id!r}")
                 failed[group_id] = None
             except RunError as exc:
                 failed[group_id] = str(exc)
