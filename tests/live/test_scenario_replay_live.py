@@ -72,6 +72,9 @@ CASES = [
     pytest.param("consumer-protocol-join-leave.yaml", "java", "consumer", id="consumer-protocol-join-leave"),
     pytest.param("classic-subscribe.yaml", "java", "classic", id="classic-subscribe"),
     pytest.param("consumer-protocol-subscribe.yaml", "java", "consumer", id="consumer-protocol-subscribe"),
+    pytest.param(
+        "consumer-protocol-join-leave.yaml", "librdkafka", "consumer", id="consumer-protocol-join-leave-librdkafka"
+    ),
     # The bundled scenarios' stories, scaled to seconds (each file's header names its bundled scenario).
     pytest.param("classic-slow-poll-storm.yaml", "java", "classic", id="classic-slow-poll-storm"),
     pytest.param("classic-static-stuck.yaml", "java", "classic", id="classic-static-stuck"),
