@@ -702,15 +702,15 @@ def _slice(deadline: float) -> float:
     return min(_SLICE_S, max(0.01, deadline - time.monotonic()))
 
 
-# A partition's leader lost or moving: librdkafka's transport errors, and the errors on which Kafka's admin client
-# looks the leader up again or retries (ListOffsetsHandler.handleResponse; UNKNOWN_TOPIC_OR_PARTITION is left
-# out: kgroup reports a missing topic at once).
 def _coordinator_request_timeout(wait_s: float) -> float:
     """librdkafka's own timeout for a coordinator request: past kgroup's wait, so that kgroup, not librdkafka,
     abandons it (LiveAdmin._closed_unless_answered says why), within AdminOptions' 3,600 s bound."""
     return min(wait_s + 60.0, 3600.0)
 
 
+# A partition's leader lost or moving: librdkafka's transport errors, and the errors on which Kafka's admin client
+# looks the leader up again or retries (ListOffsetsHandler.handleResponse; UNKNOWN_TOPIC_OR_PARTITION is left
+# out: kgroup reports a missing topic at once).
 _COORDINATOR_MOVING = {"COORDINATOR_LOAD_IN_PROGRESS", "COORDINATOR_NOT_AVAILABLE", "NOT_COORDINATOR"}
 _LEADER_MOVING = {
     "_TRANSPORT",

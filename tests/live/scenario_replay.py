@@ -439,14 +439,22 @@ class Members:
 
     def _spawn(self, member: str, config: dict[str, Any]) -> None:
         """A librdkafka consumer in its own process; its callbacks are read from its stdout as they run."""
-        process = subprocess.Popen(
-            [sys.executable, "-m", "tests.live.librdkafka_member", json.dumps(config), ",".join(self.topics[member])],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=open(self.folder / f"librdkafka-{self.group}-{member}.log", "ab"),  # noqa: SIM115 - the child's
-            text=True,
-            cwd=Path(__file__).parents[2],  # the repository: `-m tests.live.librdkafka_member`
-        )
+        log_path = self.folder / f"librdkafka-{self.group}-{member}.log"
+        with open(log_path, "ab") as log:  # the child keeps its own copy of the file
+            process = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "tests.live.librdkafka_member",
+                    json.dumps(config),
+                    ",".join(self.topics[member]),
+                ],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=log,
+                text=True,
+                cwd=Path(__file__).parents[2],  # the repository: `-m tests.live.librdkafka_member`
+            )
         self._processes[member] = process
         started = threading.Event()
 
@@ -461,7 +469,12 @@ class Members:
                     self._note(member, event["event"], parts, None, event["member_id"])
 
         threading.Thread(target=read, daemon=True).start()
-        assert started.wait(PROCESS_START_S), f"librdkafka consumer {member} did not start in {PROCESS_START_S:.0f} s"
+        deadline = time.monotonic() + PROCESS_START_S
+        while not started.wait(0.1):
+            assert process.poll() is None and time.monotonic() < deadline, (
+                f"librdkafka consumer {member} did not start in {PROCESS_START_S:.0f} s: "
+                f"{log_path.read_text(errors='replace')[-2000:]}"
+            )
 
     def stop(self, member: str) -> None:
         """Close the consumer (what `leave` and a restart's first half do)."""
