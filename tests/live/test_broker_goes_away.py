@@ -106,11 +106,11 @@ def test_a_coordinator_request_abandoned_while_the_broker_was_away_does_not_abor
     )
     try:
         assert child.stdout is not None and child.stdin is not None
-        assert child.stdout.readline().strip() == "answered EMPTY", child.stderr
+        assert child.stdout.readline().strip() == "answered EMPTY", _ended(child)
         node.stop(kill=True)
         child.stdin.write("down\n")
         child.stdin.flush()
-        assert child.stdout.readline().strip() == "unreachable 2"
+        assert child.stdout.readline().strip() == "unreachable 2", _ended(child)
         node.start()
         child.stdin.write("up\n")
         child.stdin.flush()
@@ -120,3 +120,10 @@ def test_a_coordinator_request_abandoned_while_the_broker_was_away_does_not_abor
             child.kill()
     assert child.returncode == 0, err[-2000:]
     assert out.strip() == "answered EMPTY"
+
+
+def _ended(child: subprocess.Popen) -> str:
+    """The child's stderr, for a failure message: it is stopped first, so reading it cannot wait."""
+    child.kill()
+    _, err = child.communicate(timeout=30)
+    return err[-2000:]

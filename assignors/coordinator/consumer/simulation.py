@@ -230,7 +230,8 @@ class ConsumerSimulation:
         if self.coordinator.now < client.paused_until:
             self._heartbeat_at(client, client.paused_until)
             return
-        if client.acknowledged and not client.new_subscription:
+        steady = client.acknowledged and not client.new_subscription
+        if steady:
             # Most heartbeats change nothing, or only the member's epoch: the coordinator answers them with
             # that epoch and no assignment (ConsumerCoordinator.steady_heartbeat), which is all _on_response
             # would read. When nothing in the group changed, neither would what _after_request records.
@@ -244,7 +245,6 @@ class ConsumerSimulation:
                 client.epoch = epoch
                 self._heartbeat_at(client, coordinator.now + coordinator.config.heartbeat_interval_ms)
                 return
-        steady_tried = client.acknowledged and not client.new_subscription
         owned = None if client.acknowledged else client.held
         topics = client.topics if client.new_subscription else None
         client.acknowledged, client.new_subscription = True, False
@@ -253,7 +253,7 @@ class ConsumerSimulation:
             HeartbeatRequest(
                 client.member_id, client.epoch, client.config.instance_id, owned=owned, subscribed_topics=topics
             ),
-            steady_tried,
+            steady,  # the steady path declined it already
         )
 
     def _heartbeat_at(self, client: ConsumerClient, instant: int) -> None:
