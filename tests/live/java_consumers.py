@@ -152,6 +152,8 @@ class JavaConsumers(Group):
             partitions = {(t, p) for t, p in event["partitions"]}
             if kind == "assigned":
                 member.assigned(partitions)
+                if event.get("generation") is not None:
+                    member.generations = member.generations | {event["generation"]}
             else:  # revoked, lost
                 member.revoked(partitions)
 

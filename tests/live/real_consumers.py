@@ -41,6 +41,9 @@ class Member:
     callbacks: int = 0
     last_change: float = field(default_factory=time.monotonic)
     member_id: str = ""  # as the Java driver reports it; librdkafka's is read from the consumer
+    # The generations whose SyncGroup gave this member its assignment, as the Java driver reports them
+    # (onPartitionsAssigned runs after every rebalance it completes); librdkafka does not tell them.
+    generations: frozenset[int] = frozenset()
 
     def assigned(self, partitions: set[Partition]) -> None:
         self.held = self.held | partitions
@@ -92,6 +95,25 @@ class Group:
 
     def callbacks(self) -> dict[str, int]:
         return {name: m.callbacks for name, m in self.members.items()}
+
+    def generations(self) -> dict[str, frozenset[int]]:
+        return {name: m.generations for name, m in self.members.items()}
+
+    def missed(self, before: dict[str, frozenset[int]]) -> dict[str, list[int]]:
+        """Per member, the rebalances since `before` (`generations()`) that the others completed and it did
+        not: its SyncGroup came after the leader had already rejoined for the next one, so the broker
+        answered REBALANCE_IN_PROGRESS (AbstractCoordinator.SyncGroupResponseHandler) and it rejoined with
+        what it held a generation earlier. Only the Java driver reports generations; empty for librdkafka."""
+        new = {name: m.generations - before.get(name, frozenset()) for name, m in self.members.items()}
+        completed = frozenset().union(*new.values())
+        missed = {}
+        for name, got in new.items():
+            if name not in before and not got:
+                continue
+            expected = completed if name in before else {g for g in completed if g >= min(got)}
+            if expected - got:
+                missed[name] = sorted(expected - got)
+        return missed
 
     def settle(self, since: dict[str, int], timeout_s: float = 90) -> dict[str, set[Partition]]:
         wanted = sorted(
