@@ -34,7 +34,8 @@ ClientOpt = Annotated[
         help="The consumer client on the group leader, whose assignor runs: java (Kafka's) or librdkafka "
         "(confluent-kafka and other non-JVM clients: librdkafka 2.16's own range, roundrobin and "
         "cooperative-sticky on glibc; it has no sticky). Default: the client the group records (a live "
-        "group: read from its members' subscriptions), else java.",
+        "group: read from its members' subscriptions), else java. With a scenario: every member's "
+        "client, which also decides when a KIP-848 member sends a new subscription (librdkafka: at once).",
         metavar="CLIENT",
         show_default=False,
     ),

@@ -26,7 +26,7 @@ from kgroup.cli.output import OutputFormat, document, emit, warn
 from kgroup.cli.render.whatif import print_whatif, whatif_body, whatif_notes
 from kgroup.inspectors.errors import InputError
 from kgroup.inspectors.fixtures.bundled import locate
-from kgroup.inspectors.fixtures.scenario_file import is_scenario, scenario_from_doc
+from kgroup.inspectors.fixtures.scenario_file import is_scenario, scenario_from_doc, with_client
 from kgroup.inspectors.fixtures.yaml_doc import read_yaml
 from kgroup.inspectors.simulation.whatif import (
     WhatIfAnswer,
@@ -37,13 +37,13 @@ from kgroup.inspectors.simulation.whatif import (
 )
 
 
-def _scenario(doc, chosen: list[str], output: OutputFormat) -> None:
+def _scenario(doc, chosen: list[str], output: OutputFormat, client: str | None) -> None:
     """The rebalances that moved each partition, their triggers, and why it went unconsumed."""
     from kgroup.cli.render.explanations import print_stories, story_body
     from kgroup.inspectors.simulation.scenario_explain import stories
     from kgroup.inspectors.simulation.scenario_run import run_scenario
 
-    scenario = scenario_from_doc(doc)
+    scenario = with_client(scenario_from_doc(doc), client)
     outcome = run_scenario(scenario)
     partitions = chosen_partitions(chosen, scenario.cluster) if chosen else None
     told = stories(outcome, partitions)
@@ -123,7 +123,7 @@ def explain(
                 "what-if flags (--assignor, --add-member, ...) apply to fixtures; a scenario lists its own events",
                 doc.source,
             )
-        _scenario(doc, chosen, output)
+        _scenario(doc, chosen, output, client)
         return
     given = from_document(doc if doc is not None else read_yaml(locate(None)), group, flags)
     _show(answer(given, explain=chosen or True), output)

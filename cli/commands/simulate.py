@@ -25,7 +25,7 @@ from kgroup.cli.options import (
 from kgroup.cli.render.scenario import comparison_body, outcome_body, print_comparison, print_outcome
 from kgroup.inspectors.fixtures.bundled import locate
 from kgroup.inspectors.errors import InputError
-from kgroup.inspectors.fixtures.scenario_file import is_scenario, scenario_from_doc
+from kgroup.inspectors.fixtures.scenario_file import is_scenario, scenario_from_doc, with_client
 from kgroup.inspectors.simulation.scenario_run import run_scenario
 from kgroup.inspectors.fixtures.yaml_doc import read_yaml
 from kgroup.cli.output import OutputFormat, document, emit, warn
@@ -130,9 +130,9 @@ def simulate(
                     f"{timeline_out!r}: with --protocol the timelines (one per design) are written as one .html page",
                     field="--timeline-out",
                 )
-            _compare(doc, protocol, timeline_out, output)
+            _compare(doc, protocol, timeline_out, output, client)
             return
-        _replay(doc, timeline_out, output)
+        _replay(doc, timeline_out, output, client)
         return
     if protocol is not None:
         raise InputError(
@@ -154,10 +154,10 @@ def show_what_if(answered: WhatIfAnswer, output: OutputFormat) -> None:
     )
 
 
-def _replay(doc, timeline_out: str | None, output: OutputFormat) -> None:  # type: ignore[no-untyped-def]
+def _replay(doc, timeline_out: str | None, output: OutputFormat, client: str | None) -> None:  # type: ignore[no-untyped-def]
     if timeline_out is not None and not timeline_out.endswith((".svg", ".html", ".htm")):
         raise InputError(f"{timeline_out!r}: the timeline is written as .svg or .html", field="--timeline-out")
-    outcome = run_scenario(scenario_from_doc(doc))
+    outcome = run_scenario(with_client(scenario_from_doc(doc), client))
     if timeline_out is not None:
         from kgroup.cli.render.timeline_svg import timeline_html, timeline_svg
         from kgroup.inspectors.files import write_atomically
@@ -174,11 +174,12 @@ def _compare(
     protocols: str,
     timeline_out: str | None,  # type: ignore[no-untyped-def]
     output: OutputFormat,
+    client: str | None,
 ) -> None:
     from kgroup.inspectors.simulation.protocol_comparison import compare, parse_protocols
 
     names = parse_protocols(protocols)
-    scenario = scenario_from_doc(doc)
+    scenario = with_client(scenario_from_doc(doc), client)
     runs = compare(scenario, names)
     if timeline_out is not None:
         from kgroup.cli.render.timeline_svg import comparison_html

@@ -44,8 +44,8 @@ def print_outcome(console: Console, outcome: ScenarioOutcome) -> None:
         f"Scenario {scenario.source}" + (f": {scenario.description}" if scenario.description else ""), markup=False
     )
     console.print(
-        f"Group {group.group_id} · classic ({'/'.join(protocols)}) · {len(group.members)} members at start"
-        f" · {seconds(scenario.duration_ms)} simulated",
+        f"Group {group.group_id} · classic ({'/'.join(protocols)}) · {group.client or 'java'} clients"
+        f" · {len(group.members)} members at start · {seconds(scenario.duration_ms)} simulated",
         markup=False,
     )
     console.print()
@@ -206,6 +206,7 @@ def outcome_body(outcome: ScenarioOutcome) -> dict[str, Any]:
         "description": scenario.description,
         "group_id": scenario.group.group_id,
         "duration_ms": scenario.duration_ms,
+        "client": scenario.group.client or "java",
         "clients": {
             h: {
                 "protocol": c.protocol,
@@ -285,6 +286,7 @@ def comparison_body(scenario: Any, runs: list[Any]) -> dict[str, Any]:
         "warnings": list(scenario.rejected_settings),
         "scenario": scenario.source,
         "duration_ms": scenario.duration_ms,
+        "client": scenario.group.client or "java",
         "events": [{"at_ms": e.at_ms, "kind": e.kind, "subject": e.subject} for e in scenario.events],
         "protocols": [
             {
@@ -324,7 +326,9 @@ def print_comparison(console: Console, scenario: Any, runs: list[Any]) -> None:
     for line in scenario.rejected_settings:
         console.print(line, markup=False, style="bold yellow", soft_wrap=True)
     console.print(
-        f"{scenario.source}: {len(scenario.events)} event(s) over {_seconds(scenario.duration_ms)}", markup=False
+        f"{scenario.source}: {len(scenario.events)} event(s) over {_seconds(scenario.duration_ms)}"
+        f" · {scenario.group.client or 'java'} clients",
+        markup=False,
     )
     table = Table(box=None, pad_edge=False)
     table.add_column("PROTOCOL")

@@ -192,11 +192,11 @@ def _fixture_cases(
 
 
 def _scenario_case(doc: YamlDoc, limits: ScenarioLimits, warnings: list[str]) -> Case:
-    from kgroup.inspectors.fixtures.scenario_file import scenario_from_doc
+    from kgroup.inspectors.fixtures.scenario_file import scenario_from_doc, with_client
     from kgroup.inspectors.simulation.scenario_gate import scenario_checks
     from kgroup.inspectors.simulation.scenario_run import run_scenario
 
-    scenario = scenario_from_doc(doc)
+    scenario = with_client(scenario_from_doc(doc), None)
     warnings += scenario.warnings
     outcome = run_scenario(scenario)
     line = doc.line(("events",)) or 1

@@ -43,9 +43,10 @@ class ScenarioOutcome:
 
 def run_scenario(scenario: Scenario) -> ScenarioOutcome:
     group = scenario.group
+    library = group.client or "java"  # the leader runs its client's own assignor (librdkafka's differ)
 
     def by_protocol_name(name: str) -> Assignor:
-        return scenario.user_assignors.get(name) or resolve(name)
+        return scenario.user_assignors.get(name) or resolve(name, library)
 
     sim = ClassicSimulation(
         scenario.cluster, by_protocol_name, scenario.broker, autonomous=True, group_id=group.group_id

@@ -28,10 +28,10 @@ events:
 """
 
 
-def _compare(tmp_path: Path, protocols: str, scenario: str = SCENARIO) -> dict[str, dict]:
+def _compare(tmp_path: Path, protocols: str, scenario: str = SCENARIO, *flags: str) -> dict[str, dict]:
     path = tmp_path / "scenario.yaml"
     path.write_text(scenario)
-    result = run("simulate", str(path), "--protocol", protocols, "-o", "json")
+    result = run("simulate", str(path), "--protocol", protocols, *flags, "-o", "json")
     assert result.exit_code == 0, result.output
     return {p["protocol"]: p for p in json.loads(result.stdout)["protocols"]}
 
@@ -107,3 +107,21 @@ def test_consumer_protocol_takes_a_new_subscription_at_the_members_next_heartbea
     assert body["rebalance_list"] == [{"start_ms": 7_500, "end_ms": 10_000, "group_epoch": 3}]
     assert body["final_assignment"] == {"c1": ["a-0", "a-1"], "c2": ["b-0", "b-1"]}
     assert body["member_epochs"] == {"c1": 3, "c2": 3}
+
+
+def test_a_librdkafka_member_sends_a_new_subscription_at_once(tmp_path: Path) -> None:
+    # As above, but librdkafka expedites the heartbeat on subscribe() (measured on Apache Kafka:
+    # tests/live/test_timer_rules_live.py): c2 sends the new subscription at 6 s, group epoch 3 then; it gives
+    # a-1 up and takes b-0, b-1 at once; c1 takes a-1 at its 10 s heartbeat, which ends the rebalance.
+    (body,) = _compare(tmp_path, "consumer", SUBSCRIBE, "--client", "librdkafka").values()
+    assert body["rebalance_list"] == [{"start_ms": 6_000, "end_ms": 10_000, "group_epoch": 3}]
+    assert body["final_assignment"] == {"c1": ["a-0", "a-1"], "c2": ["b-0", "b-1"]}
+    # The group's own `client: librdkafka` does the same; --client wins over it.
+    path = tmp_path / "librdkafka.yaml"
+    path.write_text(SUBSCRIBE.replace("  - group_id: g\n", "  - group_id: g\n    client: librdkafka\n"))
+    for flags, start in (([], 6_000), (["--client", "java"], 7_500)):
+        result = run("simulate", str(path), "--protocol", "consumer", *flags, "-o", "json")
+        assert result.exit_code == 0, result.output
+        document = json.loads(result.stdout)
+        assert document["client"] == ("java" if flags else "librdkafka")
+        assert document["protocols"][0]["rebalance_list"][0]["start_ms"] == start

@@ -145,3 +145,56 @@ def test_timeline_needs_a_scenario(tmp_path: Path) -> None:
     result = run("simulate", "demo", "--timeline-out", str(tmp_path / "x.svg"))
     assert result.exit_code == 2 and "--timeline-out" in result.stderr
     assert not (tmp_path / "x.svg").exists()
+
+
+MIXED_ORDER = """\
+schema: kgroup/v1
+kind: scenario
+cluster:
+  topics:
+    - {name: t, partitions: 2}
+groups:
+  - group_id: g
+    assignors: [range]
+    generation: 3
+    members:
+      - {member_id: x, topics: [t]}
+      - {member_id: y, topics: [t], instance_id: a-inst}
+      - {member_id: w, topics: [t]}
+    assignment:
+      x: {t: [0]}
+      y: {t: [1]}
+duration: 20s
+events:
+  - leave w at 1s
+"""
+
+
+def test_a_librdkafka_leader_runs_librdkafkas_own_range(tmp_path: Path) -> None:
+    # w leaves, x and y rebalance under range. Kafka's Java range puts static members first
+    # (AbstractPartitionAssignor.MemberInfo.compareTo): y takes t-0, x t-1. librdkafka compares instance ids
+    # only when both members are static, else member ids (rd_kafka_group_member_cmp): x before y, x takes t-0.
+    path = tmp_path / "order.yaml"
+    path.write_text(MIXED_ORDER)
+    java = run_json("simulate", str(path))
+    assert (java["client"], java["final_assignment"]) == ("java", {"x": ["t-1"], "y": ["t-0"]})
+    librdkafka = run_json("simulate", str(path), "--client", "librdkafka")
+    assert (librdkafka["client"], librdkafka["final_assignment"]) == ("librdkafka", {"x": ["t-0"], "y": ["t-1"]})
+    table = run("simulate", str(path), "--client", "librdkafka")
+    assert table.exit_code == 0 and "· librdkafka clients ·" in table.stdout
+
+
+def test_librdkafka_with_the_eager_sticky_assignor_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    path = tmp_path / "sticky.yaml"
+    path.write_text(MIXED_ORDER.replace("assignors: [range]", "assignors: [sticky]"))
+    for flags, text in (
+        (["--client", "librdkafka"], MIXED_ORDER.replace("assignors: [range]", "assignors: [sticky]")),
+        ([], MIXED_ORDER.replace("assignors: [range]", "assignors: [sticky]\n    client: librdkafka")),
+    ):
+        path.write_text(text)
+        result = run("simulate", str(path), *flags)
+        assert result.exit_code == 2, result.output
+        assert result.stdout == "" and len(result.stderr.strip().splitlines()) == 1
+        assert str(path) in result.stderr and "partition.assignment.strategy" in result.stderr
+        assert "no 'sticky' assignor" in result.stderr
+    assert run("simulate", str(path), "--client", "java").exit_code == 0

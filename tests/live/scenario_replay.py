@@ -745,12 +745,12 @@ def replay(
 # -- kgroup's prediction ----------------------------------------------------------------------------------
 
 
-def predict(plan: Plan, run: LiveRun, protocol: str) -> Predicted:
-    """`kgroup simulate` of the same scenario, read from its JSON: the file alone (classic), or (consumer
-    protocol) `--protocol consumer` of the file with the broker's member ids, starting assignment and
-    `group.consumer.*` settings written in."""
+def predict(plan: Plan, run: LiveRun, protocol: str, client: str) -> Predicted:
+    """`kgroup simulate --client CLIENT` of the same scenario, read from its JSON: the file alone (classic),
+    or (consumer protocol) `--protocol consumer` of the file with the broker's member ids, starting
+    assignment and `group.consumer.*` settings written in."""
     if protocol == "classic":
-        body = _simulate(plan.path)
+        body = _simulate(plan.path, "--client", client)
         rebalances = [Rebalance(r["start_ms"], r["end_ms"], r["generation"]) for r in body["rebalances"]]
         changes: dict[str, list[tuple[str, frozenset[str], int | None]]] = {}
         for event in body["events"]:
@@ -760,7 +760,7 @@ def predict(plan: Plan, run: LiveRun, protocol: str) -> Predicted:
                 )
         final = {m: frozenset(ps) for m, ps in body["final_assignment"].items()}
         return Predicted(rebalances, changes, final)
-    return _predict_consumer(plan, run)
+    return _predict_consumer(plan, run, client)
 
 
 def _simulate(path: Path | str, *flags: str) -> dict[str, Any]:
@@ -774,7 +774,7 @@ def _simulate(path: Path | str, *flags: str) -> dict[str, Any]:
     return json.loads(out.stdout)
 
 
-def _predict_consumer(plan: Plan, run: LiveRun) -> Predicted:
+def _predict_consumer(plan: Plan, run: LiveRun, client: str) -> Predicted:
     """The server assignor breaks ties by member id, and KIP-1082 clients pick random ones: the file kgroup
     reads names the members by the ids the broker's members picked, in the order the broker listed them."""
     ids = {m: run.member_ids[m] for m in plan.members()}
@@ -793,7 +793,7 @@ def _predict_consumer(plan: Plan, run: LiveRun) -> Predicted:
     with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as renamed:
         yaml.safe_dump(data, renamed)
     try:
-        (body,) = _simulate(renamed.name, "--protocol", "consumer")["protocols"]
+        (body,) = _simulate(renamed.name, "--protocol", "consumer", "--client", client)["protocols"]
     finally:
         os.unlink(renamed.name)
     rebalances = [Rebalance(r["start_ms"], r["end_ms"], r["group_epoch"]) for r in body["rebalance_list"]]

@@ -76,6 +76,10 @@ CASES = [
     pytest.param(
         "consumer-protocol-join-leave.yaml", "librdkafka", "consumer", id="consumer-protocol-join-leave-librdkafka"
     ),
+    # librdkafka sends a new subscription at once (`kgroup simulate --client librdkafka`), Java's at its next heartbeat.
+    pytest.param(
+        "consumer-protocol-subscribe.yaml", "librdkafka", "consumer", id="consumer-protocol-subscribe-librdkafka"
+    ),
     # The bundled scenarios' stories, scaled to seconds (each file's header names its bundled scenario).
     pytest.param("classic-slow-poll-storm.yaml", "java", "classic", id="classic-slow-poll-storm"),
     pytest.param("classic-static-stuck.yaml", "java", "classic", id="classic-static-stuck"),
@@ -113,9 +117,9 @@ def test_the_broker_does_what_kgroup_simulate_predicts(
     with ThreadPoolExecutor(1) as pool:
         # A classic prediction is `kgroup simulate` of the file alone: it runs while the broker settles the
         # starting group (seconds of a loaded machine's CI budget, not of the scenario's clock).
-        early = pool.submit(predict, Plan.read(path), LiveRun(), protocol) if protocol == "classic" else None
+        early = pool.submit(predict, Plan.read(path), LiveRun(), protocol, client) if protocol == "classic" else None
         plan, live = replay(replay_kafka, path, client, protocol, group, classes, tmp_path)
-        kgroup = early.result() if early is not None else predict(plan, live, protocol)
+        kgroup = early.result() if early is not None else predict(plan, live, protocol, client)
     report, differences = compare(plan, live, kgroup, TOLERANCE_MS, protocol)
     print(f"\n[{client}, {protocol}] {report}")
     if protocol == "consumer":  # the starting assignment is the broker's: it depends on random member ids

@@ -64,17 +64,11 @@ LEAVE_AFTER_S = 10.0  # after the acknowledging heartbeat, before the next one (
 LINE_S = 25.0
 
 
-def _group_configs(admin: AdminClient, group: str) -> None:
-    resource = ConfigResource(
-        ResourceType.GROUP,
-        group,
-        incremental_configs=[
-            ConfigEntry("consumer.session.timeout.ms", str(SESSION_MS), incremental_operation=AlterConfigOpType.SET),
-            ConfigEntry(
-                "consumer.heartbeat.interval.ms", str(HEARTBEAT_MS), incremental_operation=AlterConfigOpType.SET
-            ),
-        ],
-    )
+def _group_configs(admin: AdminClient, group: str, configs: dict[str, int] | None = None) -> None:
+    """Set a KIP-848 group's own configs (default: SESSION_MS and HEARTBEAT_MS)."""
+    given = configs or {"consumer.session.timeout.ms": SESSION_MS, "consumer.heartbeat.interval.ms": HEARTBEAT_MS}
+    entries = [ConfigEntry(k, str(v), incremental_operation=AlterConfigOpType.SET) for k, v in given.items()]
+    resource = ConfigResource(ResourceType.GROUP, group, incremental_configs=entries)
     for future in admin.incremental_alter_configs([resource]).values():
         future.result(30)
 
@@ -717,20 +711,11 @@ def test_a_kip848_consumer_that_does_not_poll_in_time_leaves_with_epoch_minus_on
     topic, group = f"timer-{uuid.uuid4().hex[:6]}", f"poll-leave-848-{uuid.uuid4().hex[:6]}"
     for future in admin.create_topics([NewTopic(topic, 4)]).values():
         future.result(30)
-    resource = ConfigResource(
-        ResourceType.GROUP,
+    _group_configs(
+        admin,
         group,
-        incremental_configs=[
-            ConfigEntry(
-                "consumer.session.timeout.ms", str(KIP848_SESSION_MS), incremental_operation=AlterConfigOpType.SET
-            ),
-            ConfigEntry(
-                "consumer.heartbeat.interval.ms", str(POLL_HEARTBEAT_MS), incremental_operation=AlterConfigOpType.SET
-            ),
-        ],
+        {"consumer.session.timeout.ms": KIP848_SESSION_MS, "consumer.heartbeat.interval.ms": POLL_HEARTBEAT_MS},
     )
-    for future in admin.incremental_alter_configs([resource]).values():
-        future.result(30)
     settings = {
         "group.protocol": "consumer",
         "max.poll.interval.ms": str(POLL_MS),
@@ -778,3 +763,94 @@ def test_a_kip848_consumer_that_does_not_poll_in_time_leaves_with_epoch_minus_on
     assert after.group_epoch is not None and before.group_epoch is not None
     assert after.group_epoch == before.group_epoch + 1 == kgroup_epoch, (before.group_epoch, after.group_epoch)
     assert kgroup_members == {"a"} and [m.member_id for m in after.members] == [ids["a"]]
+
+
+SUBSCRIBE_HEARTBEAT_MS = 5_000
+# A client that waits for its next heartbeat sends a new subscription 0-5 s after subscribe(), below this one
+# time in 3.3; three changes all below it, one time in 37. An expedited one takes milliseconds (plus a
+# loaded 2-core machine's scheduling).
+EXPEDITED_S = 1.5
+
+
+def _kgroup_subscribe_lag_ms(client: str) -> int:
+    """kgroup's KIP-848 simulation: c2 (heartbeats at 2.5 s, 7.5 s, ...) subscribes to a second topic at 6 s;
+    how long until the group epoch bumps."""
+    sim = ConsumerSimulation.create(
+        {"a": 2, "b": 2}, ConsumerConfig(heartbeat_interval_ms=SUBSCRIBE_HEARTBEAT_MS), "g", client
+    )
+    sim.add_client("c1", ClientConfig(), ["a", "b"])
+    sim.add_client("c2", ClientConfig(), ["a"])
+    owned = {
+        "c1": [TopicPartition("a", 0), TopicPartition("b", 0), TopicPartition("b", 1)],
+        "c2": [TopicPartition("a", 1)],
+    }
+    sim.load(2, owned, heartbeat_phase={"c1": 0, "c2": SUBSCRIBE_HEARTBEAT_MS // 2})
+    sim.at(6_000, sim.subscribe, sim.clients["c2"], ["a", "b"])
+    sim.run_until(20_000)
+    return next(b.at_ms for b in sim.bumps if b.at_ms >= 6_000) - 6_000
+
+
+def test_a_librdkafka_kip848_consumer_sends_a_new_subscription_at_once_not_with_its_next_heartbeat(broker: str) -> None:
+    """Kafka's Java consumer sends a new subscription with its next heartbeat (AbstractMembershipManager.
+    onSubscriptionUpdated; tests/live/scenarios/consumer-protocol-subscribe); librdkafka expedites the
+    heartbeat. With the group's heartbeat interval at 5 s, three subscription changes of a librdkafka member
+    each bump the group epoch within EXPEDITED_S on Apache Kafka; kgroup simulates a librdkafka group so (the
+    bump at the subscribe) and a Java one at the member's next heartbeat (1.5 s later here, hand-worked)."""
+    admin = AdminClient({"bootstrap.servers": broker})
+    run = uuid.uuid4().hex[:6]
+    topic_a, topic_b, group = f"sub-a-{run}", f"sub-b-{run}", f"subscribe-848-{run}"
+    for future in admin.create_topics([NewTopic(topic_a, 2), NewTopic(topic_b, 2)]).values():
+        future.result(30)
+    _group_configs(admin, group, {"consumer.heartbeat.interval.ms": SUBSCRIBE_HEARTBEAT_MS})
+
+    def consumer(name: str) -> Consumer:
+        return Consumer(
+            {"bootstrap.servers": broker, "group.id": group, "client.id": name, "group.protocol": "consumer"}
+        )
+
+    c1, c2 = consumer("c1"), consumer("c2")
+    stop = threading.Event()
+
+    def pump() -> None:
+        while not stop.is_set():
+            c1.poll(0.05)
+
+    def described() -> tuple[str, int, int]:
+        found = describe_consumer_groups({"bootstrap.servers": broker}, [group], 10)[group]
+        return found.state, found.group_epoch, len(found.members)
+
+    def stable_past(epoch: int) -> Any:
+        def check() -> bool:
+            c2.poll(0.05)
+            state, now, members = described()
+            return state == "Stable" and now > epoch and members == 2
+
+        return check
+
+    pumping = threading.Thread(target=pump, daemon=True)
+    try:
+        c1.subscribe([topic_a, topic_b])
+        c2.subscribe([topic_a])
+        pumping.start()
+        _wait("the two members' group settled", 90, stable_past(0))
+        lags = []
+        for topics in ([topic_a, topic_b], [topic_a], [topic_a, topic_b]):
+            _, epoch, _ = described()
+            started = time.monotonic()
+            c2.subscribe(topics)
+            while True:  # polled, never slept through
+                assert time.monotonic() - started < 30, f"no epoch bump within 30 s of subscribe({topics})"
+                c2.poll(0.01)
+                if described()[1] > epoch:
+                    lags.append(time.monotonic() - started)
+                    break
+            _wait(f"the group settled after subscribe({topics})", 90, stable_past(epoch))
+    finally:
+        stop.set()
+        if pumping.is_alive():
+            pumping.join(10)
+        c1.close()
+        c2.close()
+    assert all(lag < EXPEDITED_S for lag in lags), f"epoch bumps {lags} s after subscribe(), interval 5 s"
+    assert _kgroup_subscribe_lag_ms("librdkafka") == 0
+    assert _kgroup_subscribe_lag_ms("java") == 1_500

@@ -66,6 +66,8 @@ class EpochBump:
 class ConsumerSimulation:
     coordinator: ConsumerCoordinator
     group_id: str = "group"
+    # The members' client: "java" (Kafka's) or "librdkafka"; they differ in when a new subscription is sent.
+    client: str = "java"
     clients: dict[str, ConsumerClient] = field(default_factory=dict)
     ledger: ConsumptionLedger = field(default_factory=ConsumptionLedger)
     created: dict[TopicPartition, int] = field(default_factory=dict)
@@ -78,11 +80,15 @@ class ConsumerSimulation:
 
     @classmethod
     def create(
-        cls, topics: Mapping[str, int], config: ConsumerConfig = ConsumerConfig(), group_id: str = "group"
+        cls,
+        topics: Mapping[str, int],
+        config: ConsumerConfig = ConsumerConfig(),
+        group_id: str = "group",
+        client: str = "java",
     ) -> ConsumerSimulation:
         coordinator = ConsumerCoordinator(config, topics, lambda *_: {})
         coordinator.assignor = server_assignor(coordinator)
-        sim = cls(coordinator, group_id)
+        sim = cls(coordinator, group_id, client)
         coordinator.on_fenced = lambda group, member: sim._after_request(sim._group_epoch() - 1)
         sim.created = {TopicPartition(t, p): 0 for t, n in topics.items() for p in range(n)}
         return sim
@@ -375,10 +381,14 @@ class ConsumerSimulation:
         """A member in the group sends its new subscription with its next heartbeat, at the interval: Kafka's
         client only marks it (AbstractMembershipManager.onSubscriptionUpdated; the heartbeat request carries
         SubscribedTopicNames when they changed since the last one sent, ConsumerHeartbeatRequestManager's
-        HeartbeatState). One not in the group joins with it."""
+        HeartbeatState). librdkafka sends it at once (rd_kafka_cgrp_consumer_apply_next_subscribe expedites
+        the heartbeat; measured on Kafka 4.2.1 with a 5 s interval: the epoch bump came 22-23 ms after
+        subscribe() in each of three runs). One not in the group joins with it."""
         client.topics = self._shared(topics)
         if client.alive and client.in_group:
             client.new_subscription = True
+            if self.client == "librdkafka":
+                self._heartbeat(client, client.incarnation)
 
     def add_partitions(self, topic: str, total: int) -> None:
         for p in range(self.coordinator.topics.get(topic, 0), total):
