@@ -49,7 +49,6 @@ from tests.live.scenario_replay import (
 )
 
 TOLERANCE_MS = 2_500
-_CREATED: dict[str, set[str]] = {}  # per broker, the topics the cases made on it
 
 
 @pytest.fixture(scope="module")
@@ -60,6 +59,14 @@ def replay_kafka(tmp_path_factory: pytest.TempPathFactory) -> Iterator[kafka_bro
     node.start()
     try:
         kafka_broker.warm_up_coordinators(node.address)
+        # Every case's topics at once, long before any group starts (each file names its own; a file replayed
+        # with two clients adds no partitions): a librdkafka KIP-848 group whose topic the coordinator learned
+        # of only after its first members joined settled one epoch later than its file.
+        topics: dict[str, int] = {}
+        for case in CASES:
+            data = yaml.safe_load((SCENARIOS / case.values[0]).read_text())
+            topics.update({t["name"]: t["partitions"] for t in data["cluster"]["topics"]})
+        kafka_broker.create_topics(node.address, topics)
         yield node
     finally:
         node.stop(kill=True)
@@ -106,13 +113,6 @@ def test_the_broker_does_what_kgroup_simulate_predicts(
     data = yaml.safe_load(path.read_text())
     suffix = uuid.uuid4().hex[:6]
     group = f"{data['groups'][0]['group_id']}-{suffix}"
-    # Each scenario file names its own topics, so the module's broker serves them all; a file replayed with
-    # two clients (consumer-protocol-join-leave, which adds no partitions) creates them once.
-    created = _CREATED.setdefault(replay_kafka.address, set())
-    topics = {t["name"]: t["partitions"] for t in data["cluster"]["topics"] if t["name"] not in created}
-    if topics:
-        kafka_broker.create_topics(replay_kafka.address, topics)
-        created.update(topics)
     classes = compiled(tmp_path_factory) if client == "java" else None
     with ThreadPoolExecutor(1) as pool:
         # A classic prediction is `kgroup simulate` of the file alone: it runs while the broker settles the
