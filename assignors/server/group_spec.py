@@ -161,9 +161,12 @@ class ServerGroup:
         topics = iteration_order(list(grouped), [self._hash_of(t) for t in grouped], DEFAULT_CAPACITY)
         return [(t, _integer_set_order(grouped[t])) for t in topics]
 
-    def record_tail(self, partitions: Collection[TopicPartition], count: int) -> list[TopicPartition]:
+    def record_tail(
+        self, partitions: Collection[TopicPartition], count: int, record: Sequence[str] | None = None
+    ) -> list[TopicPartition]:
         """The last `count` of `partitions` in the order `in_record_order` gives them when they are listed
-        in TopicPartition order (as the coordinator lists a current target).
+        topic by topic in `record` order (the topics of the member's last target record, see
+        `kgroup.assignors.server.target_order`), else in TopicPartition order.
 
         Only the topics they fall in have their partitions put in HashSet order.
         """
@@ -174,25 +177,28 @@ class ServerGroup:
             by_topic = {name: [] for name in names}
             lists = map(by_topic.__getitem__, map(itemgetter(0), partitions))
             deque(map(list.append, lists, map(itemgetter(1), partitions)), maxlen=0)
+        listed = _listed(names, record)
         if self.owned_order == LISTED or len(names) == 1:
-            order = sorted(names)
+            order = list(listed)
         else:
             capacity = capacity_by_size(len(names))
-            if capacity is None:  # a small table: replay the inserts, in the listed (name) order
-                listed = tuple(sorted(names))
+            if capacity is None:  # a small table: replay the inserts, in the listed order
                 cached = self._small_orders.get(listed)  # a few topics: the same sets recur
                 if cached is None:
                     hashes = [self._topic_hash(n) for n in listed]
                     cached = self._small_orders[listed] = iteration_order(listed, hashes, DEFAULT_CAPACITY)
                 order = cached
-            else:  # HashMap order is (bucket, insertion order), and the insertion order is name order
+            else:  # HashMap order is (bucket, insertion order)
                 mask = capacity - 1
                 spreads = self._topic_spreads
-                keyed = [((spreads[n] if n in spreads else self._topic_spread(n)) & mask, n) for n in names]
+                keyed = [
+                    ((spreads[n] if n in spreads else self._topic_spread(n)) & mask, rank, n)
+                    for rank, n in enumerate(listed)
+                ]
                 last = max(keyed)
-                if len(by_topic[last[1]]) >= count:
+                if len(by_topic[last[2]]) >= count:
                     keyed = [last]  # the last topic alone covers it: no need to order the rest
-                order = [n for _, n in sorted(keyed)]
+                order = [n for _, _, n in sorted(keyed)]
         segments = []
         for name in reversed(order):
             if count <= 0:
@@ -202,24 +208,24 @@ class ServerGroup:
             count -= len(segment)
         return [tp for segment in reversed(segments) for tp in segment]
 
-    def last_record_topic(self, names: Collection[str]) -> str:
+    def last_record_topic(self, names: Collection[str], record: Sequence[str] | None = None) -> str:
         """The topic whose partitions `in_record_order` gives last, for a target over these topics (distinct
-        names, listed in name order as `record_tail` takes them).
+        names, listed in `record` order, else name order, as `record_tail` takes them).
 
-        HashMap order is (bucket, insertion order) and the insertion order is name order, so it is the
-        greatest (bucket, name); only the table size needs the inserts replayed, below 64 buckets.
+        HashMap order is (bucket, insertion order), so it is the greatest (bucket, place in the listing);
+        only the table size needs the inserts replayed, below 64 buckets.
         """
+        listed = _listed(names, record)
         if self.owned_order == LISTED or len(names) == 1:
-            return max(names)
+            return listed[-1]
         capacity = capacity_by_size(len(names))
-        listed = sorted(names)
         spreads = [self._topic_spreads[n] if n in self._topic_spreads else self._topic_spread(n) for n in listed]
         if capacity is None:  # a small table: a chain of 9 may have doubled it
             capacity = _capacity_by_spreads(spreads, DEFAULT_CAPACITY) or final_capacity(
                 [self._topic_hashes[n] for n in listed], DEFAULT_CAPACITY
             )
         mask = capacity - 1
-        return max(zip([s & mask for s in spreads], listed))[1]
+        return listed[max(zip([s & mask for s in spreads], range(len(listed))))[1]]
 
     def topic_tail(self, name: str, parts: list[int], count: int) -> list[TopicPartition]:
         """The last `count` (all, if fewer) of one topic's partitions, `parts` ascending and distinct, in the
@@ -352,6 +358,17 @@ def _integer_set_tail(parts: list[int], count: int) -> list[int]:
     buckets = [s & mask for s in spreads]
     last = heapq.nlargest(count, zip(buckets, range(len(parts))))
     return [parts[i] for _, i in reversed(last)]
+
+
+def _listed(names: Collection[str], record: Sequence[str] | None) -> tuple[str, ...]:
+    """`names` in the order a target record lists them: `record`'s (topics it lacks last, by name), else by name."""
+    if record is None:
+        return tuple(sorted(names))
+    present = set(names)
+    listed = tuple(t for t in record if t in present)
+    if len(listed) < len(present):
+        listed += tuple(sorted(present.difference(listed)))
+    return listed
 
 
 def _capacity_by_spreads(spreads: Sequence[int], capacity: int) -> int | None:

@@ -4,9 +4,9 @@ A share group may hand one partition to several members. The assignor aims for e
 `desiredSharing = ceil(members / partitions)` members and each member a near-equal share of the
 `desiredSharing * partitions` assignments, keeping what members already hold where it can. Its choices
 depend on Java `HashMap`/`HashSet` iteration (member indices, partition numbers, `TopicIdPartition`
-records), so this port replays those collections with the capacities Kafka gives them: `_JavaHashMap`
-below iterates bucket by bucket, each chain as `put` and `computeIfAbsent` built it (the latter inserts
-at the chain's head, which `kgroup.assignors.java.hash_order` does not model).
+records), so this port replays those collections with the capacities Kafka gives them
+(`kgroup.assignors.java.hash_map.JavaHashMap`: bucket by bucket, each chain as `put` and `computeIfAbsent`
+built it).
 
 The group is given as the coordinator's `TargetAssignmentBuilder` builds its `GroupSpec` (see
 `group_spec.ServerGroup`): members in a HashMap of member ids, subscriptions as `TopicIds` over a HashSet of
@@ -17,24 +17,17 @@ is assignable (`GroupSpecImpl.isPartitionAssignable` with no allowed-partitions 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Iterator, Sequence
-from typing import Generic, TypeVar
+from collections.abc import Sequence
 
 from kgroup.assignors.base import AssignorError
-from kgroup.assignors.java.hash_order import capacity_for_collection, spread, table_size_for, uuid_of
+from kgroup.assignors.java.hash_map import DEFAULT_CAPACITY, JavaHashMap
+from kgroup.assignors.java.hash_order import capacity_for_collection, table_size_for, uuid_of
 from kgroup.assignors.java.semantics import to_int32
 from kgroup.assignors.java.timeline_table import timeline_capacity, timeline_slot
 from kgroup.assignors.model import Assignment, Cluster, Member, TopicPartition
 from kgroup.assignors.server.group_spec import HOMOGENEOUS, ServerGroup, derived_topic_id, subscription_type
 
-K = TypeVar("K", bound=Hashable)
-V = TypeVar("V")
-
 TopicIdPartition = tuple[str, int]  # (topic id text, partition)
-
-_DEFAULT_CAPACITY = 16
-_CHAIN_RESIZE = 9  # HashMap.TREEIFY_THRESHOLD + 1: a chain this long doubles a table under 64 buckets
-_MIN_TREEIFY_CAPACITY = 64
 
 
 def _int_hash(value: int) -> int:
@@ -55,107 +48,17 @@ def _expected_capacity(n: int) -> int:
     return table_size_for(int((n + 1) / 0.75 + 1))
 
 
-class _JavaHashMap(Generic[K, V]):
-    """A `java.util.HashMap` (or the HashMap behind a `HashSet`) whose iteration order is Java's.
-
-    `capacity` is the table size of the first allocation. Iteration is bucket by bucket; within a bucket,
-    chain order. `put` (and `HashSet.add`) appends to the chain and resizes after inserting;
-    `computeIfAbsent` puts the new node at the chain's head and resizes only when it is next called
-    (JDK 17 `HashMap.computeIfAbsent`). A resize splits chains without reordering them, so one global
-    rank per key (below every other for a head insert, above for an append) orders every chain.
-    """
-
-    __slots__ = ("_capacity", "_hash", "_entries", "_head", "_tail")
-
-    def __init__(self, capacity: int, hash_of: Callable[[K], int]) -> None:
-        self._capacity = capacity
-        self._hash = hash_of
-        self._entries: dict[K, tuple[int, int, V]] = {}  # key -> (spread hash, rank in its chain, value)
-        self._head = 0
-        self._tail = 0
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._entries
-
-    def get(self, key: K) -> V | None:
-        entry = self._entries.get(key)
-        return None if entry is None else entry[2]
-
-    def _chain(self, s: int) -> int:
-        mask = self._capacity - 1
-        return sum(1 for other, _, _ in self._entries.values() if other & mask == s & mask)
-
-    def _over_threshold(self) -> bool:
-        return len(self._entries) > int(self._capacity * 0.75)
-
-    def put(self, key: K, value: V) -> None:
-        """`HashMap.putVal`: append, then treeifyBin (a resize below 64 buckets) and the threshold check."""
-        entries = self._entries
-        old = entries.get(key)
-        if old is not None:
-            entries[key] = (old[0], old[1], value)
-            return
-        s = spread(self._hash(key))
-        long_chain = self._chain(s) >= _CHAIN_RESIZE - 1
-        self._tail += 1
-        entries[key] = (s, self._tail, value)
-        if long_chain and self._capacity < _MIN_TREEIFY_CAPACITY:
-            self._capacity *= 2
-        if self._over_threshold():
-            self._capacity *= 2
-
-    def add(self, key: K) -> bool:
-        """`HashSet.add`: False when already present."""
-        if key in self._entries:
-            return False
-        self.put(key, None)  # type: ignore[arg-type]
-        return True
-
-    def compute_if_absent(self, key: K, make: Callable[[], V]) -> V:
-        """`HashMap.computeIfAbsent`: the pending resize first, then a head insert."""
-        if self._over_threshold():
-            self._capacity *= 2
-        entry = self._entries.get(key)
-        if entry is not None:
-            return entry[2]
-        value = make()
-        s = spread(self._hash(key))
-        long_chain = self._chain(s) >= _CHAIN_RESIZE - 2
-        self._head -= 1
-        self._entries[key] = (s, self._head, value)
-        if long_chain and self._capacity < _MIN_TREEIFY_CAPACITY:
-            self._capacity *= 2
-        return value
-
-    def remove(self, key: K) -> bool:
-        return self._entries.pop(key, None) is not None
-
-    def in_order(self) -> list[K]:
-        """The keys in Java iteration order, as a snapshot (callers remove only what they are at)."""
-        mask = self._capacity - 1
-        return [k for k, _ in sorted(self._entries.items(), key=lambda kv: (kv[1][0] & mask, kv[1][1]))]
-
-    def items(self) -> list[tuple[K, V]]:
-        return [(k, self._entries[k][2]) for k in self.in_order()]
-
-    def __iter__(self) -> Iterator[K]:
-        return iter(self.in_order())
+IntSet = JavaHashMap[int, None]
+Partitions = JavaHashMap[str, IntSet]  # a member's assignment: topic id -> partitions
 
 
-IntSet = _JavaHashMap[int, None]
-Partitions = _JavaHashMap[str, IntSet]  # a member's assignment: topic id -> partitions
-
-
-def _int_set(capacity: int = _DEFAULT_CAPACITY) -> IntSet:
-    return _JavaHashMap(capacity, _int_hash)
+def _int_set(capacity: int = DEFAULT_CAPACITY) -> IntSet:
+    return JavaHashMap(capacity, _int_hash)
 
 
 def _deep_copy(assignment: Partitions) -> Partitions:
     """`AssignorHelpers.deepCopyAssignment`: `new HashMap<>(size)` of `new HashSet<>(set)` values."""
-    copy: Partitions = _JavaHashMap(table_size_for(len(assignment)), _uuid_hash)
+    copy: Partitions = JavaHashMap(table_size_for(len(assignment)), _uuid_hash)
     for topic_id, partitions in assignment.items():
         values = partitions.in_order()
         copied = _int_set(capacity_for_collection(len(values)))
@@ -209,13 +112,13 @@ class _Spec:
         self.names: dict[str, str] = dict(self.group.name)
         count = len(self.member_ids)
         # oldGroupAssignment: member index -> the current target as the record reads back.
-        self.old: _JavaHashMap[int, Partitions] = _JavaHashMap(_expected_capacity(count), _int_hash)
-        self.new: _JavaHashMap[int, Partitions] = _JavaHashMap(_expected_capacity(count), _int_hash)
+        self.old: JavaHashMap[int, Partitions] = JavaHashMap(_expected_capacity(count), _int_hash)
+        self.new: JavaHashMap[int, Partitions] = JavaHashMap(_expected_capacity(count), _int_hash)
         for index, member_id in enumerate(self.member_ids):
             for tp in self.group.members[member_id].owned:
                 if tp.topic not in self.group.uuid:  # a deleted topic's partitions keep a name-derived id
                     self.names.setdefault(derived_topic_id(tp.topic), tp.topic)
-            target: Partitions = _JavaHashMap(_DEFAULT_CAPACITY, _uuid_hash)
+            target: Partitions = JavaHashMap(DEFAULT_CAPACITY, _uuid_hash)
             for topic_id, partitions in self.group.current_target(member_id).items():
                 values = _int_set(capacity_for_collection(len(partitions)))
                 for p in partitions:
@@ -284,15 +187,15 @@ def _homogeneous(spec: _Spec) -> Assignment:
     targets: list[TopicIdPartition] = [(t, p) for t in subscribed for p in _target_partitions(spec, t)]
     sharing = _sharing(num_members, len(targets))
     desired = _desired_counts(sharing, len(targets), num_members)
-    by_partition: _JavaHashMap[TopicIdPartition, IntSet] = _JavaHashMap(_expected_capacity(len(targets)), _tip_hash)
-    by_member: _JavaHashMap[int, _JavaHashMap[TopicIdPartition, None]] = _JavaHashMap(
+    by_partition: JavaHashMap[TopicIdPartition, IntSet] = JavaHashMap(_expected_capacity(len(targets)), _tip_hash)
+    by_member: JavaHashMap[int, JavaHashMap[TopicIdPartition, None]] = JavaHashMap(
         _expected_capacity(num_members), _int_hash
     )
     unfilled = _int_set(_expected_capacity(num_members))
     overfilled = _int_set(_expected_capacity(num_members))
 
-    def member_set() -> _JavaHashMap[TopicIdPartition, None]:
-        return _JavaHashMap(_DEFAULT_CAPACITY, _tip_hash)
+    def member_set() -> JavaHashMap[TopicIdPartition, None]:
+        return JavaHashMap(DEFAULT_CAPACITY, _tip_hash)
 
     # revokeUnassignablePartitions: keep subscribed partitions, drop unsubscribed topics.
     for index, old in spec.old.items():
@@ -377,7 +280,7 @@ def _heterogeneous(spec: _Spec) -> Assignment:
     """`SimpleHeterogeneousAssignmentBuilder`: its constructor, `build`, `computeTargetPartitions`,
     `computeSubscribedMembers`, and `TopicAssignmentPartialBuilder` topic by topic."""
     num_members = len(spec.member_ids)
-    subscribed: _JavaHashMap[str, None] = _JavaHashMap(_DEFAULT_CAPACITY, _uuid_hash)
+    subscribed: JavaHashMap[str, None] = JavaHashMap(DEFAULT_CAPACITY, _uuid_hash)
     subscribers: dict[str, list[int]] = {}
     for index, member_id in enumerate(spec.member_ids):
         for topic_id in spec.group.subscribed_ids(member_id):
@@ -404,8 +307,8 @@ def _assign_topic(spec: _Spec, topic_id: str, targets: list[int], members: list[
     if members:
         for position, count in enumerate(_desired_counts(sharing, len(targets), len(members))):
             desired[members[position]] = count
-    by_partition: _JavaHashMap[int, IntSet] = _JavaHashMap(_expected_capacity(len(targets)), _int_hash)
-    by_member: _JavaHashMap[int, IntSet] = _JavaHashMap(_expected_capacity(len(members)), _int_hash)
+    by_partition: JavaHashMap[int, IntSet] = JavaHashMap(_expected_capacity(len(targets)), _int_hash)
+    by_member: JavaHashMap[int, IntSet] = JavaHashMap(_expected_capacity(len(members)), _int_hash)
 
     # revokeUnassignablePartitions
     for index, old in spec.old.items():

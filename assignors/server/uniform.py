@@ -50,9 +50,13 @@ class UniformAssignor:
         member_order: str = HASH,
         owned_order: str = HASH,
         kafka_version: str | None = None,
+        handed: dict[str, list[tuple[str, int]]] | None = None,
     ) -> Assignment:
         """`forced_type`, `member_order` and `owned_order` replay a Kafka unit test's GroupSpec;
-        `kafka_version` is the broker's release (default: the cluster's, else the newest)."""
+        `kafka_version` is the broker's release (default: the cluster's, else the newest). `handed`, when
+        given, gets for each member whose target changed the partitions given to it, in the order they were
+        handed out, and in a heterogeneous group also those taken from it, in order
+        (`kgroup.assignors.server.target_order`: after_uniform, after_moves)."""
         if not members:
             return Assignment.of({})
         with gc_paused():
@@ -66,16 +70,28 @@ class UniformAssignor:
                 rules = uniform_rules(release_of(cluster, kafka_version))
                 if trace is not None:
                     trace.note(kafka_rules=rules)
-                owners = _homogeneous(group, extra_to_the_first=rules == UNIFORM_4_0)
+                by_index: dict[int, list[tuple[str, int]]] | None = {} if handed is not None else None
+                owners = _homogeneous(group, extra_to_the_first=rules == UNIFORM_4_0, handed=by_index)
+                if handed is not None and by_index:
+                    for index, given in by_index.items():
+                        handed[group.member_ids[index]] = [(group.name[t], p) for t, p in given]
             else:
-                built = HeterogeneousBuilder(group).assignment()
+                builder = HeterogeneousBuilder(group)
+                if handed is not None:
+                    builder.moves_log = []
+                built = builder.assignment()
+                if handed is not None and builder.moves_log:
+                    for index, topic_id, p in builder.moves_log:
+                        handed.setdefault(group.member_ids[index], []).append((group.name[topic_id], p))
                 return Assignment.of({}) if built is None else built
             if owners is None:
                 return Assignment.of({})  # nothing subscribed: Kafka returns an empty map
             return group.to_assignment(owners)
 
 
-def _homogeneous(group: ServerGroup, extra_to_the_first: bool) -> dict[str, list[int]] | None:
+def _homogeneous(
+    group: ServerGroup, extra_to_the_first: bool, handed: dict[int, list[tuple[str, int]]] | None = None
+) -> dict[str, list[int]] | None:
     """Kafka: `UniformHomogeneousAssignmentBuilder.build`.
 
     `extra_to_the_first`: Kafka 4.0's `maybeRevokePartitions`, where the first `total % members` members in
@@ -85,6 +101,7 @@ def _homogeneous(group: ServerGroup, extra_to_the_first: bool) -> dict[str, list
     remain, so members already over the minimum keep their extra partition and fewer partitions move.
 
     Returns topic id -> owner index per partition; None when the first member subscribes to nothing.
+    `handed` gets member index -> each (topic id, partition) handed to it, in order.
     """
     first = group.member_ids[0]
     first_ids = group.subscribed_ids(first)
@@ -155,6 +172,8 @@ def _homogeneous(group: ServerGroup, extra_to_the_first: bool) -> dict[str, list
     for index, quota in unfilled:
         for topic_id, p in unassigned[taken_count : taken_count + quota]:
             owners[topic_id][p] = index
+        if handed is not None and taken_count < len(unassigned):
+            handed[index] = unassigned[taken_count : taken_count + quota]
         if trace is not None:
             for i, (topic_id, p) in enumerate(unassigned[taken_count : taken_count + quota], start=taken_count):
                 trace.record(

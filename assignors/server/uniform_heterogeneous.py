@@ -176,6 +176,9 @@ class HeterogeneousBuilder:
         self.reusable = 0  # how many are not None (a first round has none to track)
         self.all_known = True  # every current target is listed as a target is (BUILT_TARGETS.known), or empty
         self.gained: dict[int, list[tuple[str, int]]] = {}  # member index -> (topic id, partition) it changed
+        # When a list: each (member index, topic id, partition) given or taken, in order (the coordinator's record
+        # of the member's target lists its topics in the order its map got them: target_order.after_moves).
+        self.moves_log: list[tuple[int, str, int]] | None = None
         if self.trace is not None:
             self.trace.note(path="heterogeneous")
 
@@ -199,6 +202,9 @@ class HeterogeneousBuilder:
     def _changed(self, topic_id: str, partitions: Iterable[int], members: Iterable[int]) -> None:
         """Each member was given, or gave up, the partition beside it: its new target is not its current
         one, and the partition is among those its new target is looked for in (`to_assignment`)."""
+        if self.moves_log is not None:
+            partitions, members = list(partitions), list(members)
+            self.moves_log.extend((m, topic_id, p) for p, m in zip(partitions, members))
         if self.reusable:
             unchanged, gained = self.unchanged, self.gained
             for p, member in zip(partitions, members):

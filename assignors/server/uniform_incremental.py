@@ -49,7 +49,7 @@ class UniformTargets:
         self._spec: tuple[tuple[Cluster, str, Subscription], tuple[ServerGroup, list[str], dict[str, int]]] | None = (
             None
         )
-        self._last_topics: dict[frozenset[str], str] = {}  # _tail's last topic by set of names
+        self._last_topics: dict[tuple[str, ...] | frozenset[str], str] = {}  # _tail's last topic by record or names
         # id(target) -> (that issued target, its partition numbers by topic, ascending), see _by_topic
         self._grouped: dict[int, tuple[Partitions, dict[str, list[int]]]] = {}
 
@@ -68,9 +68,15 @@ class UniformTargets:
         member_ids: Sequence[str],
         subscriptions: Sequence[Subscription],
         current: Mapping[str, Partitions],
+        records: Mapping[str, tuple[str, ...]] | None = None,
+        handed: dict[str, list[tuple[str, int]]] | None = None,
+        emptied: dict[str, set[str]] | None = None,
     ) -> Mapping[str, Partitions] | None:
         """The uniform target for the members (ids in the coordinator's order, with their subscriptions),
-        or None when this cannot tell. The answer is the last issued target this object keeps, read only
+        or None when this cannot tell. `records`: a member's topics as its last target record lists them
+        (`kgroup.assignors.server.target_order`; absent: by name), which decides what it gives up; `handed`
+        gets the partitions handed to each member, in order, and `emptied` the topics a member gave up its last
+        partition of. The answer is the last issued target this object keeps, read only
         (not copied: a thousand members' entries at every bump); `ConsumerCoordinator._new_target` makes its own."""
         if not member_ids or subscription_type_of(subscriptions) != HOMOGENEOUS:
             return None
@@ -115,7 +121,9 @@ class UniformTargets:
         revoked: dict[str, list[TopicPartition]] = {}
         for index, excess_count in over:  # maybeRevokePartitions: the first `quota` in record order are kept
             member_id = order[index]
-            excess = self._tail(group, self._by_topic(by_member[member_id]), by_member[member_id], excess_count)
+            record = records.get(member_id) if records else None
+            target = by_member[member_id]
+            excess = self._tail(group, self._by_topic(target), target, excess_count, record)
             unassigned += excess
             revoked[member_id] = excess
         unfilled = [(order[index], short) for index, short in short_by]
@@ -126,6 +134,9 @@ class UniformTargets:
             chunk = unassigned[taken : taken + quota]
             if chunk:
                 added[member_id] = chunk
+                if handed is not None:
+                    given: list[tuple[str, int]] = list(chunk)
+                    handed[member_id] = given
             taken += len(chunk)
         if taken < len(unassigned):
             return None  # the full builder raises "Partitions were left unassigned"
@@ -136,7 +147,12 @@ class UniformTargets:
         result = dict(by_member)  # most members keep their target: the same set object
         for member_id, excess in revoked.items():
             old = result[member_id]
-            result[member_id] = self._regrouped(old, old - frozenset(excess), excess, list.remove)
+            kept = result[member_id] = self._regrouped(old, old - frozenset(excess), excess, list.remove)
+            if emptied is not None:
+                left = self._by_topic(kept)  # carried over from `old` by _regrouped: no regrouping
+                last_ones = {tp.topic for tp in excess if tp.topic not in left}
+                if last_ones:
+                    emptied[member_id] = last_ones
         for member_id, chunk in added.items():
             old = result[member_id]
             result[member_id] = self._regrouped(old, old | frozenset(chunk), chunk, insort)
@@ -188,25 +204,33 @@ class UniformTargets:
         return gone
 
     def _tail(
-        self, group: ServerGroup, by_topic: dict[str, list[int]], partitions: Partitions, count: int
+        self,
+        group: ServerGroup,
+        by_topic: dict[str, list[int]],
+        partitions: Partitions,
+        count: int,
+        record: tuple[str, ...] | None = None,
     ) -> list[TopicPartition]:
-        """`group.record_tail(partitions, count)`, from the last topic's partitions alone when they suffice
-        (`by_topic`: `partitions` grouped, see `_by_topic`).
+        """`group.record_tail(partitions, count, record)`, from the last topic's partitions alone when they
+        suffice (`by_topic`: `partitions` grouped, see `_by_topic`).
 
-        A record tail orders the topics by their names alone and takes partitions from the last topic
-        backwards, each topic's in an order that depends on its own partitions alone. A member over its quota
-        usually gives up one partition, of the last topic: only that topic's partitions are then ordered.
+        A record tail orders the topics by the record (else their names) and their ids' buckets alone and
+        takes partitions from the last topic backwards, each topic's in an order that depends on its own
+        partitions alone. A member over its quota usually gives up one partition, of the last topic: only that
+        topic's partitions are then ordered.
         """
-        names = frozenset(by_topic)
-        last = self._last_topics.get(names)
-        if last is None:
+        key: tuple[str, ...] | frozenset[str] = record if record is not None else frozenset(by_topic)
+        last = self._last_topics.get(key)
+        if last is None or last not in by_topic:
             if len(self._last_topics) >= _LAST_TOPICS_KEPT:
                 self._last_topics.clear()  # members' topic sets drift over an hour: keep the recent ones
-            last = self._last_topics[names] = group.last_record_topic(names)
+            last = group.last_record_topic(by_topic.keys(), record)
+            if record is None or len(record) == len(by_topic):  # a record naming other topics is not reused
+                self._last_topics[key] = last
         own = by_topic[last]
         if len(own) >= count:
             return group.topic_tail(last, own, count)
-        return group.record_tail(partitions, count)
+        return group.record_tail(partitions, count, record)
 
     def _by_topic(self, target: Partitions) -> dict[str, list[int]]:
         """An issued target's partition numbers by topic, ascending. Kept with the target and carried over to

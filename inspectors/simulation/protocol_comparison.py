@@ -243,14 +243,15 @@ def _classic(scenario: Scenario, protocol: str) -> ProtocolRun:
 def _consumer(scenario: Scenario, protocol: str) -> ProtocolRun:
     group = scenario.group
     topics = {t.name: t.partitions for t in scenario.cluster.topics}
-    sim = ConsumerSimulation.create(topics, scenario.consumer_broker, group.group_id, group.client or "java")
+    ids = {t.name: t.topic_id for t in scenario.cluster.topics if t.topic_id}
+    sim = ConsumerSimulation.create(topics, scenario.consumer_broker, group.group_id, group.client or "java", ids)
     owned = {m.member_id: group.assignment.partitions_of(m.member_id) for m in group.members}
     for member in group.members:
         sim.add_client(member.member_id, scenario.clients[member.member_id], member.topics)
     if any(owned.values()):
         interval = sim.coordinator.config.heartbeat_interval_ms
         phases = {h: i * interval // len(owned) for i, h in enumerate(owned)}
-        sim.load(group.generation or 1, owned, heartbeat_phase=phases)
+        sim.load(group.generation or 1, owned, heartbeat_phase=phases, target_order=group.target_order)
     else:
         for client in list(sim.clients.values()):
             sim.at(0, sim.start, client)

@@ -49,3 +49,35 @@ def test_the_member_over_quota_gives_up_the_topic_listed_last_in_its_target(tmp_
         "simulate", str(_fixture(tmp_path / "g.yaml", {"probe-07": [0], "probe-00": [0]})), "--add-member", "n1"
     )
     assert body["results"][0]["assignment"] == {"m": ["probe-07-0"], "n1": ["probe-00-0"]}
+
+
+def test_the_simulation_keeps_the_order_the_coordinator_gave_the_target_over_a_run(tmp_path: Path) -> None:
+    """The same steps as a scenario: m holds probe-00, subscribes to both topics at 1 s (its next heartbeat
+    carries it, within the 5 s interval, and the coordinator gives it probe-07 with computeIfAbsent, first in
+    the bucket), n1 joins at 12 s. Kafka gave n1 probe-00-0; a simulation listing m's target by name gave it
+    probe-07-0."""
+    scenario = tmp_path / "order.yaml"
+    scenario.write_text(
+        yaml.safe_dump(
+            {
+                "schema": "kgroup/v1",
+                "kind": "scenario",
+                "cluster": {"topics": TOPICS, "kafka_version": "4.2.1"},
+                "groups": [
+                    {
+                        "group_id": "probe",
+                        "protocol": "classic",  # the starting group; --protocol consumer runs it on KIP-848
+                        "assignors": ["range"],
+                        "generation": 2,
+                        "members": [{"member_id": "m", "topics": ["probe-00"]}],
+                        "assignment": {"m": {"probe-00": [0]}},
+                    }
+                ],
+                "duration": "20s",
+                "events": ["subscribe m at 1s topics probe-00,probe-07", "join n1 at 12s topics probe-00,probe-07"],
+            },
+            sort_keys=False,
+        )
+    )
+    (body,) = run_json("simulate", str(scenario), "--protocol", "consumer")["protocols"]
+    assert body["final_assignment"] == {"m": ["probe-07-0"], "n1": ["probe-00-0"]}

@@ -100,6 +100,7 @@ class LiveRun:
     # consumer protocol: the handles as ConsumerGroupDescribe listed the settled group, which is the order its
     # TimelineHashMap of members iterates, the order the coordinator hands them to the assignor
     start_order: list[str] = field(default_factory=list)
+    topic_ids: dict[str, str] = field(default_factory=dict)  # the broker's, by topic name
 
 
 @dataclass
@@ -662,6 +663,19 @@ class EpochWatch:
 # -- the replay ------------------------------------------------------------------------------------------
 
 
+def topic_ids(broker: str, names: list[str]) -> dict[str, str]:
+    """The broker's topic ids (`Uuid.toString` form), which order the KIP-848 coordinator's maps: kgroup gets
+    them too, or it derives ids of its own and may order one member's topics otherwise."""
+    from kgroup.inspectors.live.admin import LiveAdmin
+    from kgroup.inspectors.live.connection_settings import ConnectionSettings
+
+    admin = LiveAdmin(ConnectionSettings(broker), timeout_s=60)
+    try:
+        return admin.topic_ids(names)
+    finally:
+        admin.close()
+
+
 def add_partitions(broker: str, topic: str, total: int) -> None:
     """The topic grows to `total` partitions (CreatePartitions); the consumers see it at a metadata refresh."""
     admin = AdminClient({"bootstrap.servers": broker})
@@ -704,6 +718,7 @@ def replay(
             t0[0] = time.monotonic()
             run.start_generation = watch.epochs[-1].generation if watch.epochs else 0
             run.start_order = [m.client_id for m in watch.last.members] if watch.last is not None else []
+            run.topic_ids = topic_ids(node.address, [t["name"] for t in plan.data["cluster"]["topics"]])
         for step in plan.steps:
             delay = t0[0] + step.at_ms / 1000 - time.monotonic()
             if delay > 0:
@@ -801,6 +816,9 @@ def _predict_consumer(plan: Plan, run: LiveRun, client: str) -> Predicted:
     group["assignment"] = {ids[m]: _by_topic(ps) for m, ps in run.start_assignment.items()}
     data["clients"] = {ids.get(k, k): v for k, v in (data.get("clients") or {}).items()}
     data["events"] = [" ".join(ids.get(w, w) for w in e.split()) for e in data["events"]]
+    for topic in data["cluster"]["topics"]:
+        if topic["name"] in run.topic_ids:
+            topic["id"] = run.topic_ids[topic["name"]]
     consumer_settings = ("group.consumer.session.timeout.ms", "group.consumer.heartbeat.interval.ms")
     data["broker"] = {**(data.get("broker") or {}), **{k: int(BROKER_SETTINGS[k]) for k in consumer_settings}}
     with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as renamed:

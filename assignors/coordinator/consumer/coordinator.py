@@ -126,6 +126,9 @@ class ConsumerGroup:
     assignment_epoch: int = 0
     members: dict[str, ConsumerMember] = field(default_factory=dict)
     target: dict[str, Partitions] = field(default_factory=dict)
+    # member id -> its target's topics as its last target record lists them, where they are more than one
+    # and kgroup knows the order (kgroup.assignors.server.target_order); absent: by name.
+    target_order: dict[str, tuple[str, ...]] = field(default_factory=dict)
     static: dict[str, str] = field(default_factory=dict)  # instance id -> member id
     owners: dict[TopicPartition, str] = field(default_factory=dict)  # who holds each partition (its epoch)
     subscription_metadata: dict[str, int] = field(default_factory=dict)  # subscribed topic -> partitions
@@ -246,6 +249,7 @@ class ConsumerGroup:
         if member.instance_id is not None and self.static.get(member.instance_id) == member_id:
             del self.static[member.instance_id]
         self.target.pop(member_id, None)
+        self.target_order.pop(member_id, None)
         return member
 
     def subscribed(self, topics: Mapping[str, int]) -> dict[str, int]:
@@ -492,11 +496,14 @@ class ConsumerCoordinator:
     def _replace_static(self, group: ConsumerGroup, departed: ConsumerMember, member_id: str) -> ConsumerMember:
         """Kafka: a static member rejoining after its -2 leave takes over the departed record and its target."""
         target = group.target.get(departed.member_id, frozenset())
+        record = group.target_order.get(departed.member_id)
         self._cancel_timers(group.group_id, departed.member_id)
         group.remove(departed.member_id)
         copy = replace(departed, member_id=member_id, progress=replace(departed.progress, epoch=0, previous_epoch=0))
         group.put(copy, replay=False)  # its records are replayed after the heartbeat, as a new member's
         group.target[member_id] = target
+        if record is not None:
+            group.target_order[member_id] = record
         return copy
 
     def _new_target(self, group: ConsumerGroup, joining: str | None = None) -> None:

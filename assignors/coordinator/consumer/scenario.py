@@ -13,7 +13,9 @@ at an instant stands for the one the client sends then); takes and gives up part
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from itertools import compress, repeat
+from operator import is_not, itemgetter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -37,9 +39,20 @@ from kgroup.assignors.coordinator.consumer.reconcile import (
 from kgroup.assignors.coordinator.consumption import ConsumptionLedger, Gap
 from kgroup.assignors.model import Cluster, Member, Topic, TopicPartition
 from kgroup.assignors.registry import builtin
+from kgroup.assignors.server.group_spec import HOMOGENEOUS, ServerGroup, subscription_type, subscription_type_of
+from kgroup.assignors.server.target_order import (
+    TopicHashes,
+    after_range,
+    after_uniform,
+    after_moves,
+    in_record_order,
+    topic_hashes,
+)
 from kgroup.assignors.server.uniform_incremental import UniformTargets
 
 GROUP_ID = "group"
+_EMPTY: Partitions = frozenset()
+_TOPIC = itemgetter(0)  # a TopicPartition's topic
 _KAFKA_TO_KGROUP = {"uniform": "uniform", "range": "server-range"}
 
 
@@ -101,13 +114,16 @@ def _subscriptions(group: ConsumerGroup, member_ids: Sequence[str]) -> list[tupl
     return [group.members[m].subscribed_topics for m in member_ids]
 
 
-def server_assignor(coordinator: ConsumerCoordinator) -> Any:
-    """A TargetAssignor running kgroup's uniform / server-range with the current target as input.
+def server_assignor(coordinator: ConsumerCoordinator, topic_ids: Mapping[str, str] | None = None) -> Any:
+    """A TargetAssignor running kgroup's uniform / server-range with the current target as input; `topic_ids`
+    names the topics' ids where known (they order the HashMaps; else kgroup derives ids from the names).
 
     uniform's target is derived from the last one when that is exact (UniformTargets), else computed in full.
+    Like Kafka's TargetAssignmentBuilder it leaves each changed member's target in the order its record lists
+    the topics (`ConsumerGroup.target_order`), which decides what uniform takes from it next time.
     """
     uniform = UniformTargets()
-    clusters: dict[tuple[tuple[str, int], ...], Cluster] = {}  # the metadata image changes rarely
+    clusters: dict[tuple[tuple[str, int], ...], tuple[Cluster, TopicHashes]] = {}  # the metadata image changes rarely
 
     def assign(
         group: ConsumerGroup, member_ids: Sequence[str], current: Mapping[str, Partitions]
@@ -116,33 +132,123 @@ def server_assignor(coordinator: ConsumerCoordinator) -> Any:
         sizes = tuple(sorted(coordinator.topics.items()))
         if sizes not in clusters:
             clusters.clear()
-            clusters[sizes] = Cluster(tuple(Topic(t, n) for t, n in sizes))
-        cluster = clusters[sizes]
+            cluster = Cluster(tuple(Topic(t, n, topic_id=(topic_ids or {}).get(t)) for t, n in sizes))
+            clusters[sizes] = (cluster, topic_hashes(cluster))
+        cluster, hash_of = clusters[sizes]
         subscriptions = _subscriptions(group, member_ids)
+        records = group.target_order
+        handed: dict[str, list[tuple[str, int]]] = {}
+        emptied: dict[str, set[str]] | None = {}
+        targets: Mapping[str, Partitions] | None = None
         if name == "uniform":
-            derived = uniform.compute(cluster, member_ids, subscriptions, current)
-            if derived is not None:
-                return derived
-        assignor = builtin(name)
-        assert assignor is not None
-        members = list(map(group.members.__getitem__, member_ids))
-        given = [
-            Member(
-                m.member_id,
-                tuple(m.subscribed_topics),
-                m.instance_id,
-                m.rack_id,
-                owned=tuple(sorted(current.get(m.member_id, ()))),
-            )
-            for m in members
-        ]
-        result = assignor.assign(cluster, given)
-        targets = {m.member_id: frozenset(result.partitions_of(m.member_id)) for m in members}
-        if name == "uniform":
-            uniform.remember(cluster, subscriptions, targets)
+            targets = uniform.compute(cluster, member_ids, subscriptions, current, records, handed, emptied)
+        walks: Mapping[str, Sequence[str]] = {}
+        if targets is None:
+            assignor = builtin(name)
+            assert assignor is not None
+            members = list(map(group.members.__getitem__, member_ids))
+            given = [
+                Member(
+                    m.member_id,
+                    tuple(m.subscribed_topics),
+                    m.instance_id,
+                    m.rack_id,
+                    owned=_as_recorded(current.get(m.member_id, ()), records.get(m.member_id)),
+                )
+                for m in members
+            ]
+            if name == "uniform":
+                result = assignor.assign(cluster, given, handed=handed)  # type: ignore[call-arg]
+            else:
+                result = assignor.assign(cluster, given)
+                walks = _range_walks(cluster, given)
+            targets = {m.member_id: frozenset(result.partitions_of(m.member_id)) for m in members}
+            if name == "uniform":
+                uniform.remember(cluster, subscriptions, targets)
+            emptied = None
+        _NewTarget(name, member_ids, subscriptions, current, targets, handed, emptied, walks).record(
+            records, hash_of, coordinator.topics
+        )
         return targets
 
     return assign
+
+
+def _as_recorded(partitions: Iterable[TopicPartition], record: Sequence[str] | None) -> tuple[TopicPartition, ...]:
+    """A member's target as the coordinator lists it to the assignor: topics in record order, partitions ascending."""
+    ordered = sorted(partitions)
+    if record is None:
+        return tuple(ordered)
+    rank = {topic: i for i, topic in enumerate(in_record_order(record, {tp.topic for tp in ordered}))}
+    return tuple(sorted(ordered, key=lambda tp: rank[tp.topic]))  # stable: partitions stay ascending
+
+
+def _range_walks(cluster: Cluster, members: Sequence[Member]) -> dict[str, list[str]]:
+    """The topics `RangeAssignor` walks for each member, in order: the member's subscribed topic ids
+    (`TopicIds` over a HashSet of names), or in a homogeneous group the first member's, members sorted static
+    first by instance id, then by member id (`RangeAssignor.sortMemberIds`)."""
+    server = ServerGroup(cluster, members)
+    if subscription_type(members) == HOMOGENEOUS:
+        first = min(members, key=lambda m: (m.instance_id is None, m.instance_id or m.member_id)).member_id
+        walk = [server.name[t] for t in server.subscribed_ids(first)]
+        return {m.member_id: walk for m in members}
+    return {m.member_id: [server.name[t] for t in server.subscribed_ids(m.member_id)] for m in members}
+
+
+@dataclass(frozen=True)
+class _NewTarget:
+    """One run of the server assignor, as `ConsumerGroup.target_order` follows it: `handed` has the partitions
+    uniform gave to (heterogeneous: or took from) each member, in order; `emptied`, when uniform derived the
+    target (UniformTargets), the topics each member gave up its last partition of (else found here); `walks`,
+    range's topics per member."""
+
+    name: str
+    member_ids: Sequence[str]
+    subscriptions: Sequence[tuple[str, ...]]
+    current: Mapping[str, Partitions]
+    targets: Mapping[str, Partitions]
+    handed: Mapping[str, list[tuple[str, int]]]
+    emptied: Mapping[str, set[str]] | None
+    walks: Mapping[str, Sequence[str]]
+
+    def record(self, records: dict[str, tuple[str, ...]], hash_of: TopicHashes, known: Collection[str]) -> None:
+        """Each changed member's record order (kgroup.assignors.server.target_order), as the assignor built its
+        map; a member whose target stayed the same keeps its own (Kafka writes no record)."""
+        member_ids, targets, current = self.member_ids, self.targets, self.current
+        news = map(targets.get, member_ids, repeat(_EMPTY))
+        olds = map(current.get, member_ids, repeat(_EMPTY))
+        # Most members of a large group keep the very same set object: only the others are visited.
+        changed = compress(range(len(member_ids)), map(is_not, news, olds))
+        homogeneous = subscription_type_of(self.subscriptions) == HOMOGENEOUS
+        for index in changed:
+            member_id = member_ids[index]
+            new, old = targets.get(member_id, _EMPTY), current.get(member_id, _EMPTY)
+            if new == old:
+                continue
+            record = records.get(member_id) or tuple(sorted(set(map(_TOPIC, old))))
+            handed = self.handed.get(member_id, ())
+            if self.name == "server-range":
+                held = set(map(_TOPIC, new))
+                walked = [t for t in self.walks[member_id] if t in held]
+                order: Sequence[str] = after_range(walked, len(set(self.subscriptions[index])), hash_of)
+            elif homogeneous:
+                order = after_uniform(record, self._emptied(member_id, old, new), handed, hash_of)
+            else:
+                subscribed = set(self.subscriptions[index]).intersection(known)
+                order = after_moves(record, old, subscribed, handed, hash_of)
+            if order:
+                records[member_id] = tuple(order)
+            else:
+                records.pop(member_id, None)
+
+    def _emptied(self, member_id: str, old: Partitions, new: Partitions) -> Collection[str]:
+        if self.emptied is not None:
+            return self.emptied.get(member_id, ())
+        removed = old - new
+        if not removed:
+            return ()
+        left = set(map(_TOPIC, new))
+        return {t for t in map(_TOPIC, removed) if t not in left}
 
 
 @dataclass

@@ -11,7 +11,7 @@ only moving partitions stop (KIP-848 has no group-wide barrier).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -85,9 +85,11 @@ class ConsumerSimulation:
         config: ConsumerConfig = ConsumerConfig(),
         group_id: str = "group",
         client: str = "java",
+        topic_ids: Mapping[str, str] | None = None,
     ) -> ConsumerSimulation:
+        """`topic_ids`: the topics' Kafka ids where known; they order the coordinator's maps (else derived)."""
         coordinator = ConsumerCoordinator(config, topics, lambda *_: {})
-        coordinator.assignor = server_assignor(coordinator)
+        coordinator.assignor = server_assignor(coordinator, topic_ids)
         sim = cls(coordinator, group_id, client)
         coordinator.on_fenced = lambda group, member: sim._after_request(sim._group_epoch() - 1)
         sim.created = {TopicPartition(t, p): 0 for t, n in topics.items() for p in range(n)}
@@ -128,11 +130,13 @@ class ConsumerSimulation:
         epoch: int,
         owned: Mapping[str, Iterable[TopicPartition]],
         heartbeat_phase: Mapping[str, int] | None = None,
+        target_order: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
         """Start from a Stable group at `epoch` whose members (clients already added, member id = handle)
         hold `owned`, which is also the target: as the coordinator has it after loading the group's records
         (GroupMetadataManager.replay, then onLoaded re-arming each member's session timer). The clients were
-        added in the order the coordinator iterates its members, as ConsumerGroupDescribe lists them."""
+        added in the order the coordinator iterates its members, as ConsumerGroupDescribe lists them, and
+        `target_order` gives a member's target topics in that order where known (`Group.target_order`)."""
         phases = heartbeat_phase or {}
         group = self.coordinator.groups[self.group_id] = ConsumerGroup(self.group_id, epoch, epoch)
         for handle, client in self.clients.items():
@@ -151,6 +155,8 @@ class ConsumerSimulation:
                 replay=False,
             )
             group.target[handle] = held
+            if target_order and len(target_order.get(handle, ())) > 1:
+                group.target_order[handle] = tuple(target_order[handle])
             self.ledger.start(handle, sorted(held), self.now)
             self.coordinator.schedule_session(self.group_id, handle)
             self._heartbeat_at(client, self.now + phases.get(handle, 0))
