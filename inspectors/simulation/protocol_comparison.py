@@ -244,7 +244,9 @@ def _consumer(scenario: Scenario, protocol: str) -> ProtocolRun:
     group = scenario.group
     topics = {t.name: t.partitions for t in scenario.cluster.topics}
     ids = {t.name: t.topic_id for t in scenario.cluster.topics if t.topic_id}
-    sim = ConsumerSimulation.create(topics, scenario.consumer_broker, group.group_id, group.client or "java", ids)
+    sim = ConsumerSimulation.create(
+        topics, scenario.consumer_broker, group.group_id, group.client or "java", ids, scenario.cluster.kafka_version
+    )
     owned = {m.member_id: group.assignment.partitions_of(m.member_id) for m in group.members}
     for member in group.members:
         sim.add_client(member.member_id, scenario.clients[member.member_id], member.topics)

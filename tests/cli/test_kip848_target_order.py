@@ -81,3 +81,43 @@ def test_the_simulation_keeps_the_order_the_coordinator_gave_the_target_over_a_r
     )
     (body,) = run_json("simulate", str(scenario), "--protocol", "consumer")["protocols"]
     assert body["final_assignment"] == {"m": ["probe-07-0"], "n1": ["probe-00-0"]}
+
+
+def _release_scenario(path: Path, release: str) -> Path:
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "schema": "kgroup/v1",
+                "kind": "scenario",
+                "cluster": {"topics": [{**TOPICS[0], "name": "t", "partitions": 6}], "kafka_version": release},
+                "groups": [
+                    {
+                        "group_id": "release",
+                        "protocol": "classic",
+                        "assignors": ["range"],
+                        "generation": 2,
+                        "members": [{"member_id": m, "topics": ["t"]} for m in ("a", "b", "c")],
+                        "assignment": {"a": {"t": [3, 5]}, "b": {"t": [0]}, "c": {"t": [1, 2, 4]}},
+                    }
+                ],
+                "duration": "10s",
+                "events": ["join d at 1s topics t"],
+            },
+            sort_keys=False,
+        )
+    )
+    return path
+
+
+def test_the_simulation_follows_the_clusters_release_of_uniform(tmp_path: Path) -> None:
+    """KAFKA-18688 (4.1) changed which members keep an extra partition. Kafka's own UniformAssignor on this
+    group (members a, b, c as loaded, the joiner's member id d-1 last): 4.0.0 takes partition 2 from c for b,
+    4.2.1 leaves it with c. A scenario on a 4.0 cluster used to get 4.2's answer."""
+    expected = {
+        "4.0.0": {"a": ["t-3", "t-5"], "b": ["t-0", "t-2"], "c": ["t-1"], "d": ["t-4"]},
+        "4.2.1": {"a": ["t-3", "t-5"], "b": ["t-0"], "c": ["t-1", "t-2"], "d": ["t-4"]},
+    }
+    for release, assignment in expected.items():
+        scenario = _release_scenario(tmp_path / f"{release}.yaml", release)
+        (body,) = run_json("simulate", str(scenario), "--protocol", "consumer")["protocols"]
+        assert body["final_assignment"] == assignment, release

@@ -43,6 +43,7 @@ import yaml
 from confluent_kafka import Consumer
 from confluent_kafka.admin import AdminClient, NewPartitions
 
+from tests.kafka import jars
 from tests.kafka.broker import Node
 from tests.live.java_consumers import JavaConsumers
 
@@ -819,6 +820,7 @@ def _predict_consumer(plan: Plan, run: LiveRun, client: str) -> Predicted:
     for topic in data["cluster"]["topics"]:
         if topic["name"] in run.topic_ids:
             topic["id"] = run.topic_ids[topic["name"]]
+    data["cluster"]["kafka_version"] = jars.version()  # uniform's rules changed in 4.1 (KAFKA-18688)
     consumer_settings = ("group.consumer.session.timeout.ms", "group.consumer.heartbeat.interval.ms")
     data["broker"] = {**(data.get("broker") or {}), **{k: int(BROKER_SETTINGS[k]) for k in consumer_settings}}
     with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as renamed:

@@ -1,4 +1,5 @@
-"""A KIP-848 group's targets over a run of epoch bumps, kgroup's simulation against Kafka 4.2.1's own assignors.
+"""A KIP-848 group's targets over a run of epoch bumps, kgroup's simulation against Kafka's own assignors (4.0.0 and
+4.2.1).
 
 Each step of a seeded run adds or removes a member, or changes every member's subscription (the group stays
 homogeneous). kgroup computes the new target as its coordinator simulation does (`scenario.server_assignor`,
@@ -34,7 +35,7 @@ from kgroup.assignors.model import Cluster, Topic, TopicPartition
 from kgroup.assignors.server.target_order import read_back, topic_hashes
 from tests.oracle.sidecar import Sidecar
 
-RELEASE = "4.2.1"
+RELEASES = ("4.0.0", "4.2.1")  # uniform's rules changed in 4.1 (KAFKA-18688); the simulation follows the release
 RUNS = int(os.environ.get("KGROUP_TARGET_ORDER_RUNS") or 60)
 STEPS = 14
 
@@ -47,7 +48,7 @@ def _first_appearance(listed: list[list[Any]]) -> list[str]:
     return list(dict.fromkeys(t for t, _ in listed))
 
 
-def _run(sidecar: Sidecar, kafka_name: str, seed: int, mixed: bool = False) -> list[str]:
+def _run(sidecar: Sidecar, kafka_name: str, seed: int, mixed: bool = False, release: str = "4.2.1") -> list[str]:
     """One seeded run; the differences found, step by step (empty: none). `mixed`: each member subscribes to
     topics of its own (a heterogeneous group), one member's subscription changing at a time."""
     rng = random.Random(seed)
@@ -58,7 +59,7 @@ def _run(sidecar: Sidecar, kafka_name: str, seed: int, mixed: bool = False) -> l
     coordinator = ConsumerCoordinator(
         ConsumerConfig(assignors=(kafka_name,)), {t["name"]: t["partitions"] for t in topics}, lambda *_: {}
     )
-    assign = server_assignor(coordinator, {t["name"]: t["id"] for t in topics})
+    assign = server_assignor(coordinator, {t["name"]: t["id"] for t in topics}, release)
     group = ConsumerGroup("g")
     subscription = tuple(rng.sample(names, rng.randint(2, len(names))))
     subscriptions: dict[str, tuple[str, ...]] = {}
@@ -114,12 +115,13 @@ def _run(sidecar: Sidecar, kafka_name: str, seed: int, mixed: bool = False) -> l
     return found
 
 
+@pytest.mark.parametrize("release", RELEASES)
 @pytest.mark.parametrize("mixed", [False, True], ids=["homogeneous", "heterogeneous"])
 @pytest.mark.parametrize("kafka_name", ["uniform", "range"])
 def test_targets_and_their_record_order_match_kafka_over_a_run_of_bumps(
-    oracle: Callable[[str], Sidecar], kafka_name: str, mixed: bool
+    oracle: Callable[[str], Sidecar], kafka_name: str, mixed: bool, release: str
 ) -> None:
-    sidecar = oracle(RELEASE)
-    runs = ((seed, _run(sidecar, kafka_name, seed, mixed)) for seed in range(RUNS))
+    sidecar = oracle(release)
+    runs = ((seed, _run(sidecar, kafka_name, seed, mixed, release)) for seed in range(RUNS))
     failures = [f"seed {seed}: {found[0]}" for seed, found in runs if found]
-    assert not failures, f"{len(failures)} of {RUNS} runs differ from Kafka {RELEASE}:\n" + "\n".join(failures[:5])
+    assert not failures, f"{len(failures)} of {RUNS} runs differ from Kafka {release}:\n" + "\n".join(failures[:5])

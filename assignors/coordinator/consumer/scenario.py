@@ -114,15 +114,19 @@ def _subscriptions(group: ConsumerGroup, member_ids: Sequence[str]) -> list[tupl
     return [group.members[m].subscribed_topics for m in member_ids]
 
 
-def server_assignor(coordinator: ConsumerCoordinator, topic_ids: Mapping[str, str] | None = None) -> Any:
+def server_assignor(
+    coordinator: ConsumerCoordinator, topic_ids: Mapping[str, str] | None = None, kafka_version: str | None = None
+) -> Any:
     """A TargetAssignor running kgroup's uniform / server-range with the current target as input; `topic_ids`
-    names the topics' ids where known (they order the HashMaps; else kgroup derives ids from the names).
+    names the topics' ids where known (they order the HashMaps; else kgroup derives ids from the names), and
+    `kafka_version` the broker's release, whose uniform rules it follows (KAFKA-18688 changed them in 4.1;
+    None: the newest).
 
     uniform's target is derived from the last one when that is exact (UniformTargets), else computed in full.
     Like Kafka's TargetAssignmentBuilder it leaves each changed member's target in the order its record lists
     the topics (`ConsumerGroup.target_order`), which decides what uniform takes from it next time.
     """
-    uniform = UniformTargets()
+    uniform = UniformTargets(kafka_version)
     clusters: dict[tuple[tuple[str, int], ...], tuple[Cluster, TopicHashes]] = {}  # the metadata image changes rarely
 
     def assign(
@@ -132,7 +136,9 @@ def server_assignor(coordinator: ConsumerCoordinator, topic_ids: Mapping[str, st
         sizes = tuple(sorted(coordinator.topics.items()))
         if sizes not in clusters:
             clusters.clear()
-            cluster = Cluster(tuple(Topic(t, n, topic_id=(topic_ids or {}).get(t)) for t, n in sizes))
+            cluster = Cluster(
+                tuple(Topic(t, n, topic_id=(topic_ids or {}).get(t)) for t, n in sizes), kafka_version=kafka_version
+            )
             clusters[sizes] = (cluster, topic_hashes(cluster))
         cluster, hash_of = clusters[sizes]
         subscriptions = _subscriptions(group, member_ids)

@@ -86,10 +86,12 @@ class ConsumerSimulation:
         group_id: str = "group",
         client: str = "java",
         topic_ids: Mapping[str, str] | None = None,
+        kafka_version: str | None = None,
     ) -> ConsumerSimulation:
-        """`topic_ids`: the topics' Kafka ids where known; they order the coordinator's maps (else derived)."""
+        """`topic_ids`: the topics' Kafka ids where known; they order the coordinator's maps (else derived).
+        `kafka_version`: the broker's release, whose server assignors it runs (None: the newest)."""
         coordinator = ConsumerCoordinator(config, topics, lambda *_: {})
-        coordinator.assignor = server_assignor(coordinator, topic_ids)
+        coordinator.assignor = server_assignor(coordinator, topic_ids, kafka_version)
         sim = cls(coordinator, group_id, client)
         coordinator.on_fenced = lambda group, member: sim._after_request(sim._group_epoch() - 1)
         sim.created = {TopicPartition(t, p): 0 for t, n in topics.items() for p in range(n)}
