@@ -186,10 +186,10 @@ def test_a_librdkafka_leader_runs_librdkafkas_own_range(tmp_path: Path) -> None:
 
 def test_librdkafka_with_the_eager_sticky_assignor_is_one_line_and_exit_2(tmp_path: Path) -> None:
     path = tmp_path / "sticky.yaml"
-    path.write_text(MIXED_ORDER.replace("assignors: [range]", "assignors: [sticky]"))
+    sticky = MIXED_ORDER.replace("assignors: [range]", "assignors: [sticky]")
     for flags, text in (
-        (["--client", "librdkafka"], MIXED_ORDER.replace("assignors: [range]", "assignors: [sticky]")),
-        ([], MIXED_ORDER.replace("assignors: [range]", "assignors: [sticky]\n    client: librdkafka")),
+        (["--client", "librdkafka"], sticky),
+        ([], sticky.replace("assignors: [sticky]", "assignors: [sticky]\n    client: librdkafka")),
     ):
         path.write_text(text)
         result = run("simulate", str(path), *flags)
