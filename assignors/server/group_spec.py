@@ -177,7 +177,7 @@ class ServerGroup:
             by_topic = {name: [] for name in names}
             lists = map(by_topic.__getitem__, map(itemgetter(0), partitions))
             deque(map(list.append, lists, map(itemgetter(1), partitions)), maxlen=0)
-        listed = _listed(names, record)
+        listed = record_listing(names, record)
         if self.owned_order == LISTED or len(names) == 1:
             order = list(listed)
         else:
@@ -215,7 +215,7 @@ class ServerGroup:
         HashMap order is (bucket, insertion order), so it is the greatest (bucket, place in the listing);
         only the table size needs the inserts replayed, below 64 buckets.
         """
-        listed = _listed(names, record)
+        listed = record_listing(names, record)
         if self.owned_order == LISTED or len(names) == 1:
             return listed[-1]
         capacity = capacity_by_size(len(names))
@@ -360,8 +360,9 @@ def _integer_set_tail(parts: list[int], count: int) -> list[int]:
     return [parts[i] for _, i in reversed(last)]
 
 
-def _listed(names: Collection[str], record: Sequence[str] | None) -> tuple[str, ...]:
-    """`names` in the order a target record lists them: `record`'s (topics it lacks last, by name), else by name."""
+def record_listing(names: Iterable[str], record: Sequence[str] | None) -> tuple[str, ...]:
+    """`names` in the order a target record lists them: `record`'s (topics it lacks last, by name), else by name
+    (kgroup.assignors.server.target_order)."""
     if record is None:
         return tuple(sorted(names))
     present = set(names)

@@ -61,11 +61,6 @@ class TopicHashes:
             return Counter(self.spread(name) & mask for name in names)
 
 
-def topic_hashes(cluster: Cluster) -> TopicHashes:
-    """The cluster's topic hashes (`TopicHashes`)."""
-    return TopicHashes(cluster)
-
-
 def _absent() -> None:
     return None
 
@@ -213,12 +208,3 @@ def after_range(put_order: Sequence[str], expected: int, hash_of: TopicHash) -> 
     for topic in put_order:
         topics.put(topic, None)
     return topics.in_order()
-
-
-def in_record_order(record: Sequence[str] | None, topics: Iterable[str]) -> list[str]:
-    """`topics` as `record` lists them (those it lacks last, by name); no record: by name."""
-    names = set(topics)
-    if not record:
-        return sorted(names)
-    listed = [t for t in record if t in names]
-    return listed + sorted(names.difference(listed)) if len(listed) < len(names) else listed

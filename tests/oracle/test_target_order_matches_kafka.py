@@ -32,7 +32,7 @@ from kgroup.assignors.coordinator.consumer.coordinator import (
 from kgroup.assignors.coordinator.consumer.reconcile import STABLE, Reconciliation
 from kgroup.assignors.coordinator.consumer.scenario import server_assignor
 from kgroup.assignors.model import Cluster, Topic, TopicPartition
-from kgroup.assignors.server.target_order import read_back, topic_hashes
+from kgroup.assignors.server.target_order import TopicHashes, read_back
 from tests.oracle.sidecar import Sidecar
 
 RELEASES = ("4.0.0", "4.2.1")  # uniform's rules changed in 4.1 (KAFKA-18688); the simulation follows the release
@@ -55,7 +55,7 @@ def _run(sidecar: Sidecar, kafka_name: str, seed: int, mixed: bool = False, rele
     topics = [{"name": f"t{i}", "id": _uuid(rng), "partitions": rng.randint(1, 6)} for i in range(rng.randint(3, 9))]
     names = [t["name"] for t in topics]
     cluster = Cluster(tuple(Topic(t["name"], t["partitions"], topic_id=t["id"]) for t in topics))
-    hash_of = topic_hashes(cluster)
+    hash_of = TopicHashes(cluster)
     coordinator = ConsumerCoordinator(
         ConsumerConfig(assignors=(kafka_name,)), {t["name"]: t["partitions"] for t in topics}, lambda *_: {}
     )

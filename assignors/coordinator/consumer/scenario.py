@@ -39,14 +39,18 @@ from kgroup.assignors.coordinator.consumer.reconcile import (
 from kgroup.assignors.coordinator.consumption import ConsumptionLedger, Gap
 from kgroup.assignors.model import Cluster, Member, Topic, TopicPartition
 from kgroup.assignors.registry import builtin
-from kgroup.assignors.server.group_spec import HOMOGENEOUS, ServerGroup, subscription_type, subscription_type_of
+from kgroup.assignors.server.group_spec import (
+    HOMOGENEOUS,
+    ServerGroup,
+    record_listing,
+    subscription_type,
+    subscription_type_of,
+)
 from kgroup.assignors.server.target_order import (
     TopicHashes,
     after_range,
     after_uniform,
     after_moves,
-    in_record_order,
-    topic_hashes,
 )
 from kgroup.assignors.server.uniform_incremental import UniformTargets
 
@@ -139,7 +143,7 @@ def server_assignor(
             cluster = Cluster(
                 tuple(Topic(t, n, topic_id=(topic_ids or {}).get(t)) for t, n in sizes), kafka_version=kafka_version
             )
-            clusters[sizes] = (cluster, topic_hashes(cluster))
+            clusters[sizes] = (cluster, TopicHashes(cluster))
         cluster, hash_of = clusters[sizes]
         subscriptions = _subscriptions(group, member_ids)
         records = group.target_order
@@ -185,7 +189,7 @@ def _as_recorded(partitions: Iterable[TopicPartition], record: Sequence[str] | N
     ordered = sorted(partitions)
     if record is None:
         return tuple(ordered)
-    rank = {topic: i for i, topic in enumerate(in_record_order(record, {tp.topic for tp in ordered}))}
+    rank = {topic: i for i, topic in enumerate(record_listing({tp.topic for tp in ordered}, record))}
     return tuple(sorted(ordered, key=lambda tp: rank[tp.topic]))  # stable: partitions stay ascending
 
 

@@ -15,10 +15,10 @@ from hypothesis import given, settings, strategies as st
 from kgroup.assignors.java.hash_map import JavaHashMap
 from kgroup.assignors.java.hash_order import spread, table_size_for
 from kgroup.assignors.model import Cluster, Topic
-from kgroup.assignors.server.target_order import after_uniform, read_back, topic_hashes
+from kgroup.assignors.server.target_order import TopicHashes, after_uniform, read_back
 
 NAMES = [f"t{i:03}" for i in range(200)]
-HASHES = topic_hashes(Cluster(tuple(Topic(n, 1) for n in NAMES)))
+HASHES = TopicHashes(Cluster(tuple(Topic(n, 1) for n in NAMES)))
 # The topics by the low bits of their spread hash: a few buckets' worth gives the long chains uniform makes.
 BY_BUCKET = sorted(NAMES, key=lambda n: spread(HASHES(n)) & 15)
 
