@@ -16,7 +16,7 @@ from itertools import groupby
 
 from kgroup.assignors.base import contiguous_ranges, gc_paused, subscribed_topics, subscriber_positions
 from kgroup.assignors.model import Assignment, Cluster, Member, Topic, TopicPartition
-from kgroup.assignors.member_order import member_sort_key
+from kgroup.assignors.member_order import in_member_order
 from kgroup.assignors.trace import RANGE_AFTER_RACKS, RANGE_COPARTITIONED, RANGE_RACK, Rule, Trace, active
 
 
@@ -174,7 +174,7 @@ class RangeAssignor:
     def assign(self, cluster: Cluster, members: Sequence[Member]) -> Assignment:
         with gc_paused():
             topics = subscribed_topics(cluster, members)
-            ordered = sorted(members, key=member_sort_key)
+            ordered = in_member_order(members)
             positions = subscriber_positions(ordered, topics)
             trace = active()
             if trace is not None:

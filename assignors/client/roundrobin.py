@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from kgroup.assignors.base import gc_paused, subscribed_topics, subscriber_positions, topic_partitions
 from kgroup.assignors.java.semantics import java_string_key
 from kgroup.assignors.model import Assignment, Cluster, Member, TopicPartition
-from kgroup.assignors.member_order import member_sort_key
+from kgroup.assignors.member_order import in_member_order
 from kgroup.assignors.trace import ROUNDROBIN, active
 
 
@@ -26,7 +26,7 @@ class RoundRobinAssignor:
 
     def assign(self, cluster: Cluster, members: Sequence[Member]) -> Assignment:
         with gc_paused():
-            ordered = sorted(members, key=member_sort_key)
+            ordered = in_member_order(members)
             topics = subscribed_topics(cluster, members)
             positions = subscriber_positions(ordered, topics)
             lists: list[list[TopicPartition]] = [[] for _ in ordered]

@@ -17,7 +17,7 @@ from types import MappingProxyType
 from kgroup.assignors.base import dealt_whole, contiguous_ranges, gc_paused, subscribed_topics, subscriber_positions
 from kgroup.assignors.java.semantics import java_string_key
 from kgroup.assignors.model import Assignment, Cluster, Member, TopicPartition
-from kgroup.assignors.member_order import member_sort_key
+from kgroup.assignors.member_order import in_member_order
 from kgroup.assignors.server.group_spec import HOMOGENEOUS, subscription_type
 from kgroup.assignors.trace import active
 
@@ -32,7 +32,7 @@ class ServerRangeAssignor:
         if not members:
             return Assignment.of({})
         with gc_paused():
-            ordered = sorted(members, key=member_sort_key)
+            ordered = in_member_order(members)
             known = cluster.by_name()
             kind = forced_type or subscription_type(members)
             trace = active()

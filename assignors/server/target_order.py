@@ -61,6 +61,9 @@ class TopicHashes:
             return Counter(self.spread(name) & mask for name in names)
 
 
+_FEW = 4  # up to this many topics dropped, `after_uniform` removes each rather than filtering the record
+
+
 def _absent() -> None:
     return None
 
@@ -74,7 +77,7 @@ def read_back(record: Sequence[str], hash_of: TopicHash) -> list[str]:
 
 
 def after_uniform(
-    record: Sequence[str], dropped: Collection[str], handed: Iterable[tuple[str, int]], hash_of: TopicHashes
+    record: Sequence[str], dropped: Collection[str], handed: Collection[tuple[str, int]], hash_of: TopicHashes
 ) -> tuple[str, ...]:
     """The record of a member whose target `uniform` changed in a homogeneous group
     (`UniformHomogeneousAssignmentBuilder`).
@@ -91,15 +94,28 @@ def after_uniform(
     give the same map, without replaying the copy. Where a new topic may lengthen a chain enough for Java to
     double the copy's table beyond that (`_shortcut_holds`), the copy is replayed.
     """
-    present = set(record)
+    # A large group's change mostly takes one partition from a member, or hands it one: no set of the record
+    # when nothing is handed, and removing one topic from a list costs less than filtering every one.
     new: list[str] = []
-    for topic, _ in handed:
-        if topic not in present:
-            present.add(topic)
-            new.append(topic)
+    if handed:
+        present = set(record)
+        for topic, _ in handed:
+            if topic not in present:
+                present.add(topic)
+                new.append(topic)
     if _shortcut_holds(record, dropped, new, hash_of):
         new.reverse()
-        return tuple(new) + (tuple(t for t in record if t not in dropped) if dropped else tuple(record))
+        if not dropped:
+            return (*new, *record)
+        if len(dropped) > _FEW:
+            return (*new, *(t for t in record if t not in dropped))
+        rest = list(record)
+        for topic in dropped:  # a topic the member held is in its record once
+            try:
+                rest.remove(topic)
+            except ValueError:
+                pass
+        return (*new, *rest)
     copy = _copy_of(record, hash_of)
     for topic in dropped:
         copy.remove(topic)
