@@ -98,6 +98,67 @@ def test_an_open_rebalance_is_reported_as_still_open() -> None:
     assert "still open at the end" in text and "held in rebalance for 900 s" not in text
 
 
+STUCK_SCALED = """\
+schema: kgroup/v1
+kind: scenario
+cluster: {topics: [{name: docs, partitions: 8}]}
+groups:
+  - group_id: g
+    protocol: classic
+    assignors: [range]
+    generation: 1
+    members: [{member_id: s1, topics: [docs]}, {member_id: s2, topics: [docs]}, {member_id: s3, topics: [docs]}]
+    assignment: {s1: {docs: [0, 1, 2]}, s2: {docs: [3, 4, 5]}, s3: {docs: [6, 7]}}
+broker: {group.min.session.timeout.ms: 2s, classic.new.member.join.timeout.ms: 6s}
+clients:
+  default: {session.timeout.ms: 10s, heartbeat.interval.ms: 500ms, max.poll.interval.ms: REBALANCE}
+  s1: {group.instance.id: i1}
+  s2: {group.instance.id: i2}
+  s3: {group.instance.id: i3}
+  s4: {group.instance.id: i4}
+duration: 23s
+events:
+  - crash s3 at 2s
+  - join s4 at 2s static
+"""
+
+
+def test_a_scaled_new_member_timeout_drops_the_new_member_each_time_the_join_phase_ends(tmp_path: Path) -> None:
+    """The rebalance timeout as long as the new-member timeout (6 s): s4, joining at 2 s, is dropped as each
+    join phase ends (8, 14, 20 s), every round completing without it; the warning names the race a broker adds."""
+    path = tmp_path / "stuck.yaml"
+    path.write_text(STUCK_SCALED.replace("REBALANCE", "6s"))
+    body = run_json("simulate", str(path))
+    drops = [
+        e["at_ms"]
+        for e in body["events"]
+        if e["kind"] == "join-response" and e["member"] == "s4" and e["error"] == "UNKNOWN_MEMBER_ID"
+    ]
+    assigned = [e["members"] for e in body["events"] if e["kind"] == "assignment"]
+    assert (drops, assigned) == ([8000, 14000, 20000], [3, 3, 3])
+    (finding,) = [f for f in body["findings"] if f["kind"] == "stuck-in-preparing"]
+    assert "outlasts the 6 s new-member timeout" in finding["message"]
+    assert "now and then arrives between the two" in finding["message"]
+    assert finding["message"].endswith("a max.poll.interval.ms below 6 s")
+
+
+def test_a_rebalance_timeout_past_the_new_member_timeout_completes_with_the_new_member(tmp_path: Path) -> None:
+    """9 s against 6 s: s4 is dropped at 8 s and back at once, while the join phase still waits for s3, so the
+    join completing at 11 s includes it (four members); no race to warn of."""
+    path = tmp_path / "stuck.yaml"
+    path.write_text(STUCK_SCALED.replace("REBALANCE", "9s"))
+    body = run_json("simulate", str(path))
+    assigned = [(e["at_ms"], e["members"]) for e in body["events"] if e["kind"] == "assignment"]
+    assert assigned[0] == (11000, 4)
+    assert not any("arrives between the two" in f["message"] for f in body["findings"])
+
+
+def test_the_bundled_stuck_scenario_words_kafkas_five_minutes() -> None:
+    (finding,) = [f for f in run_json("simulate", "scenario-static-stuck")["findings"]]
+    assert "outlasts the 5-minute new-member timeout" in finding["message"]
+    assert finding["message"].endswith("a max.poll.interval.ms below 5 minutes")
+
+
 def test_session_expiry_counts_the_rebalances_that_happened() -> None:
     body = run_json("simulate", "scenario-gc-pause")
     (finding,) = [f for f in body["findings"] if f["kind"] == "session-expired"]

@@ -64,6 +64,9 @@ class Node:
     properties: dict[str, str]
     release: str  # the Apache Kafka release whose jars run this node
     process: subprocess.Popen | None = None
+    # Classes put before the release's jars, and JVM options (tests/kafka/new_member_timeout.py uses both).
+    classpath_prefix: Path | None = None
+    java_options: tuple[str, ...] = ()
     log_path: Path = field(init=False)
     starts: int = 0
 
@@ -98,8 +101,11 @@ class Node:
                     "-XX:TieredStopAtLevel=1",
                     "-Djava.awt.headless=true",
                     "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
+                    *self.java_options,
                     "-cp",
-                    jars.classpath(self.release),
+                    os.pathsep.join(
+                        [*([str(self.classpath_prefix)] if self.classpath_prefix else []), jars.classpath(self.release)]
+                    ),
                     "kafka.Kafka",
                     str(self.folder / "server.properties"),
                 ],

@@ -102,6 +102,8 @@ class LiveRun:
     # TimelineHashMap of members iterates, the order the coordinator hands them to the assignor
     start_order: list[str] = field(default_factory=list)
     topic_ids: dict[str, str] = field(default_factory=dict)  # the broker's, by topic name
+    # classic: the coordinator's log lines about the group, from the scenario's 0 to its end (ms, text)
+    coordinator_log: list[tuple[int, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -762,6 +764,9 @@ def replay(
             watch.close()
     if log is not None:
         run.start_generation, run.rebalances = log.rebalances(t0[0], until)
+        run.coordinator_log = [
+            (round((seen - t0[0]) * 1000), text) for seen, text in log.lines if t0[0] <= seen <= until
+        ]
     if watch is not None:
         end_ms = round((until - t0[0]) * 1000)
         run.rebalances = [e for e in watch.epochs if 0 <= e.start_ms <= end_ms]
