@@ -90,7 +90,7 @@ def run_scenario(scenario: Scenario) -> ScenarioOutcome:
         scenario,
         sim,
         sim.gaps(),
-        tuple(findings(sim)),
+        tuple(findings(sim, library)),
         tuple(settle),
         explanations,
         rebalance_causes(scenario.events, sim, explanations),

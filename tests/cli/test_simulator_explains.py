@@ -159,6 +159,53 @@ def test_the_bundled_stuck_scenario_words_kafkas_five_minutes() -> None:
     assert finding["message"].endswith("a max.poll.interval.ms below 5 minutes")
 
 
+LEADER_DROPS = """\
+schema: kgroup/v1
+kind: scenario
+cluster: {topics: [{name: sub-a, partitions: 4}, {name: sub-b, partitions: 4}]}
+groups:
+  - group_id: g
+    protocol: classic
+    assignors: [range]
+    generation: 1
+    members: [{member_id: c1, topics: [sub-a, sub-b]}, {member_id: c2, topics: C2_TOPICS}]
+    assignment: ASSIGNMENT
+duration: 12s
+events:
+  - subscribe WHO at 5s topics sub-a
+"""
+SHARED = "{c1: {sub-a: [0, 1], sub-b: [0, 1]}, c2: {sub-a: [2, 3], sub-b: [2, 3]}}"
+C1_ALONE_ON_B = "{c1: {sub-a: [0, 1], sub-b: [0, 1, 2, 3]}, c2: {sub-a: [2, 3]}}"
+
+
+def _leader_drop_findings(tmp_path: Path, who: str, c2_topics: str, *flags: str) -> list[dict]:
+    path = tmp_path / "drop.yaml"
+    assignment = SHARED if "sub-b" in c2_topics else C1_ALONE_ON_B
+    path.write_text(LEADER_DROPS.replace("WHO", who).replace("C2_TOPICS", c2_topics).replace("ASSIGNMENT", assignment))
+    return [f for f in run_json("simulate", str(path), *flags)["findings"] if f["kind"] == "leader-dropped-topic"]
+
+
+def test_a_java_leader_dropping_a_topic_a_follower_keeps_is_warned_of(tmp_path: Path) -> None:
+    """c1 leads (the file's first member); on the broker its assignment can leave sub-b to nobody for a while."""
+    (finding,) = _leader_drop_findings(tmp_path, "c1", "[sub-a, sub-b]")
+    assert (finding["at_ms"], finding["members"]) == (5000, ["c1"])
+    assert "stopped subscribing to sub-b" in finding["message"] and "fetch.max.wait.ms" in finding["message"]
+
+
+@pytest.mark.parametrize(
+    ("who", "c2_topics", "flags"),
+    [
+        pytest.param("c2", "[sub-a, sub-b]", (), id="a-follower-drops-it"),
+        pytest.param("c1", "[sub-a]", (), id="nobody-else-wants-it"),
+        pytest.param("c1", "[sub-a, sub-b]", ("--client", "librdkafka"), id="librdkafka-leader"),
+    ],
+)
+def test_no_leader_drop_warning_where_the_java_race_cannot_happen(
+    tmp_path: Path, who: str, c2_topics: str, flags: tuple[str, ...]
+) -> None:
+    assert _leader_drop_findings(tmp_path, who, c2_topics, *flags) == []
+
+
 def test_session_expiry_counts_the_rebalances_that_happened() -> None:
     body = run_json("simulate", "scenario-gc-pause")
     (finding,) = [f for f in body["findings"] if f["kind"] == "session-expired"]

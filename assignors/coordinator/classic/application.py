@@ -174,8 +174,14 @@ class ApplicationEvents(_Base):
             self._start_heartbeats(client, self.now)  # overdue: the thread heartbeats at once
 
     def subscribe(self, client: ClassicClient, topics: Iterable[str]) -> None:
+        dropped = set(client.topics)
         client.topics = self._subscription(topics)
+        dropped.difference_update(client.topics)
         self.note("subscribe", client, topics=list(client.topics))
+        if dropped and client.is_leader:
+            wanted = {t for c in self.clients.values() if c is not client and c.alive and c.in_group for t in c.topics}
+            if wanted & dropped:
+                self.leader_topic_drops.append((self.now, client.handle, tuple(sorted(wanted & dropped))))
         if self.autonomous and client.alive:
             self._request_rejoin(client)
 

@@ -99,6 +99,9 @@ class ClassicSimulation(ApplicationEvents):
             TopicPartition(t.name, p): 0 for t in cluster.topics for p in range(t.partitions)
         }
         self.log: list[LogEntry] = []
+        # (when, leader, topics): the group's leader stopped subscribing to topics another member still wants
+        # (a Java leader may then assign without their metadata: pathologies.leader-dropped-topic).
+        self.leader_topic_drops: list[tuple[int, str, tuple[str, ...]]] = []
         self.rebalances: list[RebalanceRecord] = []
         self._open_rebalance: RebalanceRecord | None = None
         self._settled_members: tuple[str, ...] = ()
