@@ -145,7 +145,7 @@ def test_the_broker_drops_the_new_member_and_completes_without_it_every_rebalanc
     kgroup = _kgroup_cycles(body)
     report = "\n".join(
         [
-            f"scenario {plan.path.name}: new-member timeout {NEW_MEMBER_TIMEOUT_MS} ms (a system property of the broker)",
+            f"scenario {plan.path.name}: new-member timeout {NEW_MEMBER_TIMEOUT_MS} ms (the broker's system property)",
             "  rounds (s4 dropped, join completed, generation, members), broker | kgroup:",
             *(f"    {_round(b):46} | {_round(k)}" for b, k in zip_longest(broker, kgroup)),
             f"  final: broker {live.final}, kgroup {body['final_assignment']}",

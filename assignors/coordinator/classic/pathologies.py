@@ -37,19 +37,20 @@ def _leader_drops(sim: ClassicSimulation) -> list[Finding]:
     4.2.1 (docs/conformance.md, classic subscription changes): a race with the fetch, so not in the prediction."""
     result = []
     for at, leader, topics in sim.leader_topic_drops:
-        names = ", ".join(topics)
+        names, it = ", ".join(topics), "it" if len(topics) == 1 else "them"
         result.append(
             Finding(
                 "leader-dropped-topic",
                 at,
                 (leader,),
                 f"{leader}, the group's leader, stopped subscribing to {names} at {at / 1000:g} s while other members "
-                f"still subscribe to it: with Kafka's Java consumer the rebalance that follows can give {names} to "
+                f"still subscribe to {it}: with Kafka's Java consumer the rebalance that follows can give {names} to "
                 "nobody (the leader assigns with the metadata its subscribe() asked for, when that answer is still "
                 "queued behind its fetch long-poll as the join completes), and the leader then rejoins when its "
                 "metadata refreshes, about fetch.max.wait.ms later: one more rebalance. kgroup predicts the run "
                 "without that race (on Kafka 4.2.1: 1 run of 3 with fetch.max.wait.ms at 500 ms, 3 of 3 at 3 s, none "
-                "at 20 ms). Roll a subscription change out to the leader last: then no other member still wants the topic",
+                "at 20 ms). Roll a subscription change out to the leader last: no other member then still wants "
+                f"{it}",
             )
         )
     return result
