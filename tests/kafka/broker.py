@@ -103,9 +103,7 @@ class Node:
                     "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
                     *self.java_options,
                     "-cp",
-                    os.pathsep.join(
-                        [*([str(self.classpath_prefix)] if self.classpath_prefix else []), jars.classpath(self.release)]
-                    ),
+                    self._classpath(),
                     "kafka.Kafka",
                     str(self.folder / "server.properties"),
                 ],
@@ -117,6 +115,10 @@ class Node:
             )
         if wait:
             self.wait_started(marker)
+
+    def _classpath(self) -> str:
+        jars_of_release = jars.classpath(self.release)
+        return f"{self.classpath_prefix}{os.pathsep}{jars_of_release}" if self.classpath_prefix else jars_of_release
 
     def wait_started(self, marker: str | None = None) -> None:
         deadline = time.monotonic() + START_TIMEOUT_S

@@ -233,6 +233,13 @@ class Plan:
         """The starting members' subscriptions."""
         return {m["member_id"]: tuple(m["topics"]) for m in self.group["members"]}
 
+    def start_assignment(self) -> dict[str, frozenset[str]]:
+        """The starting group's assignment, partitions named as the harness records them."""
+        return {
+            m: frozenset(_name(t, p) for t, ps in a.items() for p in ps)
+            for m, a in (self.group.get("assignment") or {}).items()
+        }
+
     def members(self) -> list[str]:
         """Every member the scenario ever runs: the starting ones, then those its events join."""
         names = [m["member_id"] for m in self.group["members"]]

@@ -180,8 +180,8 @@ class ApplicationEvents(_Base):
         self.note("subscribe", client, topics=list(client.topics))
         if dropped and client.is_leader:
             wanted = {t for c in self.clients.values() if c is not client and c.alive and c.in_group for t in c.topics}
-            if wanted & dropped:
-                self.leader_topic_drops.append((self.now, client.handle, tuple(sorted(wanted & dropped))))
+            if kept_by_others := wanted & dropped:
+                self.leader_topic_drops.append((self.now, client.handle, tuple(sorted(kept_by_others))))
         if self.autonomous and client.alive:
             self._request_rejoin(client)
 
