@@ -95,9 +95,13 @@ def after_uniform(
     double the copy's table beyond that (`_shortcut_holds`), the copy is replayed.
     """
     # A large group's change mostly takes one partition from a member, or hands it one: no set of the record
-    # when nothing is handed, and removing one topic from a list costs less than filtering every one.
+    # for a few handed, and removing one topic from a list costs less than filtering every one.
     new: list[str] = []
-    if handed:
+    if len(handed) <= _FEW:  # a scan of the record (in C, names compared by identity first) beats building its set
+        for topic, _ in handed:
+            if topic not in record and topic not in new:
+                new.append(topic)
+    else:
         present = set(record)
         for topic, _ in handed:
             if topic not in present:

@@ -52,6 +52,7 @@ class UniformTargets:
         self._last_topics: dict[tuple[str, ...] | frozenset[str], str] = {}  # _tail's last topic by record or names
         # id(target) -> (that issued target, its partition numbers by topic, ascending), see _by_topic
         self._grouped: dict[int, tuple[Partitions, dict[str, list[int]]]] = {}
+        self.changed: list[str] = []  # the members whose target the last derived one changed
 
     def remember(
         self, cluster: Cluster, subscriptions: Sequence[Subscription], targets: Mapping[str, Partitions]
@@ -157,6 +158,7 @@ class UniformTargets:
             old = result[member_id]
             result[member_id] = self._regrouped(old, old | frozenset(chunk), chunk, insort)
         self._metadata, self._issued = metadata, result
+        self.changed = [*revoked, *added]  # disjoint: a member over its quota is not short of it
         if len(self._grouped) > 2 * len(result) + 64:  # departed members' targets are not kept forever
             issued_ids = set(map(id, result.values()))
             self._grouped = {key: entry for key, entry in self._grouped.items() if key in issued_ids}

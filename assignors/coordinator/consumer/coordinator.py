@@ -518,7 +518,12 @@ class ConsumerCoordinator:
             ids.append(joining)
         computed = self.assignor(group, ids, group.target)
         # A member whose target did not change keeps the same set object; one the assignor left out has none.
-        group.target = dict(zip(ids, map(computed.get, ids, repeat(_NOTHING))))
+        # The server assignors answer with a dict over `ids` in their order: copied whole, in C (a scripted
+        # answer may not be).
+        if type(computed) is dict and len(computed) == len(ids) and list(computed) == ids:
+            group.target = computed.copy()
+        else:
+            group.target = dict(zip(ids, map(computed.get, ids, repeat(_NOTHING))))
         group.assignment_epoch = group.group_epoch
         # No member is at the new assignment epoch yet (a member's epoch is one the group had assigned, and
         # this one is new): every member is unreconciled, which `state` would otherwise find member by member.

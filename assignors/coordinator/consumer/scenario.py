@@ -176,7 +176,8 @@ def server_assignor(
             if name == "uniform":
                 uniform.remember(cluster, subscriptions, targets)
             emptied = None
-        _NewTarget(name, member_ids, subscriptions, current, targets, handed, emptied, walks).record(
+        changed = uniform.changed if emptied is not None else None
+        _NewTarget(name, member_ids, subscriptions, current, targets, handed, emptied, walks, changed).record(
             records, hash_of, coordinator.topics
         )
         return targets
@@ -220,18 +221,25 @@ class _NewTarget:
     handed: Mapping[str, list[tuple[str, int]]]
     emptied: Mapping[str, set[str]] | None
     walks: Mapping[str, Sequence[str]]
+    changed: Sequence[str] | None = None  # when uniform derived the target: the members whose target it changed
 
     def record(self, records: dict[str, tuple[str, ...]], hash_of: TopicHashes, known: Collection[str]) -> None:
         """Each changed member's record order (kgroup.assignors.server.target_order), as the assignor built its
         map; a member whose target stayed the same keeps its own (Kafka writes no record)."""
         member_ids, targets, current = self.member_ids, self.targets, self.current
-        news = map(targets.get, member_ids, repeat(_EMPTY))
-        olds = map(current.get, member_ids, repeat(_EMPTY))
-        # Most members of a large group keep the very same set object: only the others are visited.
-        changed = compress(range(len(member_ids)), map(is_not, news, olds))
+        visits: Iterable[tuple[int, str]]
+        if self.changed is not None:
+            # uniform derived the target and named the members it changed: a homogeneous group, where the first
+            # member's subscription is every member's
+            visits = zip(repeat(0), self.changed)
+        else:
+            news = map(targets.get, member_ids, repeat(_EMPTY))
+            olds = map(current.get, member_ids, repeat(_EMPTY))
+            # Most members of a large group keep the very same set object: only the others are visited.
+            changed = compress(range(len(member_ids)), map(is_not, news, olds))
+            visits = ((index, member_ids[index]) for index in changed)
         homogeneous = subscription_type_of(self.subscriptions) == HOMOGENEOUS
-        for index in changed:
-            member_id = member_ids[index]
+        for index, member_id in visits:
             new, old = targets.get(member_id, _EMPTY), current.get(member_id, _EMPTY)
             if new == old:
                 continue
