@@ -37,7 +37,10 @@ def write_atomically(path: str, text: str, field: str | None = None) -> None:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
         os.replace(temporary, path)
-    except OSError as exc:
+    except BaseException as exc:
+        # nothing half-written stays behind, whatever stopped the write (text no encoding holds, Ctrl-C)
         if temporary is not None and os.path.exists(temporary):
-            os.unlink(temporary)  # nothing half-written stays behind
-        raise InputError(f"{path!r}: cannot write it: {exc.strerror}", field=field) from None
+            os.unlink(temporary)
+        if isinstance(exc, OSError):
+            raise InputError(f"{path!r}: cannot write it: {exc.strerror}", field=field) from None
+        raise

@@ -22,6 +22,7 @@ MAX_PARTITIONS_TOTAL = 2_000_000  # over the cluster; KGROUP_MAX_PARTITIONS rais
 MAX_MEMBERS = 100_000  # per group
 MAX_EVENTS = 100_000  # per scenario
 MAX_SIMULATED_MS = 7 * 86_400_000  # a scenario's run, end to end
+MAX_SIMULATED_HEARTBEATS = 20_000_000  # a scenario's heartbeats, all members over the run: some 30 s of work
 MAX_ID_CHARS = 32_767  # Kafka's protocol STRING: an int16 length (protocol.types.Type.STRING)
 MAX_TOPIC_CHARS = 249  # org.apache.kafka.common.internals.Topic.MAX_NAME_LENGTH
 MAX_DIGITS = 19  # any integer kgroup reads fits in int64
@@ -64,6 +65,12 @@ def id_problem(text: str) -> str | None:
         bad = next(c for c in text if not c.isprintable())
         return f"{_clip(text)!r} contains a non-printable character (U+{ord(bad):04X})"
     return None
+
+
+def shown(value: object) -> str:
+    """`repr(value)` for an error message, clipped: a mistyped value may be a megabyte long."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _clip(text: str) -> str:

@@ -125,27 +125,53 @@ def _profile(name: str | None, env: Mapping[str, str], explicit: bool) -> dict:
     from kgroup.inspectors.fixtures.yaml_doc import read_yaml
 
     doc = read_yaml(str(path))
-    data = doc.data if isinstance(doc.data, dict) else {}
+    data = doc.data
+    if not isinstance(data, dict):
+        raise doc.error((), "expected a mapping with profiles and current_profile")
     profiles = data.get("profiles") or {}
-    name = name or data.get("current_profile")
+    if not isinstance(profiles, dict):
+        raise doc.error(("profiles",), "expected a mapping of profile names to profiles")
+    current = data.get("current_profile")
+    if current is not None and not isinstance(current, str):
+        raise doc.error(("current_profile",), "expected a profile name")
+    name = name or current
     if name is None:
         return {}
-    if not isinstance(profiles, dict) or name not in profiles:
-        known = ", ".join(sorted(profiles)) if isinstance(profiles, dict) else ""
-        raise InputError(f"no profile {name!r} (profiles: {known or 'none'})", str(path), field="profiles")
-    body = profiles[name] or {}
+    if name not in profiles:
+        known = ", ".join(sorted(map(str, profiles)))
+        field = ("profiles",) if name != current else ("current_profile",)
+        raise doc.error(field, f"no profile {name!r} (profiles: {known or 'none'})")
+    body = profiles[name]
     if not isinstance(body, dict):
-        raise InputError(
-            "expected a mapping with bootstrap_servers and properties", str(path), field=f"profiles.{name}"
+        raise doc.error(("profiles", name), "expected a mapping with bootstrap_servers and properties")
+    unknown = sorted(map(str, body.keys() - {"bootstrap_servers", "properties"}))
+    if unknown:
+        raise doc.error(
+            ("profiles", name, unknown[0]), f"unknown key {unknown[0]!r}; expected bootstrap_servers, properties"
         )
+    servers = body.get("bootstrap_servers")
+    if isinstance(servers, list) and all(isinstance(s, str) for s in servers):
+        servers = ",".join(servers)
+    if servers is not None and not isinstance(servers, str):
+        raise doc.error(("profiles", name, "bootstrap_servers"), "expected HOST:PORT[,HOST:PORT...] or a list of them")
     properties = body.get("properties") or {}
     if not isinstance(properties, dict):
-        raise InputError("expected a mapping of client properties", str(path), field=f"profiles.{name}.properties")
+        raise doc.error(("profiles", name, "properties"), "expected a mapping of client properties")
+    for key, value in properties.items():
+        if isinstance(value, (dict, list)) or value is None:
+            raise doc.error(("profiles", name, "properties", key), "expected a value (text, a number or true/false)")
     return {
         "__name__": name,
-        "bootstrap_servers": body.get("bootstrap_servers"),
-        "properties": {str(k): str(v) for k, v in properties.items()},
+        "bootstrap_servers": servers,
+        "properties": {str(k): _property_text(v) for k, v in properties.items()},
     }
+
+
+def _property_text(value: object) -> str:
+    """A YAML value as the Java client reads its property: `true`, not Python's `True`."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
 
 
 def read_properties(path: str) -> dict[str, str]:

@@ -9,12 +9,14 @@ from kgroup.assignors.analysis.checks import CheckResult, Limits, run_checks
 from kgroup.inspectors.errors import InputError
 from kgroup.inspectors.fixtures.bundled import locate
 from kgroup.inspectors.fixtures.group_file import Fixture, fixture_from_doc
-from kgroup.inspectors.fixtures.plan_file import Plan, is_plan, plan_from_doc
+from kgroup.inspectors.fixtures.plan_file import WHAT_IF_KEYS, Plan, is_plan, plan_from_doc
 from kgroup.inspectors.fixtures.yaml_doc import YamlDoc, read_yaml
+from kgroup.inspectors.limits import shown
 from kgroup.inspectors.simulation.scenario_gate import ScenarioLimits
 from kgroup.inspectors.simulation.whatif_run import (
     WhatIfFlags,
     check_current,
+    check_flags,
     require_valid,
     simulate_flags,
 )
@@ -55,8 +57,10 @@ def is_scenario(doc: YamlDoc) -> bool:
 
 
 def plan_flags(plan: Plan) -> WhatIfFlags:
+    """The plan's what-if as flags, checked on their own: what is wrong with them is the plan's `what_if`,
+    named so, not the command line's flags they are later joined with."""
     f = plan.flags
-    return WhatIfFlags(
+    flags = WhatIfFlags(
         f["assignor"],
         f["add_member"],
         f["remove_member"],
@@ -67,6 +71,13 @@ def plan_flags(plan: Plan) -> WhatIfFlags:
         f["add_topic"],
         f["absent_topic"],
     )
+    try:
+        check_flags(plan.fixture, plan.group_id, flags)
+    except InputError as exc:
+        key = (exc.field or "").removeprefix("--").replace("-", "_")
+        field = f"what_if.{key}" if key in WHAT_IF_KEYS or key == "client" else "what_if"
+        raise InputError(exc.message, plan.source, field=field) from None
+    return flags
 
 
 def run_gate(
@@ -142,7 +153,7 @@ def _refuse_results(doc: YamlDoc) -> None:
             doc.source,
         )
     raise InputError(
-        f"kind {kind!r} cannot be checked; `kgroup check` reads fixtures, plans "
+        f"kind {shown(kind)} cannot be checked; `kgroup check` reads fixtures, plans "
         "(kgroup simulate --save-plan) and scenarios",
         doc.source,
     )

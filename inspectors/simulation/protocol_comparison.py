@@ -15,7 +15,7 @@ Java client, 60 s for the 0.8 consumer of the older designs), and no more than i
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -240,6 +240,22 @@ def _classic(scenario: Scenario, protocol: str) -> ProtocolRun:
     return replace(run, outcome=Outcome(rounds, sim.assignment()))
 
 
+def _one_owner_each(scenario: Scenario, owned: Mapping[str, Iterable[TopicPartition]]) -> None:
+    """A classic group's members may claim one partition twice (a custom assignor's answer, a zombie's owned
+    list); a consumer-protocol group cannot start that way: its coordinator gives each partition one owner
+    (ConsumerGroup.addPartitionEpochs throws when a partition already has an epoch)."""
+    owner_of: dict[TopicPartition, str] = {}
+    for member, partitions in owned.items():
+        for tp in partitions:
+            other = owner_of.setdefault(tp, member)
+            if other != member:
+                raise InputError(
+                    f"the starting assignment gives {tp} to both {other} and {member}; under the consumer "
+                    "protocol the coordinator gives each partition one owner",
+                    scenario.source,
+                )
+
+
 def _consumer(scenario: Scenario, protocol: str) -> ProtocolRun:
     group = scenario.group
     topics = {t.name: t.partitions for t in scenario.cluster.topics}
@@ -248,6 +264,7 @@ def _consumer(scenario: Scenario, protocol: str) -> ProtocolRun:
         topics, scenario.consumer_broker, group.group_id, group.client or "java", ids, scenario.cluster.kafka_version
     )
     owned = {m.member_id: group.assignment.partitions_of(m.member_id) for m in group.members}
+    _one_owner_each(scenario, owned)
     for member in group.members:
         sim.add_client(member.member_id, scenario.clients[member.member_id], member.topics)
     if any(owned.values()):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from kgroup.assignors.analysis.evaluate import AssignorRun, CurrentAssignment, evaluate
 from kgroup.assignors.analysis.member_map import BUCKET, POSITION, RANK
@@ -296,6 +297,40 @@ class Simulation:
     handovers: dict[str, Handover] = field(default_factory=dict)
 
 
+def _prepared(
+    fixture: Fixture,
+    group_id: str | None,
+    assignors: list[str],
+    client: str,
+    instances: list[str] | None,
+    parse: Callable[[GroupState], list[Any]],
+) -> tuple[GroupState, list[Any], GroupState, bool, list[tuple[str, Assignor]]]:
+    """The group before and after the changes, whether it is a share group, and the assignors to run: everything
+    `simulate` reads from its input before any assignor runs (an InputError for what is wrong with it)."""
+    before = GroupState(fixture.cluster, fixture.group(group_id))
+    changes = parse(before)  # the what-if changes, read against the group
+    try:
+        after = apply_all(before, changes)
+    except WhatIfError as exc:
+        raise InputError(str(exc)) from None
+    names = assignors or [before.group.assignors[0]]
+    share = before.group.protocol == "share"
+    if share and instances:
+        raise InputError("a share group has no static members (KIP-932: no group.instance.id)", field="--instance")
+    try:
+        resolved = [
+            (name, _share_assignor(name) if share else _consumer_assignor(name, client))
+            for name in dict.fromkeys(names)
+        ]
+    except InputError as exc:
+        if assignors or exc.field != "--assignor":
+            raise
+        # the group's own assignor, as the fixture names it: the file is at fault, not a flag
+        index = fixture.groups.index(before.group) if before.group in fixture.groups else 0
+        raise InputError(exc.message, fixture.source, field=f"groups[{index}].assignors[0]") from None
+    return before, changes, after, share, resolved
+
+
 def simulate(
     fixture: Fixture,
     group_id: str | None,
@@ -311,21 +346,16 @@ def simulate(
     absent_topics: list[str] | None = None,
 ) -> Simulation:
     """With `explain`, each assignor runs under a trace (see `kgroup.assignors.trace`)."""
-    before = GroupState(fixture.cluster, fixture.group(group_id))
-    changes = parse_changes(
-        add_members, remove_members, add_partitions, subscribe, before, instances, add_topics, absent_topics
+    before, changes, after, share, resolved = _prepared(
+        fixture,
+        group_id,
+        assignors,
+        client,
+        instances,
+        lambda before: parse_changes(
+            add_members, remove_members, add_partitions, subscribe, before, instances, add_topics, absent_topics
+        ),
     )
-    try:
-        after = apply_all(before, changes)
-    except WhatIfError as exc:
-        raise InputError(str(exc)) from None
-    names = assignors or [before.group.assignors[0]]
-    share = before.group.protocol == "share"
-    if share and instances:
-        raise InputError("a share group has no static members (KIP-932: no group.instance.id)", field="--instance")
-    resolved = [
-        (name, _share_assignor(name) if share else _consumer_assignor(name, client)) for name in dict.fromkeys(names)
-    ]
     # A KIP-848 group's server assignor starts from each member's current target, not from what it owns; so does
     # a share group's (TargetAssignmentBuilder.ShareTargetAssignmentBuilder hands SimpleAssignor the target).
     assigned = _with_targets(after, before) if before.group.protocol in ("consumer", "share") else after
@@ -508,6 +538,29 @@ def simulate_flags(fixture: Fixture, group_id: str | None, flags: WhatIfFlags, e
         explain,
         list(flags.add_topics),
         list(flags.absent_topics),
+    )
+
+
+def check_flags(fixture: Fixture, group_id: str | None, flags: WhatIfFlags) -> None:
+    """What `simulate_flags` would refuse in `flags` (an InputError naming the flag), without running anything."""
+    client = leader_client(fixture, group_id, flags.client)[0]
+    instances = list(flags.instances)
+    _prepared(
+        fixture,
+        group_id,
+        list(flags.assignors),
+        client,
+        instances,
+        lambda before: parse_changes(
+            list(flags.add_members),
+            list(flags.remove_members),
+            list(flags.add_partitions),
+            list(flags.subscribe),
+            before,
+            instances,
+            list(flags.add_topics),
+            list(flags.absent_topics),
+        ),
     )
 
 
