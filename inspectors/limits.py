@@ -69,8 +69,7 @@ def id_problem(text: str) -> str | None:
 
 def shown(value: object) -> str:
     """`repr(value)` for an error message, clipped: a mistyped value may be a megabyte long."""
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return _clip(repr(value))
 
 
 def _clip(text: str) -> str:
