@@ -81,8 +81,16 @@ def document(kind: str, body: dict[str, Any]) -> dict[str, Any]:
     return {"schema": SCHEMA, "kind": kind, **body}
 
 
-def emit(doc: dict[str, Any], fmt: OutputFormat, table: Callable[[Console], None]) -> None:
-    """Write a finished result; nothing is printed before the whole result exists."""
+def emit(
+    doc: dict[str, Any] | Callable[[], dict[str, Any]], fmt: OutputFormat, table: Callable[[Console], None]
+) -> None:
+    """Write a finished result; nothing is printed before the whole result exists. `doc` may be a function
+    that builds the document: one as large as a long simulation's is then built only for -o json or yaml."""
+    if fmt is OutputFormat.table:
+        table(stdout_console())
+        return
+    if callable(doc):
+        doc = doc()
     if fmt is OutputFormat.json:
         write_json(doc, sys.stdout)
     elif fmt is OutputFormat.yaml:
@@ -96,8 +104,6 @@ def emit(doc: dict[str, Any], fmt: OutputFormat, table: Callable[[Console], None
                 write_lines(lines, sys.stdout)
                 return
         sys.stdout.write(yaml.dump(doc, Dumper=yaml.SafeDumper, sort_keys=False, allow_unicode=True, width=120))
-    else:
-        table(stdout_console())
 
 
 _LARGE = 20_000

@@ -10,11 +10,18 @@ rebalance intervals, never at a design's own notion of "stable".
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
+from itertools import chain
+from operator import attrgetter
 from typing import NamedTuple
 
 from kgroup.assignors.coordinator.consumption import Segment
 from kgroup.assignors.model import TopicPartition
+
+
+_START, _END = attrgetter("start"), attrgetter("end")
+_FOREVER = float("inf")  # a partition consumed until the run ends: no later close finds it unconsumed
 
 
 class Settle(NamedTuple):
@@ -37,62 +44,103 @@ def time_to_stable(
 ) -> list[Settle]:
     """Per event instant (in order; equal instants share one window), when the group settled.
 
-    `rebalances`: (start, end) of each rebalance, end None while still open. A partition counts once its
-    topic has ever been consumed by anyone (a topic nobody subscribes to is nobody's share).
+    `rebalances`: (start, end) of each rebalance, end None while still open; `now`, the end of the run, is at or
+    after every instant. `timelines`: each partition's
+    segments by start, as `ConsumptionLedger.timelines` gives them. A partition counts once its topic has ever
+    been consumed by anyone (a topic nobody subscribes to is nobody's share).
+
+    One pass over the segments serves every window (a thousand-member restart hour has a thousand events and
+    a hundred thousand partitions, each with hundreds of segments): each partition's uncovered stretches mark
+    the windows whose end they contain, instead of each window looking at every partition.
     """
-    consumed_topics = {tp.topic for tp, segments in timelines.items() if segments}
-    wanted = [tp for tp in created if tp.topic in consumed_topics]
     relevant = [t for i, t in enumerate(instants) if applies is None or applies[i]]
-    distinct = sorted(set(relevant))
+    starts = sorted(set(relevant))
+    if not starts:
+        return [Settle(None, applies=False) for _ in instants]
+    last = len(starts) - 1
+    # Window i runs from starts[i] up to (not including) ends[i], the next event; the last one up to `now`
+    # included.
+    ends = starts[1:]
+
+    def window(at: int) -> int | None:
+        index = bisect_right(starts, at) - 1
+        return None if index < 0 or (index == last and at > now) else index
+
+    latest = list(starts)
+    unsettled = [False] * len(starts)
+    for begun, ended in rebalances:
+        index = window(begun)
+        if index is None:
+            continue
+        if ended is None or window(ended) != index:
+            unsettled[index] = True  # still running when its window closed
+        elif ended > latest[index]:
+            latest[index] = ended
+    moments = set(map(_START, chain.from_iterable(timelines.values())))
+    moments.update(map(_END, chain.from_iterable(timelines.values())))
+    moments.discard(None)
+    for at in moments:
+        index = window(at)
+        if index is not None and at > latest[index]:
+            latest[index] = at
+    _mark_unconsumed(timelines, created, ends, now, unsettled)
     by_instant: dict[int, Settle] = {}
-    for i, start in enumerate(distinct):
-        last_window = i + 1 == len(distinct)
-        stop = now if last_window else distinct[i + 1]
-        by_instant[start] = _settle(start, stop, last_window, timelines, created, wanted, rebalances)
+    for index, start in enumerate(starts):
+        if not unsettled[index]:
+            by_instant[start] = Settle(latest[index] - start)
+        elif index == last:
+            by_instant[start] = Settle(None)
+        else:
+            by_instant[start] = Settle(ends[index] - start, interrupted=True)
     return [
         by_instant[t] if applies is None or applies[i] else Settle(None, applies=False) for i, t in enumerate(instants)
     ]
 
 
-def _settle(
-    start: int,
-    stop: int,
-    last_window: bool,
+def _mark_unconsumed(
     timelines: Mapping[TopicPartition, list[Segment]],
     created: Mapping[TopicPartition, int],
-    wanted: list[TopicPartition],
-    rebalances: Sequence[tuple[int, int | None]],
-) -> Settle:
-    def inside(at: int) -> bool:
-        return start <= at < stop or (last_window and at == stop)
+    ends: list[int],
+    now: int,
+    unsettled: list[bool],
+) -> None:
+    """Mark each window at whose close some partition of a consumed topic, already there, is consumed by
+    nobody: at the close `end` of a window but the last, one still consuming just before it (a segment
+    with start < end <= its end); at `now`, the last window's close, one consuming until the run ends.
 
-    unsettled = False
-    latest = start
-    for begun, ended in rebalances:
-        if not inside(begun):
+    A partition's segments, by start, leave it unconsumed at `t` exactly over the stretches (covered, next
+    start] between them (and after the last one that ends): each stretch marks the closes it holds, through a
+    running count over the windows."""
+    consumed_topics = {tp.topic for tp, segments in timelines.items() if segments}
+    marks = [0] * (len(ends) + 1)
+    at_the_end = False
+    for tp, born in created.items():
+        if tp.topic not in consumed_topics:
             continue
-        if ended is None or not inside(ended):
-            unsettled = True
-        else:
-            latest = max(latest, ended)
-    for segments in timelines.values():
-        for s in segments:
-            if inside(s.start):
-                latest = max(latest, s.start)
-            if s.end is not None and inside(s.end):
-                latest = max(latest, s.end)
-    for tp in wanted:
-        if created[tp] > stop or (created[tp] == stop and not last_window):
-            continue  # born with the next event: that event's to settle
-        # Consumed just before the window closes (for the last window: at the end of the run).
-        if not any(
-            s.start < stop and (s.end is None or s.end >= stop)
-            if not last_window
-            else s.start <= stop and s.end is None
-            for s in timelines.get(tp, ())
-        ):
-            unsettled = True
-            break
-    if unsettled:
-        return Settle(None) if last_window else Settle(stop - start, interrupted=True)
-    return Settle(latest - start)
+        covered: float = born  # consumed over (born, covered]: nothing yet
+        open_ended = False
+        for segment in timelines.get(tp, ()):
+            start, end = segment.start, segment.end
+            if end is None and start <= now:
+                open_ended = True
+            if start > covered:
+                marks[bisect_right(ends, covered)] += 1
+                marks[bisect_right(ends, start)] -= 1
+                covered = start
+            if end is None:
+                covered = _FOREVER
+                continue
+            if end > covered:
+                covered = end
+        if covered != _FOREVER:
+            marks[bisect_right(ends, covered)] += 1
+            marks[len(ends)] -= 1
+        if not open_ended and born <= now:
+            at_the_end = True
+    running = 0
+    for index in range(len(ends)):
+        running += marks[index]
+        if running:
+            unsettled[index] = True
+    if at_the_end:
+        unsettled[-1] = True

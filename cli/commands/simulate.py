@@ -166,7 +166,9 @@ def _replay(doc, timeline_out: str | None, output: OutputFormat, client: str | N
         write_atomically(timeline_out, picture, field="--timeline-out")
     for line in outcome.scenario.warnings:
         warn(line)
-    emit(document("scenario-run", outcome_body(outcome)), output, lambda console: print_outcome(console, outcome))
+    emit(
+        lambda: document("scenario-run", outcome_body(outcome)), output, lambda console: print_outcome(console, outcome)
+    )
 
 
 def _compare(

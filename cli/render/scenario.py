@@ -3,6 +3,7 @@ partitions nobody consumed, and the pathologies found; and the same as a documen
 
 from __future__ import annotations
 
+from itertools import islice
 from typing import Any
 
 from rich.console import Console
@@ -13,16 +14,23 @@ from kgroup.cli.render.tables import compact, print_wide
 from kgroup.inspectors.simulation.scenario_run import ScenarioOutcome
 
 TOP_PARTITIONS = 20
+# Member lines shown under one rebalance (its waits, then its moves): an eager rebalance of a thousand-member
+# group moves every member, and a report of hundreds of them would bury the timeline; -o json has them all.
+MEMBERS_SHOWN = 20
 
 
 def seconds(ms: int | None) -> str:
     return "-" if ms is None else f"{ms / 1000:.1f}s"
 
 
-def _moves(record: RebalanceRecord) -> list[str]:
-    """One line per member: what it revoked (-), lost, and was assigned (+)."""
+def _moved(record: RebalanceRecord) -> int:
+    return len({*record.revoked, *record.lost, *record.assigned})
+
+
+def _moves(record: RebalanceRecord, limit: int) -> list[str]:
+    """One line per member, the first `limit` members: what it revoked (-), lost, and was assigned (+)."""
     lines = []
-    for member in dict.fromkeys([*record.revoked, *record.lost, *record.assigned]):
+    for member in islice(dict.fromkeys([*record.revoked, *record.lost, *record.assigned]), limit):
         pieces = []
         if record.revoked.get(member):
             pieces.append("-" + compact(sorted(set(record.revoked[member]))))
@@ -32,6 +40,13 @@ def _moves(record: RebalanceRecord) -> list[str]:
             pieces.append("+" + compact(sorted(set(record.assigned[member]))))
         lines.append(f"{member}  {'  '.join(pieces)}")
     return lines
+
+
+def _print_some(console: Console, lines: list[str], total: int, what: str) -> None:
+    for line in lines:
+        console.print(f"    {line}", markup=False)
+    if total > len(lines):
+        console.print(f"    ... {total - len(lines)} more {what} (-o json lists them all)", markup=False)
 
 
 def print_outcome(console: Console, outcome: ScenarioOutcome) -> None:
@@ -64,10 +79,9 @@ def print_outcome(console: Console, outcome: ScenarioOutcome) -> None:
             + (f"  left: {', '.join(r.left)}" if r.left else ""),
             markup=False,
         )
-        for wait in why.waited:
-            console.print(f"    {_wait_text(wait, why, r.start, sim.now)}", markup=False)
-        for line in _moves(r):
-            console.print(f"    {line}", markup=False)
+        waits = [_wait_text(wait, why, r.start, sim.now) for wait in why.waited[:MEMBERS_SHOWN]]
+        _print_some(console, waits, len(why.waited), "members waited for")
+        _print_some(console, _moves(r, MEMBERS_SHOWN), _moved(r), "members moved partitions")
     if scenario.events:
         console.print()
         console.print(

@@ -199,17 +199,31 @@ def _overlap_ms(segments: list[Segment], now: int) -> int:
 
 
 def _owned_twice(timelines: Mapping[TopicPartition, list[Segment]]) -> int:
+    """How many partitions two owners consumed at once: a segment starting before another owner's earlier
+    segment ended (or while it was still open). Each partition's segments are by start, so only the latest end
+    so far matters, and that of another owner than its: the two are kept as the segments go by."""
     count = 0
     for segments in timelines.values():
-        ends: list[tuple[int | None, str]] = []
+        latest: tuple[float, str] | None = None  # the latest end so far, and its owner
+        rival: tuple[float, str] | None = None  # the latest end so far of an owner other than latest's
         for s in segments:
             if s.end == s.start:
                 continue  # stopped at the instant it started: nothing was consumed
-            if any(e is None or e > s.start for e, owner in ends if owner != s.owner):
+            other = rival if latest is not None and latest[1] == s.owner else latest
+            if other is not None and other[0] > s.start:
                 count += 1
                 break
-            ends.append((s.end, s.owner))
+            end = (_OPEN if s.end is None else s.end, s.owner)
+            if latest is None or end[0] > latest[0]:
+                if latest is not None and latest[1] != s.owner:
+                    rival = latest
+                latest = end
+            elif s.owner != latest[1] and (rival is None or end[0] > rival[0]):
+                rival = end
     return count
+
+
+_OPEN = float("inf")  # the end of a segment still open
 
 
 def _classic(scenario: Scenario, protocol: str) -> ProtocolRun:

@@ -10,7 +10,7 @@ from kgroup.assignors.coordinator.classic.simulation import ClassicSimulation
 from kgroup.assignors.coordinator.consumer.simulation import ConsumerSimulation
 from kgroup.assignors.coordinator.consumption import Gap
 from kgroup.assignors.model import TopicPartition
-from kgroup.assignors.coordinator.classic.rebalance_causes import Explanation, explain
+from kgroup.assignors.coordinator.classic.rebalance_causes import Explanation, explain_all
 from kgroup.assignors.coordinator.classic.pathologies import Finding, findings
 from kgroup.assignors.coordinator.settling import Settle, time_to_stable
 from kgroup.inspectors.assignor_lookup import resolve
@@ -85,7 +85,7 @@ def run_scenario(scenario: Scenario) -> ScenarioOutcome:
         sim.now,
         [e.kind != "outage" for e in scenario.events],
     )
-    explanations = tuple(explain(sim, r) for r in sim.rebalances)
+    explanations = explain_all(sim)
     return ScenarioOutcome(
         scenario,
         sim,

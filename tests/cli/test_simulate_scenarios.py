@@ -198,3 +198,34 @@ def test_librdkafka_with_the_eager_sticky_assignor_is_one_line_and_exit_2(tmp_pa
         assert str(path) in result.stderr and "partition.assignment.strategy" in result.stderr
         assert "no 'sticky' assignor" in result.stderr
     assert run("simulate", str(path), "--client", "java").exit_code == 0
+
+
+def test_a_large_group_s_rebalances_show_twenty_members_each_and_json_every_one(tmp_path: Path) -> None:
+    # 30 eager members on one topic of 30 partitions, m00 crashes: the rebalance after its session moves the
+    # other 29 (each revokes its partition and gets one back), more than the text shows under one rebalance.
+    members = [f"m{i:02}" for i in range(30)]
+    lines = [
+        "schema: kgroup/v1",
+        "kind: scenario",
+        "cluster: {topics: [{name: t, partitions: 30}]}",
+        "groups:",
+        "  - group_id: big",
+        "    protocol: classic",
+        "    assignors: [range]",
+        "    members:",
+        *(f"      - {{member_id: {m}, topics: [t]}}" for m in members),
+        "    assignment:",
+        *(f"      {m}: {{t: [{i}]}}" for i, m in enumerate(members)),
+        "clients: {default: {partition.assignment.strategy: [range]}}",
+        "duration: 2m",
+        "events: [crash m00 at 10s]",
+    ]
+    path = tmp_path / "big.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    doc = run_json("simulate", str(path))
+    moved = doc["rebalances"][0]["revoked"]
+    assert len(moved) == 29 and "m00" not in moved
+    text = run("simulate", str(path)).stdout
+    block = text.split("#1 ", 1)[1].split("\n#2 ", 1)[0].split("\n\nEvents", 1)[0].splitlines()[1:]
+    assert len(block) == 21 and all(line.startswith("    m") for line in block[:20])
+    assert block[20] == "    ... 9 more members moved partitions (-o json lists them all)"

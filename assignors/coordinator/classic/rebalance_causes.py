@@ -9,12 +9,18 @@ paused, or down. This module reads that off the event log, in words an on-call e
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
+from itertools import pairwise
+from operator import attrgetter
 
 from kgroup.assignors.coordinator.classic.client import COOPERATIVE
 from kgroup.assignors.coordinator.classic.group import COMPLETING, EMPTY, STABLE
 from kgroup.assignors.coordinator.classic.records import LogEntry, RebalanceRecord
 from kgroup.assignors.coordinator.classic.simulation import ClassicSimulation
+
+
+_AT = attrgetter("at_ms")
 
 
 @dataclass(frozen=True)
@@ -37,32 +43,88 @@ def heartbeat_round(sim: ClassicSimulation) -> int:
     return max((c.config.heartbeat_interval_ms + c.config.processing_ms for c in sim.clients.values()), default=0)
 
 
+class _Log:
+    """The simulation's event log, by time, by member and by kind, read many times per report.
+
+    A thousand-member restart hour logs millions of entries over hundreds of rebalances: each question
+    (the entries of one member up to an instant, the latest of a kind before one) is a bisection, not a
+    pass over the whole log. The log is appended in time order; one that is not is read sorted by time,
+    entries of the same instant in the order they were logged."""
+
+    def __init__(self, log: list[LogEntry]) -> None:
+        ordered = log if all(a.at_ms <= b.at_ms for a, b in pairwise(log)) else sorted(log, key=_AT)
+        self.entries = ordered
+        self.times = [e.at_ms for e in ordered]
+        self._by: dict[tuple[str, str | None], tuple[list[LogEntry], list[int]]] = {}
+        for entry in ordered:
+            for key in (("member", entry.member), ("kind", entry.kind)):
+                found = self._by.get(key)
+                if found is None:
+                    found = self._by[key] = ([], [])
+                found[0].append(entry)
+                found[1].append(entry.at_ms)
+
+    def of(self, member: str, until: int) -> list[LogEntry]:
+        """`member`'s entries at or before `until`, as logged."""
+        entries, times = self._by.get(("member", member), _NONE)
+        return entries[: bisect_right(times, until)]
+
+    def kind_from(self, kind: str, start: int) -> list[LogEntry]:
+        """The entries of `kind` at or after `start`, as logged."""
+        entries, times = self._by.get(("kind", kind), _NONE)
+        return entries[bisect_left(times, start) :]
+
+    def latest(self, kind: str, until: int) -> LogEntry | None:
+        """The last entry of `kind` logged at or before `until`."""
+        entries, times = self._by.get(("kind", kind), _NONE)
+        where = bisect_right(times, until)
+        return entries[where - 1] if where else None
+
+    def at(self, instant: int) -> list[LogEntry]:
+        return self.entries[bisect_left(self.times, instant) : bisect_right(self.times, instant)]
+
+    def first_join(self, member: str, start: int, until: int) -> int | None:
+        """When `member`'s first JoinGroup between `start` and `until` (both included) came, if one did."""
+        entries, times = self._by.get(("member", member), _NONE)
+        for entry in entries[bisect_left(times, start) : bisect_right(times, until)]:
+            if entry.kind == "join":
+                return entry.at_ms
+        return None
+
+
+_NONE: tuple[list[LogEntry], list[int]] = ([], [])
+
+
 def explain(sim: ClassicSimulation, record: RebalanceRecord) -> Explanation:
-    end = _join_phase_end(sim.log, record)
+    return _explain(sim, _Log(sim.log), heartbeat_round(sim), record)
+
+
+def explain_all(sim: ClassicSimulation) -> tuple[Explanation, ...]:
+    """`explain` for every rebalance of the run, reading the log once."""
+    log, round_ms = _Log(sim.log), heartbeat_round(sim)
+    return tuple(_explain(sim, log, round_ms, record) for record in sim.rebalances)
+
+
+def _explain(sim: ClassicSimulation, log: _Log, round_ms: int, record: RebalanceRecord) -> Explanation:
+    end = _join_phase_end(log, record)
     waited: list[Waited] = []
     until = sim.now if end is None else end
-    if until - record.start > heartbeat_round(sim):
+    if until - record.start > round_ms:
+        left: set[str] | None = None
         for member in record.members_before:
-            joined = next(
-                (
-                    e.at_ms
-                    for e in sim.log
-                    if e.kind == "join" and e.member == member and record.start <= e.at_ms <= until
-                ),
-                None,
-            )
-            if joined is not None and joined - record.start <= heartbeat_round(sim):
+            joined = log.first_join(member, record.start, until)
+            if joined is not None and joined - record.start <= round_ms:
                 continue
-            if joined is None and member in _left_at_start(sim.log, record):
-                continue  # its leave is the trigger, not a wait
-            waited.append(Waited(member, joined, _doing(sim, member, record.start, until)))
-    return Explanation(_trigger(sim, record), end, tuple(waited))
+            if joined is None:
+                left = _left_at_start(log, record) if left is None else left
+                if member in left:
+                    continue  # its leave is the trigger, not a wait
+            waited.append(Waited(member, joined, _doing(sim, log, member, record.start, until)))
+    return Explanation(_trigger(sim, log, record), end, tuple(waited))
 
 
-def _join_phase_end(log: list[LogEntry], record: RebalanceRecord) -> int | None:
-    for entry in log:
-        if entry.kind != "group-state" or entry.at_ms < record.start:
-            continue
+def _join_phase_end(log: _Log, record: RebalanceRecord) -> int | None:
+    for entry in log.kind_from("group-state", record.start):
         if record.end is not None and entry.at_ms > record.end:
             break
         if entry.detail.get("state") in (COMPLETING, EMPTY, STABLE):
@@ -70,13 +132,12 @@ def _join_phase_end(log: list[LogEntry], record: RebalanceRecord) -> int | None:
     return None
 
 
-def _left_at_start(log: list[LogEntry], record: RebalanceRecord) -> set[str]:
+def _left_at_start(log: _Log, record: RebalanceRecord) -> set[str]:
     """Members whose departure started the rebalance: removed, or a dynamic member's LeaveGroup."""
     return {
         e.member
-        for e in log
+        for e in log.at(record.start)
         if e.member is not None
-        and e.at_ms == record.start
         and (e.kind == "member-removed" or (e.kind in ("close", "poll-timeout") and not e.detail.get("static")))
     }
 
@@ -85,12 +146,10 @@ def _seconds(ms: int) -> str:
     return f"{ms / 1000:g} s"
 
 
-def _doing(sim: ClassicSimulation, member: str, start: int, until: int) -> str:
+def _doing(sim: ClassicSimulation, log: _Log, member: str, start: int, until: int) -> str:
     """What `member` was doing between `start` and `until`, from its own log entries."""
     state = "not polling"
-    for entry in sim.log:
-        if entry.member != member or entry.at_ms > until:
-            continue
+    for entry in log.of(member, until):
         t = entry.at_ms
         if entry.kind == "slow-poll":
             length = int(entry.detail.get("processing_ms", 0)) * int(entry.detail.get("batches", 1))
@@ -111,14 +170,13 @@ def _doing(sim: ClassicSimulation, member: str, start: int, until: int) -> str:
     return state
 
 
-def _trigger(sim: ClassicSimulation, record: RebalanceRecord) -> str:
+def _trigger(sim: ClassicSimulation, log: _Log, record: RebalanceRecord) -> str:
     """The coordinator's reason, with the cause behind it when the log shows one."""
     reason = record.trigger
-    before = [e for e in sim.log if e.at_ms <= record.start]
     if reason == "the leader rejoins":
-        refresh = next((e for e in reversed(before) if e.kind == "metadata-changed"), None)
+        refresh = log.latest("metadata-changed", record.start)
         if refresh is not None:
-            grown = next((e for e in reversed(before) if e.kind == "add-partitions"), None)
+            grown = log.latest("add-partitions", record.start)
             what = (
                 f": {grown.detail.get('topic')} grew to {grown.detail.get('partitions')} partitions at "
                 f"{_seconds(grown.at_ms)}"
@@ -129,14 +187,14 @@ def _trigger(sim: ClassicSimulation, record: RebalanceRecord) -> str:
                 f"the leader {refresh.member} rejoins: its metadata refresh at {_seconds(refresh.at_ms)} "
                 f"(metadata.max.age.ms) saw a partition count change{what}"
             )
-        subscribed = next((e for e in reversed(before) if e.kind == "subscribe"), None)
+        subscribed = log.latest("subscribe", record.start)
         if subscribed is not None:
             topics = ", ".join(subscribed.detail.get("topics", []))
             return f"the leader {subscribed.member} rejoins with a new subscription ({topics})"
         return reason
     subject = reason.split(" ")[0].removesuffix("'s")
     for member in (subject,) if subject in sim.clients else ():
-        mine = [e for e in before if e.member == member]
+        mine = log.of(member, record.start)
         last = next((e for e in reversed(mine) if e.kind != "member-removed"), None)
         if reason.endswith("session expired"):
             pause = next((e for e in reversed(mine) if e.kind == "gc-pause"), None)

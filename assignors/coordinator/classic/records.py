@@ -37,10 +37,12 @@ class RebalanceRecord:
 
     @property
     def joined(self) -> tuple[str, ...]:
-        return tuple(m for m in self.members_after if m not in self.members_before)
+        before = set(self.members_before)  # a set: a thousand-member group would compare every pair
+        return tuple(m for m in self.members_after if m not in before)
 
     @property
     def left(self) -> tuple[str, ...]:
         if self.end is None:
             return ()  # still running: nobody has been dropped yet
-        return tuple(m for m in self.members_before if m not in self.members_after)
+        after = set(self.members_after)
+        return tuple(m for m in self.members_before if m not in after)

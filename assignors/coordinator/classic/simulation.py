@@ -99,6 +99,7 @@ class ClassicSimulation(ApplicationEvents):
             TopicPartition(t.name, p): 0 for t in cluster.topics for p in range(t.partitions)
         }
         self.log: list[LogEntry] = []
+        self._names = _Names()  # each partition's name made once: the log names it at every move
         # (when, leader, topics): the group's leader stopped subscribing to topics another member still wants
         # (a Java leader may then assign without their metadata: pathologies.leader-dropped-topic).
         self.leader_topic_drops: list[tuple[int, str, tuple[str, ...]]] = []
@@ -320,7 +321,7 @@ class ClassicSimulation(ApplicationEvents):
         client.owned = () if everything else tuple(tp for tp in client.owned if tp not in gone)
         if self.detailed_log:
             listed = sorted(gone)
-            self.note(f"partitions-{how}", client, partitions=[str(tp) for tp in listed])
+            self.note(f"partitions-{how}", client, partitions=list(map(self._names.__getitem__, listed)))
             record = self._current_record()
             if record is not None:
                 bucket = record.revoked if how == "revoked" else record.lost
@@ -340,7 +341,7 @@ class ClassicSimulation(ApplicationEvents):
             self.note(
                 "partitions-assigned",
                 client,
-                partitions=[str(tp) for tp in sorted(added)],
+                partitions=list(map(self._names.__getitem__, sorted(added))),
                 generation=client.generation,
             )
             record = self._current_record()
@@ -675,6 +676,14 @@ class ClassicSimulation(ApplicationEvents):
     def assignment(self) -> dict[str, tuple[TopicPartition, ...]]:
         """What each live client owns now."""
         return {h: c.owned for h, c in self.clients.items() if c.alive}
+
+
+class _Names(dict[TopicPartition, str]):
+    """`str(tp)`, one string per partition: an eager hour of a large group logs millions of moves."""
+
+    def __missing__(self, tp: TopicPartition) -> str:
+        name = self[tp] = str(tp)
+        return name
 
 
 _topic_of = itemgetter(0)  # of a TopicPartition, in C

@@ -54,8 +54,13 @@ def sticky_balanced(
         return {}
     base, extra = divmod(len(parts), len(consumers))
     kept: dict[str, list[TopicPartition]] = {}
+    held: dict[
+        str | None, list[TopicPartition]
+    ] = {}  # each owner's partitions, ascending: one pass, not one per consumer
+    for tp in parts:
+        held.setdefault(current.get(tp), []).append(tp)
     for consumer in consumers:
-        mine = [tp for tp in parts if current.get(tp) == consumer]
+        mine = held.get(consumer, [])
         cap = base + (1 if extra and len(mine) > base else 0)
         extra -= cap - base
         kept[consumer] = mine[:cap]
@@ -79,6 +84,8 @@ class ExternalCoordinatorGroup:
         self.to_start: dict[str, list[int]] = {}
         self.to_close: dict[str, list[int]] = {}
         self.assignments: dict[TopicPartition, str | None] = {tp: None for tp in self.partitions}
+        # (assignments, each owner's partitions in it), kept until assignments is written
+        self._owned: tuple[dict[TopicPartition, str | None], dict[str | None, list[TopicPartition]]] | None = None
         self.target: dict[TopicPartition, str] = {}
         self.registered: set[str] = set()  # in service discovery
         self.alive: set[str] = set()  # processes actually running
@@ -100,6 +107,7 @@ class ExternalCoordinatorGroup:
         self.registered = set(live)
         self.alive = set(live)
         self.assignments.update(assignments)
+        self._owned = None
         self.target = {tp: c for tp, c in self.assignments.items() if c is not None}
         for consumer in self.alive:
             self._follow(consumer)
@@ -151,6 +159,7 @@ class ExternalCoordinatorGroup:
         for tp in new:
             self.created[tp] = self.now
             self.assignments[tp] = None
+        self._owned = None
         self.partitions = tuple(sorted(self.partitions + tuple(new)))
 
     # -- consumers ----------------------------------------------------------------------------------------
@@ -159,8 +168,16 @@ class ExternalCoordinatorGroup:
         """A consumer reads its partitions from ZooKeeper: stop (and commit) what is gone, start what is new."""
         if consumer not in self.alive or not self.zk_up:
             return  # a failed read keeps the current set
-        mine = {tp for tp, owner in self.assignments.items() if owner == consumer}
-        self._set_consuming(consumer, mine)
+        self._set_consuming(consumer, set(self._owned_by().get(consumer, ())))
+
+    def _owned_by(self) -> dict[str | None, list[TopicPartition]]:
+        """Each consumer's partitions in `assignments`, read once per write: every consumer follows each write."""
+        if self._owned is None or self._owned[0] is not self.assignments:
+            owned: dict[str | None, list[TopicPartition]] = {}
+            for tp, owner in self.assignments.items():
+                owned.setdefault(owner, []).append(tp)
+            self._owned = (self.assignments, owned)
+        return self._owned[1]
 
     def _set_consuming(self, consumer: str, partitions: set[TopicPartition]) -> None:
         if consumer in self.paused:

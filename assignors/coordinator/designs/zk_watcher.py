@@ -39,19 +39,35 @@ class AttemptResult:
 
 def range_share(partitions: Iterable[TopicPartition], consumers: Iterable[str], me: str) -> tuple[TopicPartition, ...]:
     """Scala `RangeAssignor` (0.8.2.2), one stream per consumer: my slice of each topic's sorted partitions."""
+    return range_shares(partitions, consumers).get(me, ())
+
+
+def range_shares(
+    partitions: Iterable[TopicPartition], consumers: Iterable[str]
+) -> dict[str, tuple[TopicPartition, ...]]:
+    """`range_share` of every consumer at once: each consumer's place in the sorted ids (its first, if an id is
+    listed twice) takes the same slice of each topic's partitions, sorted by number."""
     ids = sorted(consumers)
-    if me not in ids:
-        return ()
+    if not ids:
+        return {}
+    place: dict[str, int] = {}
+    for index, consumer in enumerate(ids):
+        place.setdefault(consumer, index)
     by_topic: dict[str, list[TopicPartition]] = {}
     for tp in partitions:
         by_topic.setdefault(tp.topic, []).append(tp)
-    index, mine = ids.index(me), []
+    shares: dict[str, list[TopicPartition]] = {consumer: [] for consumer in place}
     for topic in sorted(by_topic):
-        parts = sorted(by_topic[topic], key=lambda tp: tp.partition)
+        parts = sorted(by_topic[topic], key=_number)
         per, extra = divmod(len(parts), len(ids))
-        start = per * index + min(index, extra)
-        mine.extend(parts[start : start + per + (1 if index < extra else 0)])
-    return tuple(mine)
+        for consumer, index in place.items():
+            start = per * index + min(index, extra)
+            shares[consumer].extend(parts[start : start + per + (1 if index < extra else 0)])
+    return {consumer: tuple(share) for consumer, share in shares.items()}
+
+
+def _number(tp: TopicPartition) -> int:
+    return tp.partition
 
 
 class ZkWatcherGroup:
@@ -64,6 +80,10 @@ class ZkWatcherGroup:
         self.partitions = tuple(sorted(partitions))
         self.autonomous = autonomous
         self.ids: list[str] = []  # /consumers/[group]/ids children, in creation order
+        # (partitions, ids, every consumer's range share) of the last view asked about
+        self._shares: (
+            tuple[tuple[TopicPartition, ...], tuple[str, ...], dict[str, tuple[TopicPartition, ...]]] | None
+        ) = None
         self.owners: dict[TopicPartition, str] = {}  # /consumers/[group]/owners/t/p
         self.consuming: dict[str, tuple[TopicPartition, ...]] = {}
         self.alive: set[str] = set()
@@ -232,7 +252,7 @@ class ZkWatcherGroup:
         self._consume(consumer, ())  # fetchers stopped, queues cleared
         for tp in [tp for tp, o in self.owners.items() if o == consumer]:
             del self.owners[tp]
-        share = range_share(self.partitions, self.ids if view is None else view, consumer)
+        share = self._share(consumer, view)
         created: list[TopicPartition] = []
         failed_on = None
         for tp in share:
@@ -264,8 +284,17 @@ class ZkWatcherGroup:
     def _settled(self) -> bool:
         """Every partition owned, and every live consumer consuming its share of the current /ids."""
         return len(self.owners) == len(self.partitions) and all(
-            self.consuming.get(c, ()) == range_share(self.partitions, self.ids, c) for c in self.ids if c in self.alive
+            self.consuming.get(c, ()) == self._share(c) for c in self.ids if c in self.alive
         )
+
+    def _share(self, consumer: str, view: Iterable[str] | None = None) -> tuple[TopicPartition, ...]:
+        """`range_share` of the current partitions over `view` (None: the current /ids), every consumer's
+        computed once per view: each attempt checks every live consumer's share."""
+        ids = tuple(self.ids if view is None else view)
+        kept = self._shares
+        if kept is None or kept[0] is not self.partitions or kept[1] != ids:
+            kept = self._shares = (self.partitions, ids, range_shares(self.partitions, ids))
+        return kept[2].get(consumer, ())
 
     def _consume(self, consumer: str, partitions: tuple[TopicPartition, ...]) -> None:
         self.ledger.stop(consumer, self.now)
