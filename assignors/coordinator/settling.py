@@ -45,9 +45,9 @@ def time_to_stable(
     """Per event instant (in order; equal instants share one window), when the group settled.
 
     `rebalances`: (start, end) of each rebalance, end None while still open; `now`, the end of the run, is at or
-    after every instant. `timelines`: each partition's
-    segments by start, as `ConsumptionLedger.timelines` gives them. A partition counts once its topic has ever
-    been consumed by anyone (a topic nobody subscribes to is nobody's share).
+    after every instant. `timelines`: each partition's segments by start, as `ConsumptionLedger.timelines`
+    gives them. A partition counts once its topic has ever been consumed by anyone (a topic nobody subscribes
+    to is nobody's share).
 
     One pass over the segments serves every window (a thousand-member restart hour has a thousand events and
     a hundred thousand partitions, each with hundreds of segments): each partition's uncovered stretches mark

@@ -95,12 +95,8 @@ class _Log:
 _NONE: tuple[list[LogEntry], list[int]] = ([], [])
 
 
-def explain(sim: ClassicSimulation, record: RebalanceRecord) -> Explanation:
-    return _explain(sim, _Log(sim.log), heartbeat_round(sim), record)
-
-
 def explain_all(sim: ClassicSimulation) -> tuple[Explanation, ...]:
-    """`explain` for every rebalance of the run, reading the log once."""
+    """Why each rebalance of the run started and whom it waited for, reading the log once."""
     log, round_ms = _Log(sim.log), heartbeat_round(sim)
     return tuple(_explain(sim, log, round_ms, record) for record in sim.rebalances)
 

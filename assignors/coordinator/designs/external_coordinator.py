@@ -54,9 +54,8 @@ def sticky_balanced(
         return {}
     base, extra = divmod(len(parts), len(consumers))
     kept: dict[str, list[TopicPartition]] = {}
-    held: dict[
-        str | None, list[TopicPartition]
-    ] = {}  # each owner's partitions, ascending: one pass, not one per consumer
+    # Each owner's partitions, ascending: one pass over them, not one per consumer.
+    held: dict[str | None, list[TopicPartition]] = {}
     for tp in parts:
         held.setdefault(current.get(tp), []).append(tp)
     for consumer in consumers:
