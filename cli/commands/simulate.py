@@ -182,7 +182,7 @@ def _compare(
 
     names = parse_protocols(protocols)
     scenario = with_client(scenario_from_doc(doc), client)
-    runs = compare(scenario, names)
+    runs = compare(scenario, names, timelines=timeline_out is not None)
     if timeline_out is not None:
         from kgroup.cli.render.timeline_svg import comparison_html
         from kgroup.inspectors.files import write_atomically

@@ -17,6 +17,9 @@ TOP_PARTITIONS = 20
 # Member lines shown under one rebalance (its waits, then its moves): an eager rebalance of a thousand-member
 # group moves every member, and a report of hundreds of them would bury the timeline; -o json has them all.
 MEMBERS_SHOWN = 20
+# Events shown in a design comparison (each row's TIME-TO-STABLE cells and the events line): a rolling restart
+# of a large group is hundreds of events, and one cell per event would make every row a wall of numbers.
+EVENTS_SHOWN = 20
 
 
 def seconds(ms: int | None) -> str:
@@ -40,6 +43,13 @@ def _moves(record: RebalanceRecord, limit: int) -> list[str]:
             pieces.append("+" + compact(sorted(set(record.assigned[member]))))
         lines.append(f"{member}  {'  '.join(pieces)}")
     return lines
+
+
+def _names(members: Any) -> str:
+    """Who joined or left a rebalance: the first MEMBERS_SHOWN, then how many more (a large group's first
+    rebalance is every member joining)."""
+    shown = ", ".join(islice(members, MEMBERS_SHOWN))
+    return shown + (f" and {len(members) - MEMBERS_SHOWN} more" if len(members) > MEMBERS_SHOWN else "")
 
 
 def _print_some(console: Console, lines: list[str], total: int, what: str) -> None:
@@ -75,8 +85,8 @@ def print_outcome(console: Console, outcome: ScenarioOutcome) -> None:
         console.print(
             f"#{r.index}  {seconds(r.start)} -> {end} ({took})  generation {r.generation or '-'}  "
             f"trigger: {why.trigger}  leader: {r.leader or '-'}  assignor: {r.assignor or '-'}"
-            + (f"  joined: {', '.join(r.joined)}" if r.joined else "")
-            + (f"  left: {', '.join(r.left)}" if r.left else ""),
+            + (f"  joined: {_names(r.joined)}" if r.joined else "")
+            + (f"  left: {_names(r.left)}" if r.left else ""),
             markup=False,
         )
         waits = [_wait_text(wait, why, r.start, sim.now) for wait in why.waited[:MEMBERS_SHOWN]]
@@ -353,7 +363,9 @@ def print_comparison(console: Console, scenario: Any, runs: list[Any]) -> None:
     for r in runs:
         star = "*" if r.not_modelled else ""
         marked_any = marked_any or bool(star)
-        settle = " ".join(settle_text(t, i in r.not_modelled) for i, t in enumerate(r.settle))
+        settle = " ".join(settle_text(t, i in r.not_modelled) for i, t in islice(enumerate(r.settle), EVENTS_SHOWN))
+        if len(r.settle) > EVENTS_SHOWN:
+            settle += f" +{len(r.settle) - EVENTS_SHOWN} more"
         table.add_row(
             r.protocol + star,
             str(r.rebalances) + star,
@@ -364,9 +376,10 @@ def print_comparison(console: Console, scenario: Any, runs: list[Any]) -> None:
             settle or "-",
         )
     print_wide(console, table)
-    console.print(
-        "events: " + "; ".join(f"{e.kind} {e.subject} at {_seconds(e.at_ms)}" for e in scenario.events), markup=False
-    )
+    shown = "; ".join(f"{e.kind} {e.subject} at {_seconds(e.at_ms)}" for e in scenario.events[:EVENTS_SHOWN])
+    hidden = len(scenario.events) - EVENTS_SHOWN
+    more = f"; ... {hidden} more events (-o json lists them all, with every TIME-TO-STABLE)" if hidden > 0 else ""
+    console.print(f"events: {shown}{more}", markup=False)
     console.print(
         "TIME-TO-STABLE: from the event until every live member consumes its final share and no "
         "rebalance it caused is still running; >N: not settled when the next event came N later; "

@@ -15,6 +15,8 @@ Java client, 60 s for the 0.8 consumer of the older designs), and no more than i
 
 from __future__ import annotations
 
+from bisect import bisect_left
+import gc
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -91,8 +93,17 @@ def parse_protocols(text: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def compare(scenario: Scenario, protocols: list[str]) -> list[ProtocolRun]:
-    return [_RUNNERS[p](scenario, p) for p in protocols]
+def compare(scenario: Scenario, protocols: list[str], timelines: bool = True) -> list[ProtocolRun]:
+    """Each design's run of the scenario. Without `timelines` (nothing to draw) each design's segments and gaps
+    are let go once its numbers are in, before the next design runs: a large group's are hundreds of MB each."""
+    runs = []
+    for protocol in protocols:
+        run = _RUNNERS[protocol](scenario, protocol)
+        runs.append(run if timelines else replace(run, timeline=None))
+        # A simulation is a web of cycles (clients, timers, callbacks) the collector reaches only in a full
+        # pass, which a large heap makes rare: without one the last design's log is still held when the next runs.
+        gc.collect()
+    return runs
 
 
 _JAVA_COMMIT_MS = 5_000  # auto.commit.interval.ms, Java consumer default (ConsumerConfig)
@@ -150,7 +161,10 @@ def _event_text(event: ScenarioEvent) -> str:
 def _intervals(starts: list[int], settled: list[int]) -> list[tuple[int, int | None]]:
     """Each rebalance from its start to the next settled instant (None: it never settled)."""
     ordered = sorted(settled)
-    return [(start, next((t for t in ordered if t >= start), None)) for start in sorted(starts)]
+    last = len(ordered)
+    return [
+        (start, ordered[at] if at < last else None) for start in sorted(starts) for at in (bisect_left(ordered, start),)
+    ]
 
 
 def _bands(intervals: list[tuple[int, int | None]], now: int) -> tuple[tuple[int, int, int], ...]:

@@ -125,3 +125,20 @@ def test_a_librdkafka_member_sends_a_new_subscription_at_once(tmp_path: Path) ->
         document = json.loads(result.stdout)
         assert document["client"] == ("java" if flags else "librdkafka")
         assert document["protocols"][0]["rebalance_list"][0]["start_ms"] == start
+
+
+def test_a_long_scenario_shows_twenty_events_per_row_and_json_every_one(tmp_path: Path) -> None:
+    # 25 restarts, c1 and c2 in turn every 10 s: a TIME-TO-STABLE cell per event, 25 in each row.
+    restarts = "".join(f"  - restart c{1 + i % 2} at {10 + 10 * i}s down 2s\n" for i in range(25))
+    scenario = SCENARIO.replace("duration: 2m", "duration: 5m").split("events:")[0] + "events:\n" + restarts
+    doc = _compare(tmp_path, "classic-eager,external", scenario)
+    assert all(len(p["time_to_stable_ms"]) == 25 for p in doc.values())
+    path = tmp_path / "scenario.yaml"
+    text = run("simulate", str(path), "--protocol", "classic-eager,external").stdout
+    rows = [line for line in text.splitlines() if line.startswith(("classic-eager ", "external "))]
+    assert len(rows) == 2 and all(row.endswith(" +5 more") for row in rows)
+    # each row: the six numbers, then 20 cells, then "+5 more"
+    assert all(len(row.split()) == 6 + 20 + 2 for row in rows)
+    events = next(line for line in text.splitlines() if line.startswith("events: "))
+    assert events.count("restart c") == 20
+    assert events.endswith("; ... 5 more events (-o json lists them all, with every TIME-TO-STABLE)")

@@ -229,3 +229,26 @@ def test_a_large_group_s_rebalances_show_twenty_members_each_and_json_every_one(
     block = text.split("#1 ", 1)[1].split("\n#2 ", 1)[0].split("\n\nEvents", 1)[0].splitlines()[1:]
     assert len(block) == 21 and all(line.startswith("    m") for line in block[:20])
     assert block[20] == "    ... 9 more members moved partitions (-o json lists them all)"
+
+
+def test_a_rebalance_every_member_joins_names_twenty_of_them_and_json_all(tmp_path: Path) -> None:
+    # 30 members with no assignment: the first rebalance is all 30 joining.
+    members = [f"m{i:02}" for i in range(30)]
+    lines = [
+        "schema: kgroup/v1",
+        "kind: scenario",
+        "cluster: {topics: [{name: t, partitions: 30}]}",
+        "groups:",
+        "  - group_id: big",
+        "    protocol: classic",
+        "    assignors: [range]",
+        "    members:",
+        *(f"      - {{member_id: {m}, topics: [t]}}" for m in members),
+        "clients: {default: {partition.assignment.strategy: [range]}}",
+        "duration: 1m",
+    ]
+    path = tmp_path / "joining.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    assert run_json("simulate", str(path))["rebalances"][0]["joined"] == members
+    header = next(line for line in run("simulate", str(path)).stdout.splitlines() if line.startswith("#1 "))
+    assert header.endswith("  joined: " + ", ".join(members[:20]) + " and 10 more")

@@ -181,7 +181,10 @@ class ExternalCoordinatorGroup:
     def _set_consuming(self, consumer: str, partitions: set[TopicPartition]) -> None:
         if consumer in self.paused:
             return  # it reads ZooKeeper when it wakes
-        before = self.consuming.get(consumer, set())
+        before = self.consuming.get(consumer)
+        if before == partitions:
+            return  # every consumer follows every write; most of them keep what they have
+        before = before or set()
         self.ledger.stop(consumer, self.now, before - partitions)
         self.ledger.start(consumer, sorted(partitions - before), self.now)
         self.consuming[consumer] = partitions
@@ -221,9 +224,9 @@ class ExternalCoordinatorGroup:
                 self.stable_at.append(self.now)
 
     def _stable_check(self, live: set[str]) -> None:
+        if self._owned_by().keys() == live:
+            return  # nobody joined or left, and every partition has a live owner (None is never live)
         owners = dict(self.assignments)
-        if all(c in live for c in owners.values()) and live <= set(owners.values()):
-            return  # nobody joined or left, and every partition has a live owner
         target = sticky_balanced(self.partitions, live, owners)
         if target == owners:
             return

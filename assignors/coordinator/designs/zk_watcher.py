@@ -85,6 +85,8 @@ class ZkWatcherGroup:
             tuple[tuple[TopicPartition, ...], tuple[str, ...], dict[str, tuple[TopicPartition, ...]]] | None
         ) = None
         self.owners: dict[TopicPartition, str] = {}  # /consumers/[group]/owners/t/p
+        # the owner nodes each consumer created, so releasing them is not a scan of every node
+        self._held: dict[str, list[TopicPartition]] = {}
         self.consuming: dict[str, tuple[TopicPartition, ...]] = {}
         self.alive: set[str] = set()
         self.timers = TimerQueue()
@@ -113,8 +115,9 @@ class ZkWatcherGroup:
         for tp, owner in owners.items():
             if owner is not None:
                 self.owners[tp] = owner
+                self._held.setdefault(owner, []).append(tp)
         for consumer in self.ids:
-            self._consume(consumer, tuple(tp for tp, o in sorted(self.owners.items()) if o == consumer))
+            self._consume(consumer, tuple(sorted(self._held.get(consumer, ()))))
 
     def start(self, consumer: str) -> None:
         """Register /ids/C (ephemeral); its own first rebalance, and a watch in every other consumer."""
@@ -216,8 +219,7 @@ class ZkWatcherGroup:
             self._expiring.append(consumer)  # the ensemble decides expiry; it is down
             return
         self.ids = [c for c in self.ids if c != consumer]
-        for tp in [tp for tp, o in self.owners.items() if o == consumer]:
-            del self.owners[tp]
+        self._release(consumer)
         if self.autonomous:
             self._watch_fires(exclude=consumer)
 
@@ -250,24 +252,25 @@ class ZkWatcherGroup:
         self.attempts += 1
         self.attempt_times.append(self.now)
         self._consume(consumer, ())  # fetchers stopped, queues cleared
-        for tp in [tp for tp, o in self.owners.items() if o == consumer]:
-            del self.owners[tp]
+        self._release(consumer)
         share = self._share(consumer, view)
         created: list[TopicPartition] = []
         failed_on = None
+        owners = self.owners
         for tp in share:
-            if tp in self.owners:  # NodeExists: the previous owner has not released it yet
+            if tp in owners:  # NodeExists: the previous owner has not released it yet
                 failed_on = tp
                 break
-            self.owners[tp] = consumer
+            owners[tp] = consumer
             created.append(tp)
         if failed_on is None:
+            self._held[consumer] = created
             self._consume(consumer, share)
             if self._settled():
                 self.settled.append(self.now)
             return AttemptResult(share, tuple(created), None, None)
         for tp in created:
-            del self.owners[tp]
+            del owners[tp]
         self.failed_attempts += 1
         if attempt + 1 < self.config.rebalance_max_retries:
             retry_at = self.now + self.config.rebalance_backoff_ms
@@ -281,20 +284,31 @@ class ZkWatcherGroup:
         self.gave_up.append((thrown_at, consumer))
         return AttemptResult(share, (), failed_on, None, "ConsumerRebalanceFailedException", thrown_at)
 
+    def _release(self, consumer: str) -> None:
+        """Delete the consumer's owner nodes (`releasePartitionOwnership`, or its ephemeral nodes vanishing)."""
+        owners = self.owners
+        for tp in self._held.pop(consumer, ()):
+            del owners[tp]
+
     def _settled(self) -> bool:
         """Every partition owned, and every live consumer consuming its share of the current /ids."""
-        return len(self.owners) == len(self.partitions) and all(
-            self.consuming.get(c, ()) == self._share(c) for c in self.ids if c in self.alive
-        )
+        if len(self.owners) != len(self.partitions):
+            return False
+        shares, consuming, alive = self._shares_of(None), self.consuming, self.alive
+        return all(consuming.get(c, ()) == shares.get(c, ()) for c in self.ids if c in alive)
 
     def _share(self, consumer: str, view: Iterable[str] | None = None) -> tuple[TopicPartition, ...]:
-        """`range_share` of the current partitions over `view` (None: the current /ids), every consumer's
-        computed once per view: each attempt checks every live consumer's share."""
+        """`range_share` of the current partitions over `view` (None: the current /ids)."""
+        return self._shares_of(view).get(consumer, ())
+
+    def _shares_of(self, view: Iterable[str] | None) -> dict[str, tuple[TopicPartition, ...]]:
+        """Every consumer's share over `view`, computed once per view: each attempt checks every live
+        consumer's share."""
         ids = tuple(self.ids if view is None else view)
         kept = self._shares
         if kept is None or kept[0] is not self.partitions or kept[1] != ids:
             kept = self._shares = (self.partitions, ids, range_shares(self.partitions, ids))
-        return kept[2].get(consumer, ())
+        return kept[2]
 
     def _consume(self, consumer: str, partitions: tuple[TopicPartition, ...]) -> None:
         self.ledger.stop(consumer, self.now)
