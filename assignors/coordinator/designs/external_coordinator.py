@@ -12,6 +12,7 @@ every `check_interval_ms`, consumers reacting to the ZooKeeper watch at once.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -64,12 +65,15 @@ def sticky_balanced(
         extra -= cap - base
         kept[consumer] = mine[:cap]
     taken = {tp for mine in kept.values() for tp in mine}
+    # Each leftover partition goes to the least loaded consumer that may take one more (fewest, then by name).
+    # The least loaded overall always may: the counts add up to the partitions, so while one is left some
+    # consumer is under its cap. A heap of (count, name) finds it without a scan of every consumer.
+    loads = [(len(kept[c]), c) for c in consumers]
+    heapq.heapify(loads)
     for tp in (tp for tp in parts if tp not in taken):
-        open_ = [c for c in consumers if len(kept[c]) < base or (len(kept[c]) == base and extra > 0)]
-        chosen = min(open_, key=lambda c: (len(kept[c]), c))
-        if len(kept[chosen]) == base:
-            extra -= 1
+        count, chosen = loads[0]
         kept[chosen].append(tp)
+        heapq.heapreplace(loads, (count + 1, chosen))
     return {tp: c for c, mine in kept.items() for tp in mine}
 
 
