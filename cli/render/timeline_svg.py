@@ -15,7 +15,7 @@ from html import escape
 
 from kgroup.assignors.coordinator.consumption import Gap, Segment
 from kgroup.assignors.model import TopicPartition
-from kgroup.cli.render.scenario import event_text, settle_text
+from kgroup.cli.render.scenario import EVENTS_SHOWN, event_text, settle_text
 from kgroup.inspectors.simulation.protocol_comparison import ProtocolRun
 from kgroup.inspectors.simulation.scenario_run import ScenarioOutcome
 
@@ -37,6 +37,14 @@ _PALETTE = (
 UNCONSUMED = "#e15759"
 REBALANCING = "#bdbdbd"  # the legend swatch: the bands' grey at their opacity over white
 _LEFT, _WIDTH, _ROW, _FONT = 150, 1300, 16, 13
+# Rows of event labels and of rebalance-band labels at most: a rolling restart of a large group is hundreds of
+# events and rebalances, whose labels would stack down the page over the bars. Past these rows a marker or band
+# keeps only its hover text, and the picture says how many are unlabelled.
+EVENT_LABEL_ROWS, BAND_LABEL_ROWS = 4, 3
+# Past this many events their lines down the plot are drawn lighter, so the bars still show between them.
+_DENSE_EVENTS = 40
+# The page's events line: the first ones, the whole list folded under it.
+EVENTS_LISTED = 20
 
 
 @dataclass(frozen=True)
@@ -149,14 +157,16 @@ def comparison_html(scenario: object, runs: list[ProtocolRun]) -> str:
         end = max(picture.end_ms, 1)
         unconsumed = {tp: sum(g.length(end) for g in gs) for tp, gs in picture.gaps.items()}
         ranked = sorted(set(picture.segments) | set(picture.gaps), key=lambda tp: (-unconsumed.get(tp, 0), tp))
-        settle = " ".join(settle_text(s, i in run.not_modelled) for i, s in enumerate(run.settle))
+        settle = " ".join(settle_text(s, i in run.not_modelled) for i, s in enumerate(run.settle[:EVENTS_SHOWN]))
+        if len(run.settle) > EVENTS_SHOWN:
+            settle += f" +{len(run.settle) - EVENTS_SHOWN} more"
         title = (
             f"{run.protocol}: {plural(run.rebalances, 'rebalance')}, {run.unconsumed_ms / 1000:.1f} "
-            f"partition-seconds unconsumed, longest outage {run.longest_outage_ms / 1000:g} s, "
-            f"time to stable per event: {settle or '-'}"
+            f"partition-seconds unconsumed, longest outage {run.longest_outage_ms / 1000:g} s"
         )
         bands = _numbered_bands(run.protocol, picture.bands)
-        heading = f"<h2>{escape(run.protocol)}</h2>"
+        # Above the picture, where the page wraps it: a line of SVG text would run off the edge with many events.
+        heading = f"<h2>{escape(run.protocol)}</h2><p>Time to stable per event: {escape(settle or '-')}</p>"
         if run.not_modelled:
             names = ", ".join(event_text(scenario.events[i]) for i in run.not_modelled)  # type: ignore[attr-defined]
             heading += (
@@ -196,7 +206,7 @@ _COMPARED_BANDS = "Grey bands: rebalancing, numbered in each design's order (#3-
 def _page(
     title: str, scenario: object, panels: list[str], warnings: Sequence[str], bands_note: str = _SINGLE_BANDS
 ) -> str:
-    events = "; ".join(f"{event_text(e)} at {e.at_ms / 1000:g}s" for e in scenario.events)  # type: ignore[attr-defined]
+    every = [f"{event_text(e)} at {e.at_ms / 1000:g}s" for e in scenario.events]  # type: ignore[attr-defined]
     description = getattr(scenario, "description", None)
     parts = [
         "<!doctype html>",
@@ -211,7 +221,13 @@ def _page(
     for line in warnings:
         parts.append(f'<p class="warning">{escape(line)}</p>')
     parts.append(f"<h1>{escape(title)}" + (f": {escape(description)}" if description else "") + "</h1>")
-    parts.append(f"<p>Events: {escape(events) if events else 'none'}</p>")
+    if len(every) <= EVENTS_LISTED:
+        parts.append(f"<p>Events: {escape('; '.join(every)) if every else 'none'}</p>")
+    else:
+        parts.append(
+            f"<p>Events: {escape('; '.join(every[:EVENTS_LISTED]))}; ... {len(every) - EVENTS_LISTED} more</p>"
+            f"<details><summary>all {len(every)} events</summary><p>{escape('; '.join(every))}</p></details>"
+        )
     parts.extend(panels)
     parts.append(
         "<p>Each colour is one consumer (the same in every panel). Red: nobody consumed the partition. "
@@ -238,10 +254,14 @@ def _picture(
     left, width, row_h = _LEFT, _WIDTH, _ROW
     x = lambda ms: left + (width * ms) / end  # noqa: E731
     lanes = _marker_lanes(markers, end, width)
+    unlabelled_events = sum(1 for lane in lanes.values() if lane >= EVENT_LABEL_ROWS)
+    # the labelled rows, then one row of bare triangles for the events past them
+    event_rows = min(max(lanes.values(), default=-1) + 1, EVENT_LABEL_ROWS) + (1 if unlabelled_events else 0)
     band_lanes = _band_label_lanes([(x(start), label) for start, _stop, label, _tip in bands])
-    band_rows = max(band_lanes, default=-1) + 1
+    unlabelled_bands = sum(1 for (_, _, label, _), lane in zip(bands, band_lanes) if label and lane >= BAND_LABEL_ROWS)
+    band_rows = min(max(band_lanes, default=-1) + 1, BAND_LABEL_ROWS)
     # title, event labels, then one row per lane of band labels (close rebalances stack, not overlap)
-    top = 34 + 18 * (max(lanes.values(), default=-1) + 1) + 14 * max(band_rows, 1) + 4
+    top = 34 + 18 * event_rows + 14 * max(band_rows, 1) + 4
     plot_h = row_h * len(rows)
     legend_items = [(h, colour.get(h, "#888")) for h in owners] + [
         ("unconsumed", UNCONSUMED),
@@ -280,22 +300,29 @@ def _picture(
             f'height="{plot_h + 8}" fill="#9a9a9a" fill-opacity="0.45" stroke="#666" stroke-width="0.5">'
             f"<title>{escape(tip)}</title></rect>"
         )
-        if label:
+        if label and lane < BAND_LABEL_ROWS:
             out.append(
                 f'<text x="{x(start):.1f}" y="{top - 8 - 14 * lane}" font-size="12" fill="#333">'
                 f"{escape(label)}<title>{escape(tip)}</title></text>"
             )
+    line_opacity = "0.25" if len(markers) > _DENSE_EVENTS else "0.7"
     for marker in markers:
         lane = lanes[id(marker)]
+        labelled = lane < EVENT_LABEL_ROWS
         mx = x(marker.at_ms)
-        ly = 34 + 18 * lane + 12
+        ly = 34 + 18 * (lane if labelled else event_rows - 1) + 12
         fill = "#8a4b00" if marker.kind == "not-modelled" else "#222"
         dash = ' stroke-dasharray="4 3"' if marker.kind == "not-modelled" else ""
         out.append(
             f'<line x1="{mx:.1f}" y1="{ly + 2}" x2="{mx:.1f}" y2="{top + plot_h + 4}" stroke="{fill}" '
-            f'stroke-width="1"{dash} opacity="0.7"/>'
+            f'stroke-width="1"{dash} opacity="{line_opacity}"/>'
         )
-        out.append(f'<path d="M{mx - 5:.1f},{ly - 9} L{mx + 5:.1f},{ly - 9} L{mx:.1f},{ly} Z" fill="{fill}"/>')
+        out.append(
+            f'<path d="M{mx - 5:.1f},{ly - 9} L{mx + 5:.1f},{ly - 9} L{mx:.1f},{ly} Z" fill="{fill}">'
+            f"<title>{escape(marker.label)}</title></path>"
+        )
+        if not labelled:
+            continue
         if _flipped(marker, end, width):
             out.append(f'<text x="{mx - 7:.1f}" y="{ly}" fill="{fill}" text-anchor="end">{escape(marker.label)}</text>')
         else:
@@ -317,11 +344,21 @@ def _picture(
             f'<rect x="{lx}" y="{ly - 11}" width="13" height="13" fill="{fill}"/>'
             f'<text x="{lx + 18}" y="{ly}">{escape(name)}</text>'
         )
+    notes = []
     if len(ranked) > len(rows):
-        out.append(
-            f'<text x="{left}" y="{height - 6}">showing the {len(rows)} partitions with the most unconsumed '
-            f"time of {len(ranked)}</text>"
-        )
+        notes.append(f"showing the {len(rows)} partitions with the most unconsumed time of {len(ranked)}")
+    if unlabelled_events or unlabelled_bands:
+        left_off = [
+            f"{count} of {total} {what}"
+            for count, total, what in (
+                (unlabelled_events, len(markers), "events"),
+                (unlabelled_bands, sum(1 for band in bands if band[2]), "rebalance bands"),
+            )
+            if count
+        ]
+        notes.append(f"no label on {' and '.join(left_off)} (too close together): hover one to read it")
+    if notes:
+        out.append(f'<text x="{left}" y="{height - 6}">{escape("; ".join(notes))}</text>')
     out.append("</svg>")
     return "\n".join(out)
 

@@ -74,7 +74,8 @@ def test_a_comparison_page_keeps_one_colour_per_consumer_and_marks_what_a_design
     assert len({next(iter(f)) for f in fills.values()}) == 3
     # subscribe: neither older design can change one consumer's subscription; each panel says so.
     assert page.count("Not modelled in this design: subscribe c2") == 2
-    assert page.count("not modelled: subscribe c2 topics orders at 180s") == 2
+    assert page.count(">not modelled: subscribe c2 topics orders at 180s</text>") == 2
+    assert page.count("<title>not modelled: subscribe c2 topics orders at 180s</title>") == 2  # its triangle's
     for event in (
         "slow-poll c3 processing 400s at 30s",
         "gc-pause c1 for 50s at 60s",
@@ -137,3 +138,51 @@ def test_labels_of_close_rebalances_do_not_overlap_and_every_compared_band_is_nu
             assert tip.startswith(f"{protocol}: "), tip
         assert numbers == list(range(1, int(counts[protocol]) + 1)), protocol
     assert "numbered in each design's order" in compared.read_text()
+
+
+def test_a_hundred_events_keep_their_labels_in_a_few_rows_above_the_bars(tmp_path: Path) -> None:
+    # 30 eager members, one restart every 6 s: 100 events and two rebalances each, a few pixels apart on a
+    # 20-minute axis. Their labels used to stack a row each, down the page, over the bars.
+    members = [f"m{i:02}" for i in range(30)]
+    lines = [
+        "schema: kgroup/v1",
+        "kind: scenario",
+        "cluster: {topics: [{name: t, partitions: 30}]}",
+        "groups:",
+        "  - group_id: busy",
+        "    assignors: [range]",
+        "    members:",
+        *(f"      - {{member_id: {m}, topics: [t]}}" for m in members),
+        "    generation: 1",
+        "    assignment:",
+        *(f"      {m}: {{t: [{i}]}}" for i, m in enumerate(members)),
+        "duration: 20m",
+        "events:",
+        *(f"  - restart {members[k % 30]} at {10 + 6 * k}s down 1s" for k in range(100)),
+    ]
+    scenario = tmp_path / "busy.yaml"
+    scenario.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "busy.html"
+    result = run("simulate", str(scenario), "--timeline-out", str(out))
+    assert result.exit_code == 0, result.output
+    page = out.read_text()
+    svg = page.split("<svg", 1)[1]
+    event_labels = re.findall(r'<text x="[\d.]+" y="(\d+)"[^>]*>restart m\d\d down 1s at \d+s</text>', svg)
+    band_labels = _band_labels(svg)
+    assert 0 < len(event_labels) < 100 and len(set(event_labels)) <= 4
+    assert len(band_labels) > 0 and len({y for _, y, _, _ in band_labels}) <= 3
+    # Every event keeps its triangle, and its label as hover text; the picture says how many are unlabelled.
+    assert len(re.findall(r"Z\" fill=\"#222\"><title>restart m\d\d down 1s at \d+s</title>", svg)) == 100
+    rebalances = int(re.search(r"\((\d+) rebalances", svg).group(1))  # type: ignore[union-attr]
+    assert rebalances > len(band_labels)
+    assert (
+        f"no label on {100 - len(event_labels)} of 100 events and {rebalances - len(band_labels)} of {rebalances} "
+        "rebalance bands (too close together): hover one to read it</text>"
+    ) in svg
+    # The page lists 20 events and folds the whole list under them.
+    assert "restart m19 down 1s at 124s; ... 80 more</p>" in page
+    assert "<summary>all 100 events</summary>" in page and "restart m09 down 1s at 604s" in page
+    # In a browser, the bars start high enough to show in a short window.
+    shot = screenshot(out, tmp_path / "busy.png", 1600, 420)
+    width, height, channels, rows = pixels(shot.read_bytes())
+    assert _rgb(colours(members)["m00"]) in colours_seen(rows, channels)
