@@ -134,16 +134,18 @@ class ConsumptionLedger:
         result: dict[TopicPartition, list[Gap]] = {}
         for tp, born in created.items():
             gaps: list[Gap] = []
-            covered_to: int | None = born  # the instant up to which someone consumed; None: open-ended
+            covered_to = born  # the instant up to which someone consumed
             fresh = True  # no segment yet: a segment starting at `born` leaves no gap
-            for segment in timelines.get(tp, ()):
-                if covered_to is None:
+            # Segments unpacked, not read by name: a large hour has millions of them.
+            for _owner, _partitions, start, end in timelines.get(tp, ()):
+                if start > covered_to or (start == covered_to and not fresh):
+                    gaps.append(_new_tuple(Gap, (tp, covered_to, start)))
+                if end is None:  # consumed until the run ends: no gap after
                     break
-                if segment.start > covered_to or (segment.start == covered_to and not fresh):
-                    gaps.append(_new_tuple(Gap, (tp, covered_to, segment.start)))
-                covered_to = None if segment.end is None else max(covered_to, segment.end)
+                if end > covered_to:
+                    covered_to = end
                 fresh = False
-            if covered_to is not None:
+            else:
                 gaps.append(_new_tuple(Gap, (tp, covered_to, None)))
             result[tp] = gaps
         return result
