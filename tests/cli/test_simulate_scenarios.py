@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.helpers import FIXTURES, run, run_json
+from tests.cli.helpers import FIXTURES, one_topic_scenario, run, run_json
 
 
 def _gaps(doc: dict, tp: str) -> list[list[int | None]]:
@@ -203,25 +203,7 @@ def test_librdkafka_with_the_eager_sticky_assignor_is_one_line_and_exit_2(tmp_pa
 def test_a_large_group_s_rebalances_show_twenty_members_each_and_json_every_one(tmp_path: Path) -> None:
     # 30 eager members on one topic of 30 partitions, m00 crashes: the rebalance after its session moves the
     # other 29 (each revokes its partition and gets one back), more than the text shows under one rebalance.
-    members = [f"m{i:02}" for i in range(30)]
-    lines = [
-        "schema: kgroup/v1",
-        "kind: scenario",
-        "cluster: {topics: [{name: t, partitions: 30}]}",
-        "groups:",
-        "  - group_id: big",
-        "    protocol: classic",
-        "    assignors: [range]",
-        "    members:",
-        *(f"      - {{member_id: {m}, topics: [t]}}" for m in members),
-        "    assignment:",
-        *(f"      {m}: {{t: [{i}]}}" for i, m in enumerate(members)),
-        "clients: {default: {partition.assignment.strategy: [range]}}",
-        "duration: 2m",
-        "events: [crash m00 at 10s]",
-    ]
-    path = tmp_path / "big.yaml"
-    path.write_text("\n".join(lines) + "\n")
+    path = one_topic_scenario(tmp_path / "big.yaml", [f"m{i:02}" for i in range(30)], events=["crash m00 at 10s"])
     doc = run_json("simulate", str(path))
     moved = doc["rebalances"][0]["revoked"]
     assert len(moved) == 29 and "m00" not in moved
@@ -234,21 +216,7 @@ def test_a_large_group_s_rebalances_show_twenty_members_each_and_json_every_one(
 def test_a_rebalance_every_member_joins_names_twenty_of_them_and_json_all(tmp_path: Path) -> None:
     # 30 members with no assignment: the first rebalance is all 30 joining.
     members = [f"m{i:02}" for i in range(30)]
-    lines = [
-        "schema: kgroup/v1",
-        "kind: scenario",
-        "cluster: {topics: [{name: t, partitions: 30}]}",
-        "groups:",
-        "  - group_id: big",
-        "    protocol: classic",
-        "    assignors: [range]",
-        "    members:",
-        *(f"      - {{member_id: {m}, topics: [t]}}" for m in members),
-        "clients: {default: {partition.assignment.strategy: [range]}}",
-        "duration: 1m",
-    ]
-    path = tmp_path / "joining.yaml"
-    path.write_text("\n".join(lines) + "\n")
+    path = one_topic_scenario(tmp_path / "joining.yaml", members, assigned=False, duration="1m")
     assert run_json("simulate", str(path))["rebalances"][0]["joined"] == members
     header = next(line for line in run("simulate", str(path)).stdout.splitlines() if line.startswith("#1 "))
     assert header.endswith("  joined: " + ", ".join(members[:20]) + " and 10 more")

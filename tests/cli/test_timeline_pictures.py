@@ -12,7 +12,7 @@ from pathlib import Path
 
 from kgroup.cli.render.timeline_svg import colours, round_ticks
 from tests.browser import colours_seen, pixels, screenshot
-from tests.cli.helpers import FIXTURES, run
+from tests.cli.helpers import FIXTURES, one_topic_scenario, run
 
 ALL = "classic-eager,classic-cooperative,consumer,zk-watcher,external"
 PAUSES = """\
@@ -144,24 +144,8 @@ def test_a_hundred_events_keep_their_labels_in_a_few_rows_above_the_bars(tmp_pat
     # 30 eager members, one restart every 6 s: 100 events and two rebalances each, a few pixels apart on a
     # 20-minute axis. Their labels used to stack a row each, down the page, over the bars.
     members = [f"m{i:02}" for i in range(30)]
-    lines = [
-        "schema: kgroup/v1",
-        "kind: scenario",
-        "cluster: {topics: [{name: t, partitions: 30}]}",
-        "groups:",
-        "  - group_id: busy",
-        "    assignors: [range]",
-        "    members:",
-        *(f"      - {{member_id: {m}, topics: [t]}}" for m in members),
-        "    generation: 1",
-        "    assignment:",
-        *(f"      {m}: {{t: [{i}]}}" for i, m in enumerate(members)),
-        "duration: 20m",
-        "events:",
-        *(f"  - restart {members[k % 30]} at {10 + 6 * k}s down 1s" for k in range(100)),
-    ]
-    scenario = tmp_path / "busy.yaml"
-    scenario.write_text("\n".join(lines) + "\n")
+    restarts = [f"restart {members[k % 30]} at {10 + 6 * k}s down 1s" for k in range(100)]
+    scenario = one_topic_scenario(tmp_path / "busy.yaml", members, duration="20m", events=restarts)
     out = tmp_path / "busy.html"
     result = run("simulate", str(scenario), "--timeline-out", str(out))
     assert result.exit_code == 0, result.output
