@@ -305,6 +305,12 @@ def settle_text(settle: Any, marked: bool = False) -> str:
     return (">" if settle.interrupted else "") + _seconds(settle.ms)
 
 
+def settle_cells(run: Any) -> str:
+    """A design's TIME-TO-STABLE cells, the first EVENTS_SHOWN of them, then how many more (empty: no events)."""
+    cells = " ".join(settle_text(t, i in run.not_modelled) for i, t in islice(enumerate(run.settle), EVENTS_SHOWN))
+    return cells + (f" +{len(run.settle) - EVENTS_SHOWN} more" if len(run.settle) > EVENTS_SHOWN else "")
+
+
 def comparison_body(scenario: Any, runs: list[Any]) -> dict[str, Any]:
     return {
         "warnings": list(scenario.rejected_settings),
@@ -363,9 +369,7 @@ def print_comparison(console: Console, scenario: Any, runs: list[Any]) -> None:
     for r in runs:
         star = "*" if r.not_modelled else ""
         marked_any = marked_any or bool(star)
-        settle = " ".join(settle_text(t, i in r.not_modelled) for i, t in islice(enumerate(r.settle), EVENTS_SHOWN))
-        if len(r.settle) > EVENTS_SHOWN:
-            settle += f" +{len(r.settle) - EVENTS_SHOWN} more"
+        settle = settle_cells(r)
         table.add_row(
             r.protocol + star,
             str(r.rebalances) + star,

@@ -15,7 +15,7 @@ from html import escape
 
 from kgroup.assignors.coordinator.consumption import Gap, Segment
 from kgroup.assignors.model import TopicPartition
-from kgroup.cli.render.scenario import EVENTS_SHOWN, event_text, settle_text
+from kgroup.cli.render.scenario import EVENTS_SHOWN, event_text, settle_cells
 from kgroup.inspectors.simulation.protocol_comparison import ProtocolRun
 from kgroup.inspectors.simulation.scenario_run import ScenarioOutcome
 
@@ -43,8 +43,6 @@ _LEFT, _WIDTH, _ROW, _FONT = 150, 1300, 16, 13
 EVENT_LABEL_ROWS, BAND_LABEL_ROWS = 4, 3
 # Past this many events their lines down the plot are drawn lighter, so the bars still show between them.
 _DENSE_EVENTS = 40
-# The page's events line: the first ones, the whole list folded under it.
-EVENTS_LISTED = 20
 
 
 @dataclass(frozen=True)
@@ -157,9 +155,7 @@ def comparison_html(scenario: object, runs: list[ProtocolRun]) -> str:
         end = max(picture.end_ms, 1)
         unconsumed = {tp: sum(g.length(end) for g in gs) for tp, gs in picture.gaps.items()}
         ranked = sorted(set(picture.segments) | set(picture.gaps), key=lambda tp: (-unconsumed.get(tp, 0), tp))
-        settle = " ".join(settle_text(s, i in run.not_modelled) for i, s in enumerate(run.settle[:EVENTS_SHOWN]))
-        if len(run.settle) > EVENTS_SHOWN:
-            settle += f" +{len(run.settle) - EVENTS_SHOWN} more"
+        settle = settle_cells(run)
         title = (
             f"{run.protocol}: {plural(run.rebalances, 'rebalance')}, {run.unconsumed_ms / 1000:.1f} "
             f"partition-seconds unconsumed, longest outage {run.longest_outage_ms / 1000:g} s"
@@ -221,11 +217,11 @@ def _page(
     for line in warnings:
         parts.append(f'<p class="warning">{escape(line)}</p>')
     parts.append(f"<h1>{escape(title)}" + (f": {escape(description)}" if description else "") + "</h1>")
-    if len(every) <= EVENTS_LISTED:
+    if len(every) <= EVENTS_SHOWN:
         parts.append(f"<p>Events: {escape('; '.join(every)) if every else 'none'}</p>")
     else:
         parts.append(
-            f"<p>Events: {escape('; '.join(every[:EVENTS_LISTED]))}; ... {len(every) - EVENTS_LISTED} more</p>"
+            f"<p>Events: {escape('; '.join(every[:EVENTS_SHOWN]))}; ... {len(every) - EVENTS_SHOWN} more</p>"
             f"<details><summary>all {len(every)} events</summary><p>{escape('; '.join(every))}</p></details>"
         )
     parts.extend(panels)
