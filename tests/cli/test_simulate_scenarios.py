@@ -63,6 +63,46 @@ def test_a_static_member_restarted_dynamic_rejoins_as_a_new_member(tmp_path: Pat
     assert (doc["rebalances"][-1]["start_ms"], doc["rebalances"][-1]["trigger"]) == (905_000, "c1 joins")
 
 
+def test_a_dynamic_group_adopts_static_membership_by_restarting_each_member_static(tmp_path: Path) -> None:
+    # KIP-345's rollout: each dynamic member closes (LeaveGroup: a rebalance at once) and is back 5 s later with
+    # group.instance.id set (a new member's JoinGroup: a second rebalance). Once static, a restart within the
+    # session sends no LeaveGroup and comes back to the same partitions without a rebalance; `dynamic` drops
+    # the id again, so its return is a new member's join and its next plain restart leaves with LeaveGroup.
+    path = one_topic_scenario(
+        tmp_path / "adopt.yaml",
+        ["a", "b", "c"],
+        duration="10m",
+        events=[
+            "restart a at 1m static",
+            "restart a at 3m",
+            "restart a at 5m dynamic",
+            "restart a at 7m",
+        ],
+    )
+    doc = run_json("simulate", str(path))
+    starts = [(r["start_ms"], r["trigger"]) for r in doc["rebalances"]]
+    assert starts == [
+        (60_000, "a left the group"),
+        (65_000, "a joins"),
+        (305_000, "a joins"),
+        (420_000, "a left the group"),
+        (425_000, "a joins"),
+    ]
+    assert _gaps(doc, "t-0")[2] == [180_000, 185_000]  # the static restart: down 5 s, then its own partition
+    starts_logged = [(e["at_ms"], e["instance_id"]) for e in doc["events"] if e["kind"] == "start"]
+    assert starts_logged == [(65_000, "a"), (185_000, "a"), (305_000, None), (425_000, None)]
+    text = run("simulate", str(path)).stdout
+    assert "(it left as a dynamic member and is back with group.instance.id a)" in text
+
+    consumer = run_json("simulate", str(path), "--protocol", "consumer")["protocols"][0]
+    # KIP-848: the -1 leave and the new static member each bump the group epoch; the static member's -2 leave
+    # and its return under the same id do not. `dynamic` brings it back as a new member (a bump at 305 s) while
+    # the parked static record stays until its session expires: 45 s after its last heartbeat at 295 s (it
+    # heartbeats every 5 s from its start at 185 s), fenced at 340 s. Its next restart leaves with -1 and joins
+    # again (two more).
+    assert [r["start_ms"] for r in consumer["rebalance_list"]] == [60_000, 65_000, 305_000, 340_000, 420_000, 425_000]
+
+
 def test_static_member_holds_the_group_in_rebalance() -> None:
     doc = run_json("simulate", "scenario-static-stuck")
     assert [r["end_ms"] for r in doc["rebalances"]] == [None]
@@ -108,7 +148,11 @@ groups:
         ("events:\n  - crash a at 10s\n  - crash b at 5s\n", "events[1].at: 5000 ms is before the previous event"),
         ("events:\n  - explode a at 1s\n", "events[0].kind: unknown event kind 'explode'"),
         ("events:\n  - gc-pause a at 1s for soon\n", "events[0].for: expected a duration"),
-        ("events:\n  - restart a at 1s static\n", "events[0].static: 'a' has no group.instance.id"),
+        ("events:\n  - restart a at 1s static dynamic\n", "events[0]: a restart is either static or dynamic, not both"),
+        (
+            "clients:\n  b: {group.instance.id: a}\nevents:\n  - restart a at 1s static\n",
+            "events[0].static: 'a' would come back with group.instance.id 'a', which member 'b' has",
+        ),
         ("events:\n  - add-partitions nope +2 at 1s\n", "events[0].topic: no topic 'nope'"),
         ("events:\n  - add-partitions t 1 at 1s\n", "events[0].partitions: topic t has 2 partitions"),
         ("events:\n  - crash a at 1s\n  - leave a at 2s\n", "events[1].member: 'a' is not running"),

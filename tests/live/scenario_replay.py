@@ -141,7 +141,7 @@ class Step:
     kind: str  # join | leave | crash | restart-stop | restart-start | pause | resume | slow-poll | add-partitions
     # | subscribe
     member: str  # the topic of add-partitions
-    static: bool = False  # restart-start
+    instance: str | None = None  # restart-start: the group.instance.id it comes back with (None: dynamic)
     ms: int = 0  # slow-poll: each batch's processing time
     count: int = 0  # slow-poll: the batches; add-partitions: the topic's new total
     topics: tuple[str, ...] = ()  # join, subscribe: the member's subscription from then on
@@ -184,14 +184,20 @@ class Plan:
         # restart of a member with a group.instance.id is static unless it says `dynamic`; `join X static`
         # without one takes the member's name as its instance id).
         read = load_scenario(str(path))
+        instances = {m: c.instance_id for m, c in read.clients.items() if c.instance_id}
+        current = dict(instances)  # each member's id as the events leave it: a restart may switch it
         steps = []
         for event in read.events:
             kind, member, at, fields = event.kind, event.subject, event.at_ms, event.fields
             assert kind in REPLAYED, f"{path.name}: the harness cannot play {kind!r} events on a broker yet"
             if kind == "restart":
+                if "instance_id" in fields:  # a dynamic member restarted static
+                    current[member] = fields["instance_id"]
+                elif not fields["static"]:
+                    current.pop(member, None)
                 steps += [
                     Step(at, "restart-stop", member),
-                    Step(at + int(fields["down"]), "restart-start", member, bool(fields["static"])),
+                    Step(at + int(fields["down"]), "restart-start", member, current.get(member)),
                 ]
             elif kind == "outage":
                 continue
@@ -212,7 +218,6 @@ class Plan:
                 steps.append(Step(at, kind, member, topics=tuple(subscription)))
             else:
                 steps.append(Step(at, kind, member))  # a join is static when kgroup gives it an instance id
-        instances = {m: c.instance_id for m, c in read.clients.items() if c.instance_id}
         steps.sort(key=lambda s: s.at_ms)  # stable: steps at the same instant keep the file's order
         return cls(path, data, group, topics, steps, _ms(data["duration"]), instances)
 
@@ -390,8 +395,7 @@ class Members:
         if failures:
             raise failures[0]
 
-    def start(self, member: str, static: bool) -> None:
-        instance = self.plan.instance(member) if static else None
+    def start(self, member: str, instance: str | None) -> None:
         topics = self.topics[member]
         self.running.add(member)
         if self.client == "java":
@@ -707,7 +711,7 @@ def replay(
     try:
         members.prepare()
         for n, member in enumerate(plan.group["members"]):
-            members.start(member["member_id"], static=plan.instance(member["member_id"]) is not None)
+            members.start(member["member_id"], plan.instance(member["member_id"]))
             if n == 0 and log is not None:
                 # Classic: the first member added leads, as in the group kgroup loads from the file (its first
                 # member); the others start once it is in, well within the 3 s initial rebalance delay. Left
@@ -736,9 +740,9 @@ def replay(
             run.events.append((now_ms(t0[0]), f"{step.kind} {step.member}"))
             if step.kind == "join":
                 members.topics[step.member] = step.topics
-                members.start(step.member, static=plan.instance(step.member) is not None)
+                members.start(step.member, plan.instance(step.member))
             elif step.kind == "restart-start":
-                members.start(step.member, static=step.static)
+                members.start(step.member, step.instance)
             elif step.kind in ("leave", "restart-stop"):
                 members.stop(step.member)
             elif step.kind == "crash":

@@ -87,6 +87,9 @@ CASES = [
     pytest.param(
         "consumer-protocol-subscribe.yaml", "librdkafka", "consumer", id="consumer-protocol-subscribe-librdkafka"
     ),
+    # A group adopting static membership: a dynamic member restarted with group.instance.id, then restarted static.
+    pytest.param("classic-static-adoption.yaml", "java", "classic", id="classic-static-adoption"),
+    pytest.param("consumer-protocol-static-adoption.yaml", "java", "consumer", id="consumer-protocol-static-adoption"),
     # The bundled scenarios' stories, scaled to seconds (each file's header names its bundled scenario).
     pytest.param("classic-slow-poll-storm.yaml", "java", "classic", id="classic-slow-poll-storm"),
     pytest.param("classic-static-stuck.yaml", "java", "classic", id="classic-static-stuck"),
