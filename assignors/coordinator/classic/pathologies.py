@@ -8,6 +8,7 @@ engineer can act on.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
 
 from kgroup.assignors.coordinator.classic.simulation import ClassicSimulation
@@ -89,12 +90,16 @@ def _stuck_joins(sim: ClassicSimulation) -> list[Finding]:
     """GMM `completeClassicGroupJoin`: the join timer removes dynamic laggards only; static ones are waited for."""
     timeout = max((c.config.max_poll_interval_ms for c in sim.clients.values()), default=0)
     result = []
+    lifecycle: _Lifecycle | None = None  # read off the log only if some rebalance lasted a join timeout
     for record in sim.rebalances:
         end = record.end if record.end is not None else sim.now
+        if end - record.start < timeout:
+            continue
+        lifecycle = lifecycle or _Lifecycle(sim)
         static_down = tuple(
-            h for h, c in sim.clients.items() if c.is_static and _down_during(sim, h, record.start, end)
+            h for h, c in sim.clients.items() if c.is_static and lifecycle.down_during(h, record.start, end)
         )
-        if not static_down or end - record.start < timeout:
+        if not static_down:
             continue
         names = ", ".join(static_down)
         held = (
@@ -133,16 +138,42 @@ def _stuck_joins(sim: ClassicSimulation) -> list[Finding]:
     return result
 
 
-def _down_during(sim: ClassicSimulation, handle: str, start: int, end: int) -> bool:
-    state = None
-    for entry in sim.log:
-        if entry.member != handle or entry.at_ms > end:
-            continue
-        if entry.kind in ("crash", "close"):
-            state = "down"
-        elif entry.kind == "start":
-            state = "up" if entry.at_ms <= start else state
-    return state == "down"
+class _Lifecycle:
+    """Each member's crashes and closes, and its starts, from one pass over the log: a thousand static members
+    over hundreds of rebalances would otherwise scan the whole log once per member and rebalance."""
+
+    def __init__(self, sim: ClassicSimulation) -> None:
+        # member -> (instants, log positions) of its downs (crash, close) and of its starts, in log order
+        self._downs: dict[str, tuple[list[int], list[int]]] = {}
+        self._starts: dict[str, tuple[list[int], list[int]]] = {}
+        for position, entry in enumerate(sim.log):
+            if entry.member is None:
+                continue
+            if entry.kind in ("crash", "close"):
+                kept = self._downs.setdefault(entry.member, ([], []))
+            elif entry.kind == "start":
+                kept = self._starts.setdefault(entry.member, ([], []))
+            else:
+                continue
+            kept[0].append(entry.at_ms)
+            kept[1].append(position)
+
+    def down_during(self, handle: str, start: int, end: int) -> bool:
+        """Down throughout [start, end]: its last crash or close by `end` comes after its last start by `start`
+        (a start after `start` does not count: the member was not there when the rebalance began)."""
+        down = _last_by(self._downs.get(handle), end)
+        if down is None:
+            return False
+        up = _last_by(self._starts.get(handle), start)
+        return up is None or down > up
+
+
+def _last_by(kept: tuple[list[int], list[int]] | None, instant: int) -> int | None:
+    """The log position of the last kept entry at or before `instant` (the log is in time order)."""
+    if kept is None:
+        return None
+    found = bisect_right(kept[0], instant)
+    return kept[1][found - 1] if found else None
 
 
 def _expired_sessions(sim: ClassicSimulation) -> list[Finding]:
