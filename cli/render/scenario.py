@@ -198,13 +198,13 @@ def _event_outcome(outcome: ScenarioOutcome, event: Any, settle: Any) -> str:
             )
             + ")"
         )
-    if event.kind == "restart" and event.fields.get("static") and "instance_id" not in event.fields and not caused:
+    if event.kind == "restart" and event.fields.get("static") and not event.fields.get("adopts_static") and not caused:
         back = event.at_ms + int(event.fields["down"])
         rebalances = (
             f"no rebalance: a static member back at {seconds(back)} under its group.instance.id takes its "
             "old partitions again"
         )
-    if event.kind == "restart" and "instance_id" in event.fields:
+    if event.kind == "restart" and event.fields.get("adopts_static"):
         rebalances += f" (it left as a dynamic member and is back with group.instance.id {event.fields['instance_id']})"
     if not settle.applies:
         stable = "Kafka's group coordinator depends on neither ZooKeeper nor service discovery: no effect"

@@ -168,8 +168,6 @@ def apply_event(sim: ClassicSimulation | ConsumerSimulation, scenario: Scenario,
     elif kind == "restart":
         if client.alive:
             sim.close(client)
-        if not fields["static"] and client.config.instance_id is not None:
-            client.config = replace(client.config, instance_id=None)
-        elif "instance_id" in fields:  # a dynamic member comes back static
+        if client.config.instance_id != fields["instance_id"]:  # `dynamic` drops it, `static` may set it
             client.config = replace(client.config, instance_id=fields["instance_id"])
         sim.at(event.at_ms + int(fields["down"]), sim.start, client)

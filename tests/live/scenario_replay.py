@@ -185,19 +185,14 @@ class Plan:
         # without one takes the member's name as its instance id).
         read = load_scenario(str(path))
         instances = {m: c.instance_id for m, c in read.clients.items() if c.instance_id}
-        current = dict(instances)  # each member's id as the events leave it: a restart may switch it
         steps = []
         for event in read.events:
             kind, member, at, fields = event.kind, event.subject, event.at_ms, event.fields
             assert kind in REPLAYED, f"{path.name}: the harness cannot play {kind!r} events on a broker yet"
             if kind == "restart":
-                if "instance_id" in fields:  # a dynamic member restarted static
-                    current[member] = fields["instance_id"]
-                elif not fields["static"]:
-                    current.pop(member, None)
                 steps += [
                     Step(at, "restart-stop", member),
-                    Step(at + int(fields["down"]), "restart-start", member, current.get(member)),
+                    Step(at + int(fields["down"]), "restart-start", member, fields["instance_id"]),
                 ]
             elif kind == "outage":
                 continue
