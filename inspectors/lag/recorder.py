@@ -82,6 +82,7 @@ def record(
     slot = 0  # polls are due at started + slot * interval; an outage skips the slots it covered
     outage: dict[str, Any] | None = None
     outage_since = 0.0
+    outage_unreachable = False  # whether the outage's reason is the cluster out of reach
     cluster = sampler.cluster or sampler.admin.settings.bootstrap_servers
     check_only = False  # the next attempt falls between two polls of the schedule: only see if the cluster answers
     while not stop.requested:
@@ -107,6 +108,11 @@ def record(
                     "reason": str(exc),
                 }
                 outage_since = now
+            elif isinstance(exc, NotReachableError) and not outage_unreachable:
+                # a refusal from a cluster on its way down (a broker shutting down answers before it stops
+                # answering at all) is not what the gap was: the cluster out of reach is
+                outage["reason"] = str(exc)
+            outage_unreachable = outage_unreachable or isinstance(exc, NotReachableError)
             outage["attempts"] += 1
             tally.retries += 1
             if (now - outage_since) * 1000 >= schedule.max_outage_ms or (end_at is not None and now >= end_at):
@@ -136,7 +142,7 @@ def record(
         )
         if outage is not None:
             _close(out, outage, observed or int(time.time() * 1000), tally)
-            outage = None
+            outage, outage_unreachable = None, False
             on_event(Event("resumed", tally))
         lag_dataset.append(out, commits, logs, got.shares)
         tally.polls += 1

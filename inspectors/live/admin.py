@@ -340,6 +340,8 @@ class LiveAdmin:
             if is_authorization_error(name):
                 found_by = "FindCoordinator" if "(FindCoordinator" in group.error else "DescribeGroups"
                 raise authorization_failure(name, f"{found_by} of {group_id!r}", settings=self.settings)
+            if name in _COORDINATOR_MOVING:  # wire.consumer_group_describe asked it again, up to its attempts
+                raise self._coordinator_away(f"ConsumerGroupDescribe of {group_id!r}", name, "when asked again")
             if name != "GROUP_ID_NOT_FOUND":
                 raise RunError(f"ConsumerGroupDescribe of {group_id!r}: {group.error}")
         # GROUP_ID_NOT_FOUND: deleted, or converted to a classic group since it was listed (a downgrade,
@@ -445,7 +447,21 @@ class LiveAdmin:
                 attempt += 1
                 time.sleep(pause)
                 continue
+            if isinstance(error, Exception) and _code(error) in _COORDINATOR_MOVING:
+                raise self._coordinator_away(what, str(_code(error)), f"after {self.timeout_s:g} s")
             return self._wait(future, what)
+
+    def _coordinator_away(self, what: str, error: str, how_long: str) -> NotReachableError:
+        """A group's coordinator that still answers `error` (moving, loading or shutting down) when --timeout
+        runs out: Kafka's admin client keeps retrying it until default.api.timeout.ms and then fails with a
+        TimeoutException (DescribeConsumerGroupsHandler.handleError, ListConsumerGroupOffsetsHandler), so for
+        kgroup the cluster could not be used within the timeout (exit 4), not a refusal (exit 1): a cluster whose
+        brokers are shutting down answers COORDINATOR_NOT_AVAILABLE (GroupCoordinatorService.isActive) before
+        it stops answering at all."""
+        return NotReachableError(
+            f"cannot reach {self.settings.bootstrap_servers} (from {self.settings.origin}) during {what}: the "
+            f"group's coordinator still answered {error} {how_long} (moving, loading or shutting down)"
+        )
 
     def describe(self, group_ids: list[str]) -> dict[str, Any]:
         """Each group as its coordinator describes it. A Dead answer is asked again for up to DEAD_RECHECK_S:
@@ -501,7 +517,7 @@ class LiveAdmin:
         `_at_coordinator`) until --timeout, then the cluster counts as unreachable."""
         from confluent_kafka import ConsumerGroupTopicPartitions
 
-        what, since = f"OffsetFetch of {group_id!r}", len(self._errors)
+        what = f"OffsetFetch of {group_id!r}"
         deadline, attempt = time.monotonic() + self.timeout_s, 0
         while True:
             result = self._at_coordinator(
@@ -512,7 +528,7 @@ class LiveAdmin:
                 break
             pause = min(0.1 * 2**attempt, 1.0)
             if deadline - time.monotonic() <= pause:
-                raise self._timed_out(what, since)
+                raise self._coordinator_away(what, str(_error_name(moving[0].error)), f"after {self.timeout_s:g} s")
             attempt += 1
             time.sleep(pause)
         return {
@@ -746,6 +762,14 @@ def _code(exc: Exception) -> str | None:
 
 
 def _reason(exc: Exception) -> str:
+    """librdkafka's text of a failure, with its error name where the text has none: a group-level error of a
+    ConsumerGroupDescribe answer comes as "ConsumerGroupDescribe: " and the broker's ErrorMessage, which the
+    group coordinator leaves empty (GroupCoordinatorService.consumerGroupDescribe drops it)."""
     error = exc.args[0] if exc.args else None
     text = getattr(error, "str", None)
-    return text() if callable(text) else str(exc) or type(exc).__name__
+    if not callable(text):
+        return str(exc) or type(exc).__name__
+    said, name = text().strip(), _code(exc)
+    if name and (not said or said.endswith(":")):
+        return f"{said} {name}".strip()
+    return said
