@@ -45,6 +45,16 @@ def test_gc_pause_longer_than_the_session_removes_the_member() -> None:
     assert [f["kind"] for f in doc["findings"]] == ["session-expired"]
 
 
+def test_a_text_event_s_bare_numbers_are_milliseconds(tmp_path: Path) -> None:
+    # docs/scenarios.md: a duration is 500ms, 45s, ... or a bare number of milliseconds, in a text event too.
+    story = (FIXTURES / "scenario-gc-pause.yaml").read_text()
+    assert "gc-pause p2 at 3m for 60s" in story
+    path = tmp_path / "bare.yaml"
+    path.write_text(story.replace("gc-pause p2 at 3m for 60s", "gc-pause p2 at 180000 for 60000"))
+    assert run_json("simulate", str(path))["rebalances"] == run_json("simulate", "scenario-gc-pause")["rebalances"]
+    assert run_json("simulate", str(path))["rebalances"][0]["start_ms"] == 223_000
+
+
 def test_static_restarts_within_the_session_do_not_rebalance() -> None:
     doc = run_json("simulate", "scenario-rolling-restart")
     assert all(r["start_ms"] < 300_000 for r in doc["rebalances"])  # only the dynamic restarts rebalance
