@@ -437,19 +437,15 @@ class LiveAdmin:
                     if time.monotonic() >= deadline:
                         raise self._timed_out(what, since)
             error = future.exception()
+            moving = _code(error) if isinstance(error, Exception) else None
+            if moving not in _COORDINATOR_MOVING:
+                return self._wait(future, what)
             pause = min(0.1 * 2**attempt, 1.0)
-            if (
-                isinstance(error, Exception)
-                and _code(error) in _COORDINATOR_MOVING
-                and deadline - time.monotonic() > pause
-            ):
-                self._coordinator_moved = True
-                attempt += 1
-                time.sleep(pause)
-                continue
-            if isinstance(error, Exception) and _code(error) in _COORDINATOR_MOVING:
-                raise self._coordinator_away(what, str(_code(error)), f"after {self.timeout_s:g} s")
-            return self._wait(future, what)
+            if deadline - time.monotonic() <= pause:
+                raise self._coordinator_away(what, str(moving), f"after {self.timeout_s:g} s")
+            self._coordinator_moved = True
+            attempt += 1
+            time.sleep(pause)
 
     def _coordinator_away(self, what: str, error: str, how_long: str) -> NotReachableError:
         """A group's coordinator that still answers `error` (moving, loading or shutting down) when --timeout

@@ -51,8 +51,9 @@ def test_a_text_event_s_bare_numbers_are_milliseconds(tmp_path: Path) -> None:
     assert "gc-pause p2 at 3m for 60s" in story
     path = tmp_path / "bare.yaml"
     path.write_text(story.replace("gc-pause p2 at 3m for 60s", "gc-pause p2 at 180000 for 60000"))
-    assert run_json("simulate", str(path))["rebalances"] == run_json("simulate", "scenario-gc-pause")["rebalances"]
-    assert run_json("simulate", str(path))["rebalances"][0]["start_ms"] == 223_000
+    rebalances = run_json("simulate", str(path))["rebalances"]
+    assert rebalances == run_json("simulate", "scenario-gc-pause")["rebalances"]
+    assert rebalances[0]["start_ms"] == 223_000
 
 
 def test_static_restarts_within_the_session_do_not_rebalance() -> None:
