@@ -1,8 +1,9 @@
-"""Test isolation, and the conformance summary (passed/total per assignor) at the end of the run."""
+"""Test isolation, and the summaries at the end of the run: time per folder and file, the Kafka oracle's cases,
+conformance (passed/total per assignor)."""
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from typing import Any
 
 import pytest
@@ -16,6 +17,10 @@ settings.load_profile("kgroup")
 _conformance: dict[str, list[int]] = defaultdict(lambda: [0, 0])
 _seconds_per_folder: dict[str, float] = defaultdict(float)
 _seconds_per_file: dict[str, float] = defaultdict(float)
+# (assignor, Kafka release) -> cases the differential oracle compared, and of those the uniform cases where the
+# other release's rules would differ (tests/oracle), from the reports' user_properties: under pytest-xdist only
+# the reports reach this process.
+_oracle: dict[str, Counter[tuple[str, str]]] = {"oracle_cases": Counter(), "oracle_rules_differ": Counter()}
 
 
 @pytest.fixture(autouse=True)
@@ -33,6 +38,10 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     _seconds_per_file[path] += report.duration
     if report.when != "call":
         return
+    for name, value in report.user_properties:
+        if name in _oracle:
+            assignor, release, count = value
+            _oracle[name][(assignor, release)] += count
     if "test_matches_kafka[" in report.nodeid:
         key = report.nodeid.split("[", 1)[1].split(":")[1]
     elif "test_matches_librdkafka[" in report.nodeid:
@@ -63,6 +72,13 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         terminalreporter.section("slowest files (setup, call and teardown)")
         for path, seconds in sorted(_seconds_per_file.items(), key=lambda item: -item[1])[:15]:
             terminalreporter.write_line(f"{path:60} {seconds:8.1f} s")
+
+    if _oracle["oracle_cases"]:
+        terminalreporter.section("Kafka assignor oracle: cases compared")
+        for (assignor, release), count in sorted(_oracle["oracle_cases"].items()):
+            differ = _oracle["oracle_rules_differ"].get((assignor, release))
+            note = f" ({differ} where 4.0's and 4.2's uniform differ)" if differ else ""
+            terminalreporter.write_line(f"{assignor:20} Kafka {release:8} {count} cases{note}")
 
     if not _conformance:
         return

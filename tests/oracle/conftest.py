@@ -12,7 +12,6 @@ import os
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -20,10 +19,13 @@ from tests.kafka import jars
 from tests.oracle.sidecar import Sidecar, SidecarError
 
 _HERE = Path(__file__).parent
-# Cases compared per assignor and Kafka release, shown at the end of the run.
+# Cases compared per assignor and Kafka release, in the process that runs the test.
 RUN_COUNTS: Counter[tuple[str, str]] = Counter()
 # Of those, uniform cases where the other release's rules (KAFKA-18688) would have given another target.
 RULES_DIFFER: Counter[tuple[str, str]] = Counter()
+# The test hands both on as user_properties of its report: tests/conftest.py sums those for the summary at
+# the end, also under pytest-xdist, where the tests run in workers and only their reports reach the process
+# that prints (and tests/oracle/conftest.py is not loaded there).
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -59,13 +61,3 @@ def oracle() -> Iterator[Callable[[str], Sidecar]]:
     yield get
     for sidecar in started.values():
         sidecar.close()
-
-
-def pytest_terminal_summary(terminalreporter: Any) -> None:
-    if not RUN_COUNTS:
-        return
-    terminalreporter.section("Kafka assignor oracle: cases compared")
-    for (assignor, release), count in sorted(RUN_COUNTS.items()):
-        differ = RULES_DIFFER.get((assignor, release))
-        note = f" ({differ} where 4.0's and 4.2's uniform differ)" if differ else ""
-        terminalreporter.write_line(f"{assignor:20} Kafka {release:8} {count} cases{note}")

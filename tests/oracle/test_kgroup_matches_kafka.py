@@ -50,7 +50,9 @@ RUNS = runs()
 
 
 @pytest.mark.parametrize("assignor,release", RUNS, ids=[f"{a}-{r}" for a, r in RUNS])
-def test_kgroup_assigns_as_kafka(assignor: str, release: str, oracle: Callable[[str], Sidecar]) -> None:
+def test_kgroup_assigns_as_kafka(
+    assignor: str, release: str, oracle: Callable[[str], Sidecar], record_property: Callable[[str, object], None]
+) -> None:
     sidecar = oracle(release)
     strategy = client_cases(assignor) if assignor in CLIENT else server_cases(assignor)
 
@@ -76,7 +78,11 @@ def test_kgroup_assigns_as_kafka(assignor: str, release: str, oracle: Callable[[
 
     if SEED is not None:
         same_assignment = seed(int(SEED))(same_assignment)
-    same_assignment()
+    try:
+        same_assignment()
+    finally:  # for the summary (tests/oracle/conftest.py), also from an xdist worker and after a failure
+        record_property("oracle_cases", (assignor, release, RUN_COUNTS[(assignor, release)]))
+        record_property("oracle_rules_differ", (assignor, release, RULES_DIFFER[(assignor, release)]))
     if assignor == "uniform" and release in OTHER_RULES and CASES >= 100:
         # The draws met states where 4.0's and 4.2's rules give different targets, so this release was told
         # apart from the other, not matched by luck.
