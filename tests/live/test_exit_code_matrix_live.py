@@ -18,7 +18,8 @@ from __future__ import annotations
 import socket
 import subprocess
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -57,6 +58,16 @@ def live_commands(group: str, topic: str, out: Path) -> dict[str, list[str]]:
 
 def kgroup(*args: str, bootstrap: str, timeout: str = "20") -> subprocess.CompletedProcess:
     return run_process(*args, "-b", bootstrap, "--timeout", timeout)
+
+
+def each_command(
+    commands: Mapping[str, list[str]], run: Callable[[list[str]], subprocess.CompletedProcess]
+) -> dict[str, subprocess.CompletedProcess]:
+    """`run(args)` of every command, five processes at a time: the commands are independent (each writes its own
+    file), and those that wait out --timeout on a silent port wait side by side, not one after the other."""
+    with ThreadPoolExecutor(5) as pool:
+        running = {name: pool.submit(run, args) for name, args in commands.items()}
+    return {name: future.result() for name, future in running.items()}
 
 
 def one_error_line(result: subprocess.CompletedProcess) -> str:
@@ -102,16 +113,17 @@ def silent_port() -> Iterator[int]:
 
 
 def test_a_malformed_address_is_exit_2_on_every_live_command(tmp_path: Path) -> None:
-    for name, args in live_commands("g", "t", tmp_path).items():
-        result = kgroup(*args, bootstrap="127.0.0.1:99999")
+    commands = live_commands("g", "t", tmp_path)
+    for name, result in each_command(commands, lambda args: kgroup(*args, bootstrap="127.0.0.1:99999")).items():
         assert result.returncode == 2, (name, result.stderr)
         assert "port from 1 to 65535" in one_error_line(result), name
 
 
 def test_a_closed_port_is_exit_4_at_once_on_every_live_command(tmp_path: Path) -> None:
     address = f"127.0.0.1:{_free_port()}"
-    for name, args in live_commands("g", "t", tmp_path).items():
-        result = kgroup(*args, bootstrap=address, timeout="60")  # refused: long before --timeout
+    commands = live_commands("g", "t", tmp_path)
+    # refused: long before --timeout
+    for name, result in each_command(commands, lambda args: kgroup(*args, bootstrap=address, timeout="60")).items():
         assert result.returncode == 4, (name, result.stderr)
         line = one_error_line(result)
         assert address in line and "no answer within" not in line, (name, line)
@@ -119,8 +131,8 @@ def test_a_closed_port_is_exit_4_at_once_on_every_live_command(tmp_path: Path) -
 
 def test_a_silent_port_is_exit_4_with_the_same_suffix_on_every_live_command(tmp_path: Path, silent_port: int) -> None:
     address = f"127.0.0.1:{silent_port}"
-    for name, args in live_commands("g", "t", tmp_path).items():
-        result = kgroup(*args, bootstrap=address, timeout="2")
+    commands = live_commands("g", "t", tmp_path)
+    for name, result in each_command(commands, lambda args: kgroup(*args, bootstrap=address, timeout="2")).items():
         assert result.returncode == 4, (name, result.stderr)
         line = one_error_line(result)
         assert address in line and line.endswith("(no answer within 2 s)"), (name, line)
@@ -134,8 +146,7 @@ def test_a_missing_group_is_exit_5_on_every_command_that_reads_it(
     commands = live_commands(missing, topic, tmp_path)
     commands.pop("groups")  # lists what there is: no group is named
     reset = commands.pop("offsets reset")
-    for name, args in commands.items():
-        result = kgroup(*args, bootstrap=broker)
+    for name, result in each_command(commands, lambda args: kgroup(*args, bootstrap=broker)).items():
         assert result.returncode == 5, (name, result.stderr)
         assert repr(missing) in one_error_line(result) and "does not exist" in result.stderr, name
     # Kafka's ConsumerGroupCommand.resetOffsets takes a group that does not exist (Dead): the reset creates its
@@ -190,14 +201,20 @@ def test_credentials_and_acls_are_exit_7_and_8_on_every_live_command(secured_kaf
     address = secured_kafka.address("SASL_PLAINTEXT")
     bad = secured_kafka.command_config("alice", "SCRAM-SHA-256", password="not-the-password")
     mallory = secured_kafka.command_config("mallory", "SCRAM-SHA-256")
-    for name, args in live_commands(group, topic, tmp_path).items():
-        refused = run_process(*args, "-b", address, "--command-config", str(bad), "--timeout", "30")
+    commands = live_commands(group, topic, tmp_path)
+    refusals = each_command(
+        commands, lambda args: run_process(*args, "-b", address, "--command-config", str(bad), "--timeout", "30")
+    )
+    commands.pop("groups")  # lists what the ACLs let mallory see: nothing, exit 0
+    denials = each_command(
+        commands, lambda args: run_process(*args, "-b", address, "--command-config", str(mallory), "--timeout", "30")
+    )
+    for name, refused in refusals.items():
         assert refused.returncode == 7, (name, refused.stderr)
         one_error_line(refused)
-        if name == "groups":
-            continue
-        denied = run_process(*args, "-b", address, "--command-config", str(mallory), "--timeout", "30")
+    for name, denied in denials.items():
         assert denied.returncode == 8, (name, denied.stderr)
         assert "not authorized" in one_error_line(denied), name
+    for result in [*refusals.values(), *denials.values()]:
         for secret in secured_kafka.passwords.values():
-            assert secret not in refused.stderr + denied.stderr
+            assert secret not in result.stdout + result.stderr
