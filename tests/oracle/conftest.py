@@ -19,13 +19,12 @@ from tests.kafka import jars
 from tests.oracle.sidecar import Sidecar, SidecarError
 
 _HERE = Path(__file__).parent
-# Cases compared per assignor and Kafka release, in the process that runs the test.
+# Cases compared per assignor and Kafka release, in the process that runs the test. The test hands its counts
+# on in its report (user_properties), which tests/conftest.py sums for the summary at the end: under
+# pytest-xdist the tests run in workers, and only their reports reach the process that prints.
 RUN_COUNTS: Counter[tuple[str, str]] = Counter()
 # Of those, uniform cases where the other release's rules (KAFKA-18688) would have given another target.
 RULES_DIFFER: Counter[tuple[str, str]] = Counter()
-# The test hands both on as user_properties of its report: tests/conftest.py sums those for the summary at
-# the end, also under pytest-xdist, where the tests run in workers and only their reports reach the process
-# that prints (and tests/oracle/conftest.py is not loaded there).
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

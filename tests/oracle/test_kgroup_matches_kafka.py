@@ -80,7 +80,7 @@ def test_kgroup_assigns_as_kafka(
         same_assignment = seed(int(SEED))(same_assignment)
     try:
         same_assignment()
-    finally:  # for the summary (tests/oracle/conftest.py), also from an xdist worker and after a failure
+    finally:  # for the summary (tests/conftest.py), also from an xdist worker and after a failure
         record_property("oracle_cases", (assignor, release, RUN_COUNTS[(assignor, release)]))
         record_property("oracle_rules_differ", (assignor, release, RULES_DIFFER[(assignor, release)]))
     if assignor == "uniform" and release in OTHER_RULES and CASES >= 100:
