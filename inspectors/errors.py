@@ -36,6 +36,12 @@ class NotReachableError(Exception):
     """No broker answered within the timeout: which address, from where, and why. Exit 4."""
 
 
+class CoordinatorUnavailableError(NotReachableError):
+    """The cluster answered, but named no coordinator for the group within the timeout (FindCoordinator kept
+    answering COORDINATOR_NOT_AVAILABLE or COORDINATOR_LOAD_IN_PROGRESS). Exit 4, like an unreachable cluster:
+    the command could not be done within the timeout."""
+
+
 class NotFoundError(Exception):
     """A named group (or topic) does not exist on the cluster. Exit 5."""
 

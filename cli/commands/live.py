@@ -81,6 +81,9 @@ def groups(
         )
     for group_id, why in refused.items():
         warn(f"kgroup: note: {group_id}: listed, but not read in full: {why}")
+    unlisted = admin.groups_not_listed()
+    if unlisted is not None:
+        warn(f"kgroup: note: {unlisted}")
 
 
 def _summary(live: LiveGroup, rows: list[LagRow], protocol: str | None = None) -> dict[str, Any]:
@@ -252,6 +255,9 @@ def describe(
         chosen = chosen_group_ids(
             list(group_ids or []), all_groups, pattern, lambda: [g.group_id for g in admin.list_groups()]
         )
+        unlisted = admin.groups_not_listed() if all_groups or pattern is not None else None
+        if unlisted is not None:
+            warn(f"kgroup: note: {unlisted}")
         shared: dict[str, ShareGroup] = {}
         try:
             described = read_groups(admin, chosen, level).groups if chosen else []

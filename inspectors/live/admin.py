@@ -21,6 +21,7 @@ from kgroup.inspectors.live.connection_settings import ConnectionSettings, boots
 from kgroup.inspectors.errors import (
     AuthenticationError,
     AuthorizationError,
+    CoordinatorUnavailableError,
     InputError,
     NotReachableError,
     RunError,
@@ -279,6 +280,13 @@ class LiveAdmin:
             key=lambda g: g.group_id,
         )
 
+    def groups_not_listed(self) -> str | None:
+        """Which groups a listing this command made may be short of, and why (leaderless_coordinator
+        .groups_not_listed), from the metadata it read."""
+        from kgroup.inspectors.live.leaderless_coordinator import groups_not_listed
+
+        return groups_not_listed(self._metadata)
+
     def topic_ids(self, names: list[str]) -> dict[str, str]:
         """Kafka's id of each named topic, in `Uuid.toString`'s form (URL-safe base64 of its 16 bytes,
         unpadded), read with confluent-kafka's describe_topics; a topic that cannot be described (gone, or
@@ -435,17 +443,43 @@ class LiveAdmin:
                     if fatal is not None:
                         raise fatal
                     if time.monotonic() >= deadline:
-                        raise self._timed_out(what, since)
+                        raise self._no_coordinator(group_id, what) or self._timed_out(what, since)
             error = future.exception()
             moving = _code(error) if isinstance(error, Exception) else None
             if moving not in _COORDINATOR_MOVING:
                 return self._wait(future, what)
             pause = min(0.1 * 2**attempt, 1.0)
             if deadline - time.monotonic() <= pause:
-                raise self._coordinator_away(what, str(moving), f"after {self.timeout_s:g} s")
+                away = self._coordinator_away(what, str(moving), f"after {self.timeout_s:g} s")
+                raise self._no_coordinator(group_id, what) or away
             self._coordinator_moved = True
             attempt += 1
             time.sleep(pause)
+
+    def _no_coordinator(self, group_id: str, what: str) -> CoordinatorUnavailableError | None:
+        """Why `group_id`'s coordinator never answered `what`, when the metadata this command read says its
+        `__consumer_offsets` partition has no leader (leaderless_coordinator): librdkafka then retries
+        FindCoordinator until the request times out and can report only that nothing answered."""
+        from kgroup.inspectors.live.leaderless_coordinator import leaderless_coordinator
+
+        why = leaderless_coordinator(self._metadata, group_id)
+        if why is None:
+            return None
+        return CoordinatorUnavailableError(
+            f"group {group_id!r} has no coordinator: {what} was not answered within {self.timeout_s:g} s; {why}"
+        )
+
+    @contextlib.contextmanager
+    def group_coordinator(self, group_id: str, what: str) -> Iterator[None]:
+        """A request to `group_id`'s coordinator through kgroup's own transport: a lookup that never found the
+        coordinator is told as `_no_coordinator` where the metadata says why."""
+        try:
+            yield
+        except CoordinatorUnavailableError:
+            told = self._no_coordinator(group_id, what)
+            if told is None:
+                raise
+            raise told from None
 
     def _coordinator_away(self, what: str, error: str, how_long: str) -> NotReachableError:
         """A group's coordinator that still answers `error` (moving, loading or shutting down) when --timeout

@@ -38,7 +38,8 @@ def share_group_ids(admin: LiveAdmin, group_ids: list[str]) -> list[str]:
                 return []
         found = []
         for group_id in dict.fromkeys(group_ids):
-            with cluster_failures(admin.settings, "during ShareGroupDescribe"):
+            what = f"ShareGroupDescribe of {group_id!r}"
+            with admin.group_coordinator(group_id, what), cluster_failures(admin.settings, f"during {what}"):
                 described = describe_share_group(config, group_id, admin.timeout_s)
             if described.error is None and described.state not in (None, "Dead"):
                 found.append(group_id)

@@ -45,7 +45,8 @@ def read_share_groups(admin: LiveAdmin, group_ids: list[str]) -> dict[str, Share
     found: dict[str, ShareGroup] = {}
     for group_id in dict.fromkeys(group_ids):
         try:
-            with cluster_failures(admin.settings, "during ShareGroupDescribe"):
+            what = f"ShareGroupDescribe of {group_id!r}"
+            with admin.group_coordinator(group_id, what), cluster_failures(admin.settings, f"during {what}"):
                 described = describe_share_group(config, group_id, admin.timeout_s)
         except UnsupportedConfig:
             return {}
@@ -59,7 +60,8 @@ def read_share_groups(admin: LiveAdmin, group_ids: list[str]) -> dict[str, Share
         if described.state == "Dead":
             continue
         try:
-            with cluster_failures(admin.settings, "during DescribeShareGroupOffsets"):
+            what = f"DescribeShareGroupOffsets of {group_id!r}"
+            with admin.group_coordinator(group_id, what), cluster_failures(admin.settings, f"during {what}"):
                 offsets = describe_share_group_offsets(config, group_id, admin.timeout_s)
         except KafkaClientError as exc:
             raise RunError(f"DescribeShareGroupOffsets: {exc}") from None

@@ -9,10 +9,12 @@ from contextlib import contextmanager
 from typing import TypeVar
 
 from kgroup.inspectors.errors import AuthenticationError, AuthorizationError, InputError, NotReachableError, RunError
+from kgroup.inspectors.errors import CoordinatorUnavailableError
 from kgroup.inspectors.live.connection_settings import ConnectionSettings
 from kgroup.inspectors.live.wire.errors import (
     AuthenticationFailed,
     BrokerUnreachable,
+    CoordinatorNotFound,
     KafkaClientError,
     UnsupportedConfig,
 )
@@ -107,6 +109,10 @@ def cluster_failures(settings: ConnectionSettings, request: str) -> Iterator[Non
     transport errors pass through."""
     try:
         yield
+    except CoordinatorNotFound as exc:
+        raise CoordinatorUnavailableError(
+            f"cannot reach {settings.bootstrap_servers} (from {settings.origin}) {request}: {exc}"
+        ) from None
     except BrokerUnreachable as exc:
         raise NotReachableError(
             f"cannot reach {settings.bootstrap_servers} (from {settings.origin}) {request}: {exc}"

@@ -240,6 +240,28 @@ def breakable_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list
         kafka_broker.stop_all(nodes)
 
 
+# Each `__consumer_offsets` partition on one node: stopping that node leaves its groups without a coordinator.
+ONE_OFFSETS_REPLICA = {
+    "offsets.topic.replication.factor": "1",
+    "broker.session.timeout.ms": "5000",
+    "broker.heartbeat.interval.ms": "500",
+}
+
+
+@pytest.fixture(scope="module")
+def one_replica_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[kafka_broker.Node]]:
+    """A three-node Apache Kafka cluster of the module's own whose `__consumer_offsets` has one replica per
+    partition, for tests that stop the node holding a group's partition (test_leaderless_coordinator_live)."""
+    require_kafka()
+    nodes = kafka_broker.cluster(tmp_path_factory.mktemp("one-replica-cluster"), size=3, extra=ONE_OFFSETS_REPLICA)
+    try:
+        kafka_broker.start_cluster(nodes)
+        kafka_broker.warm_up_coordinators(",".join(n.address for n in nodes))
+        yield nodes
+    finally:
+        kafka_broker.stop_all(nodes)
+
+
 @pytest.fixture
 def restored_cluster(breakable_cluster: list[kafka_broker.Node]) -> Iterator[list[kafka_broker.Node]]:
     """`breakable_cluster` with every node running (a node an earlier test stopped is started again, on the same

@@ -25,7 +25,14 @@ from typing import Protocol, TypeVar
 
 from kgroup.inspectors.live.wire.codec import TAGS_NONE, compact_array, compact_string, string
 from kgroup.inspectors.live.wire.connection import Connection, Deadline
-from kgroup.inspectors.live.wire.errors import ERRORS, RETRIABLE, BrokerUnreachable, ProtocolError, UnsupportedConfig
+from kgroup.inspectors.live.wire.errors import (
+    ERRORS,
+    RETRIABLE,
+    BrokerUnreachable,
+    CoordinatorNotFound,
+    ProtocolError,
+    UnsupportedConfig,
+)
 
 API_FIND_COORDINATOR = 10
 OUR_FIND_COORDINATOR = (0, 4)
@@ -88,9 +95,11 @@ def find_coordinator(conn: Connection, group: str) -> tuple[int, str, int, int, 
         if answer[0] not in RETRIABLE:
             return answer
         attempt += 1
-        backoff(
-            attempt, conn.deadline, conn.address, f"waiting for the coordinator of {group!r} ({answer[4] or answer[0]})"
-        )
+        waiting = f"waiting for the coordinator of {group!r} ({named(answer[0], answer[4])})"
+        try:
+            backoff(attempt, conn.deadline, conn.address, waiting)
+        except BrokerUnreachable as exc:  # the deadline passed with the lookup still answering so
+            raise CoordinatorNotFound(str(exc)) from None
 
 
 class Coordinators:
@@ -112,6 +121,8 @@ class Coordinators:
             self.connections[self.first.address] = self.first
         try:
             return find_coordinator(self.first, group)
+        except CoordinatorNotFound:
+            raise  # the bootstrap server answered, all along: another would say the same
         except BrokerUnreachable:
             self.drop(self.first.address)
             self.deadline.left(self.first.address, f"finding the coordinator of {group!r}")

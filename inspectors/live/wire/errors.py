@@ -35,6 +35,11 @@ class BrokerUnreachable(KafkaClientError, ConnectionError):
     """No connection (refused, timed out, TLS failure, closed mid-request) to any bootstrap/coordinator address."""
 
 
+class CoordinatorNotFound(BrokerUnreachable):
+    """FindCoordinator kept answering that the group's coordinator is loading or not available until the
+    deadline (KafkaApis.getCoordinator: its `__consumer_offsets` partition has no leader, or is loading)."""
+
+
 class NotKafka(BrokerUnreachable):
     """The address answered, but not as a Kafka broker of the configured security.protocol (an HTTP server,
     a TLS listener asked in plain bytes): no Kafka cluster there, exit 4 like an unreachable one."""
