@@ -78,8 +78,11 @@ class Sampler:
         """Commits, share-partitions and log bounds of the chosen groups' partitions, stamped with one
         observation time."""
         group_ids = self.chooser.choose(self.admin)
+        # -r chose from a listing: groups whose `__consumer_offsets` partition has no leader are in no broker's
+        unlisted = self.admin.groups_not_listed() if self.chooser.regex is not None else None
+        listing_notes = self._once([unlisted] if unlisted is not None else [])
         if not group_ids:
-            return Poll([], [])
+            return Poll([], [], notes=listing_notes)
         if self.cluster is None:
             metadata = self.admin.metadata()
             self.cluster = getattr(metadata, "cluster_id", None) or self.admin.settings.bootstrap_servers
@@ -91,7 +94,7 @@ class Sampler:
         except NotFoundError:
             if self.chooser.regex is None:
                 raise
-            return Poll([], [])  # a group matched by -r went away between the listing and the describe
+            return Poll([], [], notes=listing_notes)  # a group matched by -r went away since the listing
         commits, bounds = [], {}
         for live in read.groups if read is not None else []:
             group = live.group
@@ -124,9 +127,13 @@ class Sampler:
             for tp, (start, end) in sorted(bounds.items())
         ]
         notes = [f"group {g.group_id}: {note}" for g in shared.values() for note in g.notes]
+        return Poll(commits, logs, shares, listing_notes + self._once(notes))
+
+    def _once(self, notes: list[str]) -> list[str]:
+        """Those of `notes` not returned before."""
         new_notes = [n for n in notes if n not in self.noted]
         self.noted.update(new_notes)
-        return Poll(commits, logs, shares, new_notes)
+        return new_notes
 
     def _read(self, group_ids: list[str]) -> tuple[dict[str, ShareGroup], Any]:
         """The chosen share groups and the consumer groups' read. DescribeGroups describes a share group as

@@ -99,15 +99,25 @@ def test_every_command_on_a_group_without_a_coordinator_says_which_partition_and
         assert elapsed < ENDS_WITHIN_S, f"{name} took {elapsed:.1f} s with --timeout {TIMEOUT_S}"
     assert not (tmp_path / "snapshot.yaml").exists()  # nothing half-written
 
-    listed, _ = _kgroup("groups", *common)
-    assert listed.returncode == 0, listed.stderr
-    assert group not in listed.stdout  # no broker lists it: its partition has no leader
-    notes = [line for line in listed.stderr.splitlines() if "have no leader" in line]
-    assert len(notes) == 1, listed.stderr
-    named_partitions = re.search(r"partition\(s\) ([\d, ]+) have no leader", notes[0])
-    assert named_partitions is not None, notes[0]
-    assert {int(p) for p in named_partitions.group(1).split(", ")} == led_before
-    assert f"(node {coordinator.node_id} not in the cluster now)" in notes[0]
+    # Listings: no broker lists the group, and each says which partitions' groups it cannot show.
+    chosen = f"^billing-{suffix}$"
+    listings = {
+        "groups": ["groups", *common],
+        "describe -r": ["describe", "-r", chosen, *common],
+        "triage -r": ["triage", "-r", chosen, "--samples", "1", *common],
+    }
+    with ThreadPoolExecutor(len(listings)) as pool:
+        running = {name: pool.submit(_kgroup, *args) for name, args in listings.items()}
+    for name, future in running.items():
+        listed, _ = future.result()
+        assert listed.returncode == 0, f"{name}: exit {listed.returncode}: {listed.stderr}"
+        assert group not in listed.stdout, f"{name} lists a group no broker lists: {listed.stdout}"
+        notes = [line for line in listed.stderr.splitlines() if "have no leader" in line]
+        assert len(notes) == 1, f"{name}: {listed.stderr}"
+        named_partitions = re.search(r"partition\(s\) ([\d, ]+) have no leader", notes[0])
+        assert named_partitions is not None, notes[0]
+        assert {int(p) for p in named_partitions.group(1).split(", ")} == led_before, f"{name}: {notes[0]}"
+        assert f"(node {coordinator.node_id} not in the cluster now)" in notes[0], notes[0]
 
     kafka_broker.start_cluster([coordinator])
     back, _ = _kgroup("describe", group, "-o", "json", "-b", _bootstrap(nodes), "--timeout", "60")
