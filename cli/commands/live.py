@@ -66,24 +66,24 @@ def groups(
         for g in ids
     ]
     summaries = [s for s in summaries if state is None or (s["state"] or "").lower() == state.lower()]
-    doc = document("groups", {"groups": summaries})
-    emit(doc, output, lambda console: _groups_table(console, summaries))
+    notes = []  # why the list may be short of groups: in the document, and on stderr
     who = admin.settings.authenticated_as()
     if not summaries and who is not None:  # KafkaApis.handleListGroupsRequest drops what the principal may not DESCRIBE
-        warn(
-            f"kgroup: note: no groups listed; Kafka lists only the groups the principal may DESCRIBE, so ACLs may "
-            f"hide groups from {who}"
+        notes.append(
+            f"no groups listed; Kafka lists only the groups the principal may DESCRIBE, so ACLs may hide groups "
+            f"from {who}"
         )
     elif who is not None:
-        warn(
-            f"kgroup: note: the list is limited to the groups {who} may DESCRIBE (Kafka's ListGroups leaves "
-            "out the others)"
-        )
-    for group_id, why in refused.items():
-        warn(f"kgroup: note: {group_id}: listed, but not read in full: {why}")
+        notes.append(f"the list is limited to the groups {who} may DESCRIBE (Kafka's ListGroups leaves out the others)")
     unlisted = admin.groups_not_listed()
     if unlisted is not None:
-        warn(f"kgroup: note: {unlisted}")
+        notes.append(unlisted)
+    doc = document("groups", {"groups": summaries, "notes": notes})
+    emit(doc, output, lambda console: _groups_table(console, summaries))
+    for note in notes:
+        warn(f"kgroup: note: {note}")
+    for group_id, why in refused.items():
+        warn(f"kgroup: note: {group_id}: listed, but not read in full: {why}")
 
 
 def _summary(live: LiveGroup, rows: list[LagRow], protocol: str | None = None) -> dict[str, Any]:

@@ -105,6 +105,7 @@ def test_every_command_on_a_group_without_a_coordinator_says_which_partition_and
         "groups": ["groups", *common],
         "describe -r": ["describe", "-r", chosen, *common],
         "triage -r": ["triage", "-r", chosen, "--samples", "1", *common],
+        "groups -o json": ["groups", "-o", "json", *common],
     }
     with ThreadPoolExecutor(len(listings)) as pool:
         running = {name: pool.submit(_kgroup, *args) for name, args in listings.items()}
@@ -118,6 +119,8 @@ def test_every_command_on_a_group_without_a_coordinator_says_which_partition_and
         assert named_partitions is not None, notes[0]
         assert {int(p) for p in named_partitions.group(1).split(", ")} == led_before, f"{name}: {notes[0]}"
         assert f"(node {coordinator.node_id} not in the cluster now)" in notes[0], notes[0]
+        if name == "groups -o json":  # a script reading the document learns it too
+            assert json.loads(listed.stdout)["notes"] == [notes[0].removeprefix("kgroup: note: ")]
 
     kafka_broker.start_cluster([coordinator])
     back, _ = _kgroup("describe", group, "-o", "json", "-b", _bootstrap(nodes), "--timeout", "60")
