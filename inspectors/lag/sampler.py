@@ -78,7 +78,7 @@ class Sampler:
         """Commits, share-partitions and log bounds of the chosen groups' partitions, stamped with one
         observation time."""
         group_ids = self.chooser.choose(self.admin)
-        # -r chose from a listing: groups whose `__consumer_offsets` partition has no leader are in no broker's
+        # -r chose from a listing, which is short of the groups whose `__consumer_offsets` partition has no leader
         unlisted = self.admin.groups_not_listed() if self.chooser.regex is not None else None
         listing_notes = self._once([unlisted] if unlisted is not None else [])
         if not group_ids:
