@@ -523,18 +523,14 @@ class LiveAdmin:
         remaining followers, Partition.maybeIncrementLeaderHW)."""
         if self._coordinator_moved or any(e.name() in ("_TRANSPORT", "_ALL_BROKERS_DOWN") for e in self._errors):
             return True
-        from kgroup.assignors.java.semantics import coordinator_partition
+        from kgroup.inspectors.live.leaderless_coordinator import OFFSETS_TOPIC, group_partition
 
         try:
-            offsets = self._admin.list_topics("__consumer_offsets", timeout=min(self.timeout_s, 5.0)).topics.get(
-                "__consumer_offsets"
-            )
+            metadata = self._admin.list_topics(OFFSETS_TOPIC, timeout=min(self.timeout_s, 5.0))
         except Exception:  # not visible to this principal, or no answer: no sign either way
             return False
-        if offsets is None or offsets.error is not None or not offsets.partitions:
-            return False
-        partition = offsets.partitions.get(coordinator_partition(group_id, len(offsets.partitions)))
-        return partition is not None and len(partition.isrs) < len(partition.replicas)
+        held = group_partition(metadata, group_id)
+        return held is not None and len(held[1].isrs) < len(held[1].replicas)
 
     def committed(self, group_id: str) -> dict[TopicPartition, int]:
         return {tp: offset for tp, (offset, _) in self.commits(group_id).items()}

@@ -17,17 +17,31 @@ from kgroup.assignors.java.semantics import coordinator_partition
 OFFSETS_TOPIC = "__consumer_offsets"
 
 
-def leaderless_coordinator(metadata: Any, group_id: str) -> str | None:
-    """Why `group_id` has no coordinator, from confluent-kafka's ClusterMetadata, when its `__consumer_offsets`
-    partition has no leader there; None when it has one, or the metadata does not show the topic (a principal
-    without DESCRIBE on it, a cluster that never made it)."""
+def offsets_topic(metadata: Any) -> Any:
+    """`__consumer_offsets` in confluent-kafka's ClusterMetadata (its TopicMetadata), or None when the metadata
+    does not show it (a principal without DESCRIBE on it, a cluster that never made it)."""
     offsets = metadata.topics.get(OFFSETS_TOPIC) if metadata is not None else None
-    if offsets is None or offsets.error is not None or not offsets.partitions:
+    return None if offsets is None or offsets.error is not None or not offsets.partitions else offsets
+
+
+def group_partition(metadata: Any, group_id: str) -> tuple[int, Any] | None:
+    """The `__consumer_offsets` partition that holds `group_id` (GroupCoordinatorService.partitionFor): its
+    index and PartitionMetadata, or None when the metadata does not show it."""
+    offsets = offsets_topic(metadata)
+    if offsets is None:
         return None
     index = coordinator_partition(group_id, len(offsets.partitions))
     partition = offsets.partitions.get(index)
-    if partition is None or partition.leader >= 0:
+    return None if partition is None else (index, partition)
+
+
+def leaderless_coordinator(metadata: Any, group_id: str) -> str | None:
+    """Why `group_id` has no coordinator, from confluent-kafka's ClusterMetadata, when its `__consumer_offsets`
+    partition has no leader there; None when it has one, or the metadata does not show it."""
+    held = group_partition(metadata, group_id)
+    if held is None or held[1].leader >= 0:
         return None
+    index, partition = held
     alive = set(metadata.brokers)
     down = sorted(set(partition.replicas) - alive)
     name = f"{OFFSETS_TOPIC}-{index}"
@@ -54,8 +68,8 @@ def groups_not_listed(metadata: Any) -> str | None:
     hold (Kafka's admin client sends ListGroups to each live broker, KafkaAdminClient.listGroups, and a broker
     lists the groups of the partitions it leads, GroupCoordinatorService.listGroups), so a listing is short of
     them without any error. None when every partition has a leader, or the topic is not visible."""
-    offsets = metadata.topics.get(OFFSETS_TOPIC) if metadata is not None else None
-    if offsets is None or offsets.error is not None or not offsets.partitions:
+    offsets = offsets_topic(metadata)
+    if offsets is None:
         return None
     leaderless = sorted(p.id for p in offsets.partitions.values() if p.leader < 0)
     if not leaderless:

@@ -17,7 +17,8 @@ import socket
 import subprocess
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -315,6 +316,19 @@ def start_cluster(nodes: list[Node], heap: str = "384m") -> None:
         node.start(heap=heap, wait=False)
     for node in nodes:
         node.wait_started()
+
+
+@contextmanager
+def running_cluster(folder: Path, extra: Mapping[str, str] | None = None) -> Iterator[list[Node]]:
+    """Three formatted nodes (`cluster`) started, their `__consumer_offsets` coordinators warmed up, and all
+    stopped by pid when the block ends."""
+    nodes = cluster(folder, size=3, extra=extra)
+    try:
+        start_cluster(nodes)
+        warm_up_coordinators(",".join(n.address for n in nodes))
+        yield nodes
+    finally:
+        stop_all(nodes)
 
 
 def wait_fully_replicated(nodes: list[Node], timeout_s: float = START_TIMEOUT_S) -> None:

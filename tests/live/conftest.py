@@ -208,13 +208,8 @@ def broker(kafka_node: kafka_broker.Node) -> str:
 def kafka_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[kafka_broker.Node]]:
     """Three running Apache Kafka nodes (each broker+controller), replication factor 3."""
     require_kafka()
-    nodes = kafka_broker.cluster(tmp_path_factory.mktemp("kafka-cluster"), size=3)
-    try:
-        kafka_broker.start_cluster(nodes)
-        kafka_broker.warm_up_coordinators(nodes[0].address)
+    with kafka_broker.running_cluster(tmp_path_factory.mktemp("kafka-cluster")) as nodes:
         yield nodes
-    finally:
-        kafka_broker.stop_all(nodes)
 
 
 # A cluster whose nodes the tests kill: each broker's loss is noticed in 5 s (KRaft's broker.session.timeout.ms,
@@ -253,13 +248,8 @@ def one_replica_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[li
     """A three-node Apache Kafka cluster of the module's own whose `__consumer_offsets` has one replica per
     partition, for tests that stop the node holding a group's partition (test_leaderless_coordinator_live)."""
     require_kafka()
-    nodes = kafka_broker.cluster(tmp_path_factory.mktemp("one-replica-cluster"), size=3, extra=ONE_OFFSETS_REPLICA)
-    try:
-        kafka_broker.start_cluster(nodes)
-        kafka_broker.warm_up_coordinators(",".join(n.address for n in nodes))
+    with kafka_broker.running_cluster(tmp_path_factory.mktemp("one-replica-cluster"), ONE_OFFSETS_REPLICA) as nodes:
         yield nodes
-    finally:
-        kafka_broker.stop_all(nodes)
 
 
 @pytest.fixture
