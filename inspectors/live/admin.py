@@ -466,7 +466,8 @@ class LiveAdmin:
         if why is None:
             return None
         return CoordinatorUnavailableError(
-            f"group {group_id!r} has no coordinator: {what} was not answered within {self.timeout_s:g} s; {why}"
+            f"cannot reach {self.settings.bootstrap_servers} (from {self.settings.origin}) during {what}: group "
+            f"{group_id!r} has no coordinator (no answer within {self.timeout_s:g} s); {why}"
         )
 
     @contextlib.contextmanager
