@@ -148,9 +148,11 @@ class LiveAdmin:
         detail = next((e.str() for e in self._errors[since:] if e.name() != "_ALL_BROKERS_DOWN"), None)
         if detail is None:
             detail = _reason(exc) if exc is not None else "all brokers are down"
-        return NotReachableError(
-            f"cannot reach {self.settings.bootstrap_servers} (from {self.settings.origin}) during {what}: {detail}"
-        )
+        return NotReachableError(f"{self._cannot_reach(what)}: {detail}")
+
+    def _cannot_reach(self, what: str) -> str:
+        """The start of every exit-4 line: which bootstrap servers (and where they were given) during what."""
+        return f"cannot reach {self.settings.bootstrap_servers} (from {self.settings.origin}) during {what}"
 
     def _timed_out(self, what: str, since: int) -> NotReachableError:
         return NotReachableError(f"{self._unreachable(None, what, since)} (no answer within {self.timeout_s:g} s)")
@@ -450,8 +452,9 @@ class LiveAdmin:
                 return self._wait(future, what)
             pause = min(0.1 * 2**attempt, 1.0)
             if deadline - time.monotonic() <= pause:
-                away = self._coordinator_away(what, str(moving), f"after {self.timeout_s:g} s")
-                raise self._no_coordinator(group_id, what) or away
+                raise self._no_coordinator(group_id, what) or self._coordinator_away(
+                    what, str(moving), f"after {self.timeout_s:g} s"
+                )
             self._coordinator_moved = True
             attempt += 1
             time.sleep(pause)
@@ -466,8 +469,8 @@ class LiveAdmin:
         if why is None:
             return None
         return CoordinatorUnavailableError(
-            f"cannot reach {self.settings.bootstrap_servers} (from {self.settings.origin}) during {what}: group "
-            f"{group_id!r} has no coordinator (no answer within {self.timeout_s:g} s); {why}"
+            f"{self._cannot_reach(what)}: group {group_id!r} has no coordinator (no answer within "
+            f"{self.timeout_s:g} s); {why}"
         )
 
     @contextlib.contextmanager
@@ -490,8 +493,8 @@ class LiveAdmin:
         brokers are shutting down answers COORDINATOR_NOT_AVAILABLE (GroupCoordinatorService.isActive) before
         it stops answering at all."""
         return NotReachableError(
-            f"cannot reach {self.settings.bootstrap_servers} (from {self.settings.origin}) during {what}: the "
-            f"group's coordinator still answered {error} {how_long} (moving, loading or shutting down)"
+            f"{self._cannot_reach(what)}: the group's coordinator still answered {error} {how_long} (moving, "
+            "loading or shutting down)"
         )
 
     def describe(self, group_ids: list[str]) -> dict[str, Any]:
