@@ -63,7 +63,12 @@ AddMemberOpt = Annotated[
 ]
 RemoveMemberOpt = Annotated[
     Optional[list[str]],
-    typer.Option("--remove-member", help="A member leaves (crash or shutdown).", metavar="ID", show_default=False),
+    typer.Option(
+        "--remove-member",
+        help="A member leaves (crash or shutdown): its member id, group.instance.id or client.id.",
+        metavar="ID",
+        show_default=False,
+    ),
 ]
 AddPartitionsOpt = Annotated[
     Optional[list[str]],
@@ -86,7 +91,10 @@ InstanceOpt = Annotated[
 SubscribeOpt = Annotated[
     Optional[list[str]],
     typer.Option(
-        "--subscribe", help="Change a member's subscription: ID=topic1,topic2.", metavar="ID=TOPICS", show_default=False
+        "--subscribe",
+        help="Change a member's subscription: ID=topic1,topic2 (ID: member id, group.instance.id or client.id).",
+        metavar="ID=TOPICS",
+        show_default=False,
     ),
 ]
 AddTopicOpt = Annotated[

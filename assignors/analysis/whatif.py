@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from kgroup.assignors.model import GroupState, Member, Topic
+from kgroup.assignors.model import Group, GroupState, Member, Topic
 
 
 class WhatIfError(ValueError):
@@ -40,33 +40,54 @@ class AddMember:
         return replace(state, group=replace(group, members=group.members + (member,)))
 
 
+def named_member(group: Group, name: str) -> Member:
+    """The member `name` stands for: its member id; else the static member whose group.instance.id it is (how
+    Kafka's admin client names a member to remove, KIP-345: Admin.removeMembersFromConsumerGroup); else the one
+    member whose client.id it is. A live group's member ids are random (a UUID, or client.id-UUID), so a user
+    names a member by what the application set."""
+    found = group.member(name)
+    if found is not None:
+        return found
+    for field, label in (("instance_id", "group.instance.id"), ("client_id", "client.id")):
+        matches = [m for m in group.members if getattr(m, field) == name]
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            raise WhatIfError(
+                f"{label} {name!r} names {len(matches)} members of group {group.group_id!r}; name one by its "
+                f"member id: {', '.join(m.member_id for m in matches)}"
+            )
+    listed = ", ".join(_described(m) for m in group.members) or "none"
+    raise WhatIfError(f"group {group.group_id!r} has no member {name!r} (members: {listed})")
+
+
+def _described(member: Member) -> str:
+    """A member id with what the application named the member by, where that says more."""
+    names = [n for n in (member.instance_id, member.client_id) if n and n not in member.member_id]
+    return f"{member.member_id} ({', '.join(names)})" if names else member.member_id
+
+
 @dataclass(frozen=True, slots=True)
 class RemoveMember:
-    member_id: str
+    member_id: str  # or a group.instance.id or client.id naming one member (named_member)
 
     def apply(self, state: GroupState) -> GroupState:
         group = state.group
-        if not group.member(self.member_id):
-            raise WhatIfError(
-                f"group {group.group_id!r} has no member {self.member_id!r} "
-                f"(members: {', '.join(m.member_id for m in group.members) or 'none'})"
-            )
-        members = tuple(m for m in group.members if m.member_id != self.member_id)
+        gone = named_member(group, self.member_id)
+        members = tuple(m for m in group.members if m is not gone)
         return replace(state, group=replace(group, members=members))
 
 
 @dataclass(frozen=True, slots=True)
 class Subscribe:
-    member_id: str
+    member_id: str  # or a group.instance.id or client.id naming one member (named_member)
     topics: tuple[str, ...]
 
     def apply(self, state: GroupState) -> GroupState:
         group = state.group
-        if not group.member(self.member_id):
-            raise WhatIfError(f"group {group.group_id!r} has no member {self.member_id!r}")
+        changed = named_member(group, self.member_id)
         members = tuple(
-            replace(m, topics=tuple(dict.fromkeys(self.topics))) if m.member_id == self.member_id else m
-            for m in group.members
+            replace(m, topics=tuple(dict.fromkeys(self.topics))) if m is changed else m for m in group.members
         )
         return replace(state, group=replace(group, members=members))
 

@@ -22,6 +22,7 @@ from kgroup.assignors.analysis.whatif import (
     WhatIf,
     WhatIfError,
     apply_all,
+    named_member,
     unknown_topics,
 )
 from kgroup.inspectors.assignor_lookup import invalid_assignment, resolve
@@ -130,6 +131,15 @@ def _require_known(changes: list[WhatIf], cluster: Cluster, absent: set[str], sp
                 )
 
 
+def _member_id(state: GroupState, name: str, flag: str) -> str:
+    """The member id of the member `name` names (a member id, group.instance.id or client.id: named_member), so
+    that the report, the JSON and the simulation all name the member as the coordinator does."""
+    try:
+        return named_member(state.group, name).member_id
+    except WhatIfError as exc:
+        raise InputError(str(exc), field=flag) from None
+
+
 def parse_changes(
     add_members: list[str],
     remove_members: list[str],
@@ -144,7 +154,7 @@ def parse_changes(
 
     `absent_topics`: topics known not to exist on the cluster (read live), which members may subscribe to.
     """
-    changes: list[WhatIf] = [RemoveMember(m) for m in remove_members]
+    changes: list[WhatIf] = [RemoveMember(_member_id(state, m, "--remove-member")) for m in remove_members]
     specs: dict[int, str] = {}
     static = _instances(instances or [], {spec.partition("=")[0] for spec in add_members})
     for spec in add_members:
@@ -161,7 +171,7 @@ def parse_changes(
         if not sep or not member_id:
             raise InputError(f"{spec!r}: expected ID=topic1,topic2", field="--subscribe")
         specs[len(changes)] = spec
-        changes.append(Subscribe(member_id, _topics(topics, "--subscribe")))
+        changes.append(Subscribe(_member_id(state, member_id, "--subscribe"), _topics(topics, "--subscribe")))
     created, cluster = _created(add_topics or [], state.cluster)
     _require_known(changes, cluster, set(absent_topics or ()), specs)
     changes += created

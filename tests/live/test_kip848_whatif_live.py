@@ -334,7 +334,10 @@ def _one_layout(broker: str, assignor: str, seed: int, folder: Path, classes: Pa
         new_topics = sorted(rng.sample(names, rng.randint(1, len(names))))
         if set(new_topics) == set(chosen["topics"]):  # a change, not the same list again
             new_topics = sorted(set(names) - set(new_topics)) or new_topics[:1]
-        predicted = _predicted(broker, admin, group, sizes, folder, "--subscribe", f"{changing}={','.join(new_topics)}")
+        # Named by its client.id, as a user knows a KIP-848 member (its member id is a random UUID).
+        predicted = _predicted(
+            broker, admin, group, sizes, folder, "--subscribe", f"{chosen['name']}={','.join(new_topics)}"
+        )
         members.subscribe(changing, new_topics)
         epoch = _settled(broker, group, len(layout) + 1, epoch)
         judge("subscription change", predicted)
@@ -347,13 +350,14 @@ def _one_layout(broker: str, assignor: str, seed: int, folder: Path, classes: Pa
         epoch = _settled(broker, group, len(layout) + 1, epoch)
         judge("partition increase", predicted)
 
-        # A dynamic member leaves (a static one's close is a temporary leave: its partitions wait for it).
-        leaving = next((ids[m["name"]] for m in layout if not m["instance"] and not m["java"]), None)
+        # A dynamic member leaves (a static one's close is a temporary leave: its partitions wait for it), named by
+        # its client.id too.
+        leaving = next((m["name"] for m in layout if not m["instance"] and not m["java"]), None)
         if leaving is not None:
             predicted = _predicted(
                 broker, admin, group, grown_sizes(sizes, grown, total), folder, "--remove-member", leaving
             )
-            members.remove(leaving)
+            members.remove(ids[leaving])
             _settled(broker, group, len(layout), epoch)
             judge("leave", predicted)
     finally:
