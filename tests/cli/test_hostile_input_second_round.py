@@ -105,7 +105,7 @@ def test_saved_assignments_are_read_as_strictly_as_fixtures(
     [
         ({"client": "bogus"}, "what_if.client: unknown client 'bogus'"),
         ({"assignor": ["nosuchmodule:X"]}, "what_if.assignor: cannot import 'nosuchmodule'"),
-        ({"remove_member": ["nobody"]}, "what_if: group 'g' has no member 'nobody'"),
+        ({"remove_member": ["nobody"]}, "what_if.remove_member: group 'g' has no member 'nobody'"),
         ({"add_partitions": ["orders=-3"]}, "what_if.add_partitions:"),
     ],
 )
