@@ -16,7 +16,7 @@ from itertools import chain
 from operator import attrgetter
 from typing import NamedTuple
 
-from kgroup.assignors.coordinator.consumption import Segment
+from kgroup.assignors.coordinator.consumption import Segment, distinct
 from kgroup.assignors.model import TopicPartition
 
 
@@ -76,8 +76,9 @@ def time_to_stable(
             unsettled[index] = True  # still running when its window closed
         elif ended > latest[index]:
             latest[index] = ended
-    moments = set(map(_START, chain.from_iterable(timelines.values())))
-    moments.update(map(_END, chain.from_iterable(timelines.values())))
+    timeline_lists = [segments for segments, _ in distinct(timelines)]  # partitions that moved together share one
+    moments = set(map(_START, chain.from_iterable(timeline_lists)))
+    moments.update(map(_END, chain.from_iterable(timeline_lists)))
     moments.discard(None)
     for at in moments:
         index = window(at)
@@ -114,12 +115,19 @@ def _mark_unconsumed(
     consumed_topics = {tp.topic for tp, segments in timelines.items() if segments}
     marks = [0] * (len(ends) + 1)
     at_the_end = False
+    # Only whether a close finds some partition unconsumed counts, not how many: partitions with one birth and
+    # one (shared) timeline mark the same closes, so each such pair is walked once.
+    walked: set[tuple[int, int]] = set()
     for tp, born in created.items():
         if tp.topic not in consumed_topics:
             continue
+        timeline = timelines.get(tp, ())
+        if (born, id(timeline)) in walked:
+            continue
+        walked.add((born, id(timeline)))
         covered: float = born  # consumed over (born, covered]: nothing yet
         open_ended = False
-        for _owner, _partitions, start, end in timelines.get(tp, ()):  # unpacked: millions in a large hour
+        for _owner, _partitions, start, end in timeline:  # unpacked: millions in a large hour
             if end is None and start <= now:
                 open_ended = True
             if start > covered:

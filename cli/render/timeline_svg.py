@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 
-from kgroup.assignors.coordinator.consumption import Gap, Segment
+from kgroup.assignors.coordinator.consumption import Gap, Segment, distinct
 from kgroup.assignors.model import TopicPartition
 from kgroup.cli.render.scenario import EVENTS_SHOWN, event_text, settle_cells
 from kgroup.inspectors.simulation.protocol_comparison import ProtocolRun
@@ -153,7 +153,9 @@ def comparison_html(scenario: object, runs: list[ProtocolRun]) -> str:
         picture = run.timeline
         assert picture is not None
         end = max(picture.end_ms, 1)
-        unconsumed = {tp: sum(g.length(end) for g in gs) for tp, gs in picture.gaps.items()}
+        # Partitions that moved together share one list of gaps: each list is summed once.
+        per_list = {id(gs): sum(g.length(end) for g in gs) for gs, _ in distinct(picture.gaps)}
+        unconsumed = {tp: per_list[id(gs)] for tp, gs in picture.gaps.items()}
         ranked = sorted(set(picture.segments) | set(picture.gaps), key=lambda tp: (-unconsumed.get(tp, 0), tp))
         settle = settle_cells(run)
         title = (

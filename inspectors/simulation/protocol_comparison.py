@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from kgroup.assignors.coordinator.consumer.simulation import ConsumerSimulation
-from kgroup.assignors.coordinator.consumption import Gap, Segment
+from kgroup.assignors.coordinator.consumption import Gap, Segment, distinct
 from kgroup.assignors.coordinator.designs.external_coordinator import ExternalCoordinatorGroup
 from kgroup.assignors.model import TopicPartition
 from kgroup.assignors.coordinator.designs.zk_watcher import ZkWatcherGroup
@@ -126,9 +126,11 @@ def _summary(
     notes: tuple[str, ...] = (),
     not_modelled: tuple[int, ...] = (),
 ) -> ProtocolRun:
-    unconsumed = sum(g.length(now) for gs in gaps.values() for g in gs)
-    longest = max((g.length(now) for gs in gaps.values() for g in gs), default=0)
-    owners = tuple(dict.fromkeys(s.owner for segs in ledger_timelines.values() for s in segs))
+    # Once per distinct list: partitions that moved together share their segments and gaps.
+    each_gaps = distinct(gaps)
+    unconsumed = sum(count * g.length(now) for gs, count in each_gaps for g in gs)
+    longest = max((g.length(now) for gs, _ in each_gaps for g in gs), default=0)
+    owners = tuple(dict.fromkeys(s.owner for segs, _ in distinct(ledger_timelines) for s in segs))
     skipped = tuple((scenario.events[i].at_ms, _event_text(scenario.events[i])) for i in not_modelled)
     timeline = Timeline(now, ledger_timelines, gaps, _bands(intervals, now), owners, skipped)
     applies = [_applies(protocol, e) and i not in not_modelled for i, e in enumerate(scenario.events)]

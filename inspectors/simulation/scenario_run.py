@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from kgroup.assignors.base import Assignor
 from kgroup.assignors.coordinator.classic.client import ClassicClient
@@ -28,15 +28,23 @@ class ScenarioOutcome:
     explanations: tuple[Explanation, ...] = ()  # per rebalance: its cause and whom it waited for
     # per rebalance: the indices of the scenario events it follows from (empty: none before it)
     causes: tuple[tuple[int, ...], ...] = ()
+    _unconsumed: dict[int, int] = field(default_factory=dict, compare=False, repr=False)  # id(gaps) -> ms
 
     def caused_by(self, event: ScenarioEvent) -> list[int]:
         """The rebalances (their indices) that follow from `event`."""
         return [r.index for r, events in zip(self.simulation.rebalances, self.causes) if event.index in events]
 
     def unconsumed_ms(self, tp: TopicPartition) -> int:
-        # Gap.length, unpacked: the report ranks every partition of a large group by this.
-        now = self.simulation.now
-        return sum((now if end is None else end) - start for _, start, end in self.gaps.get(tp, ()))
+        gaps = self.gaps.get(tp)
+        if gaps is None:
+            return 0
+        # The report ranks every partition of a large group by this; partitions that moved together share
+        # one list of gaps (ConsumptionLedger.gaps), summed once.
+        known = self._unconsumed.get(id(gaps))
+        if known is None:
+            now = self.simulation.now
+            known = self._unconsumed[id(gaps)] = sum((now if end is None else end) - start for start, end in gaps)
+        return known
 
     @property
     def total_unconsumed_ms(self) -> int:

@@ -99,7 +99,7 @@ class ClassicSimulation(ApplicationEvents):
             TopicPartition(t.name, p): 0 for t in cluster.topics for p in range(t.partitions)
         }
         self.log: list[LogEntry] = []
-        self._names = _Names()  # each partition's name made once: the log names it at every move
+        self._moved = _Moves()  # each set of partitions moved, and their names, listed once: read only
         # (when, leader, topics): the group's leader stopped subscribing to topics another member still wants
         # (a Java leader may then assign without their metadata: pathologies.leader-dropped-topic).
         self.leader_topic_drops: list[tuple[int, str, tuple[str, ...]]] = []
@@ -320,12 +320,11 @@ class ClassicSimulation(ApplicationEvents):
             self.ledger.stop(client.handle, self.now, None if everything else gone)
         client.owned = () if everything else tuple(tp for tp in client.owned if tp not in gone)
         if self.detailed_log:
-            listed = sorted(gone)
-            self.note(f"partitions-{how}", client, partitions=list(map(self._names.__getitem__, listed)))
+            listed, names = self._moved.of(sorted(gone))
+            self.note(f"partitions-{how}", client, partitions=names)
             record = self._current_record()
             if record is not None:
-                bucket = record.revoked if how == "revoked" else record.lost
-                bucket.setdefault(client.handle, []).extend(listed)
+                _add(record.revoked if how == "revoked" else record.lost, client.handle, listed)
         self._reconsider(client)
 
     def _take(self, client: ClassicClient, assigned: tuple[TopicPartition, ...]) -> None:
@@ -338,15 +337,11 @@ class ClassicSimulation(ApplicationEvents):
         if client.consuming and added:
             self.ledger.start(client.handle, added, self.now)
         if self.detailed_log:
-            self.note(
-                "partitions-assigned",
-                client,
-                partitions=list(map(self._names.__getitem__, sorted(added))),
-                generation=client.generation,
-            )
+            listed, names = self._moved.of(sorted(added))
+            self.note("partitions-assigned", client, partitions=names, generation=client.generation)
             record = self._current_record()
             if record is not None and added:
-                record.assigned.setdefault(client.handle, []).extend(sorted(added))
+                _add(record.assigned, client.handle, listed)
         self._reconsider(client)
 
     def _member_removed(self, group_id: str, member_id: str) -> None:
@@ -678,12 +673,30 @@ class ClassicSimulation(ApplicationEvents):
         return {h: c.owned for h, c in self.clients.items() if c.alive}
 
 
-class _Names(dict[TopicPartition, str]):
-    """`str(tp)`, one string per partition: an eager hour of a large group logs millions of moves."""
+class _Moves:
+    """The partitions of a move (sorted) as a list and as their names, one pair per distinct set, shared read
+    only by the log and the rebalance records: an eager hour of a large group logs millions of moves, a
+    member mostly handing back and getting again the same few sets (a thousand-member rolling restart logs
+    about a thousand distinct ones)."""
 
-    def __missing__(self, tp: TopicPartition) -> str:
-        name = self[tp] = str(tp)
-        return name
+    def __init__(self) -> None:
+        self._lists: dict[tuple[TopicPartition, ...], tuple[list[TopicPartition], list[str]]] = {}
+        self._names: dict[TopicPartition, str] = {}  # str(tp), one string per partition
+
+    def of(self, partitions: list[TopicPartition]) -> tuple[list[TopicPartition], list[str]]:
+        key = tuple(partitions)
+        known = self._lists.get(key)
+        if known is None:
+            names = self._names
+            known = self._lists[key] = (partitions, [names.get(tp) or names.setdefault(tp, str(tp)) for tp in key])
+        return known
+
+
+def _add(bucket: dict[str, list[TopicPartition]], member: str, listed: list[TopicPartition]) -> None:
+    """`listed` added to a member's moves in a rebalance record: kept as given (shared, read only) when it is the
+    member's first move, a new list after that."""
+    have = bucket.get(member)
+    bucket[member] = listed if have is None else have + listed
 
 
 _topic_of = itemgetter(0)  # of a TopicPartition, in C

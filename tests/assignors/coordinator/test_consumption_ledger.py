@@ -14,12 +14,12 @@ _moves = ledger_moves.moves(_PARTS, instants=20, step_ms=1000, size=25)
 
 
 def _timelines_by_definition(ledger: ConsumptionLedger) -> dict[TopicPartition, list[Segment]]:
-    """Each segment narrowed to each of its partitions, partitions in the order the segments first name them,
-    each partition's segments by start (closed before open at one start, shorter first), ties as logged."""
+    """Each partition's segments (those naming it), partitions in the order the segments first name them, each
+    partition's segments by start (closed before open at one start, shorter first), ties as logged."""
     result: dict[TopicPartition, list[Segment]] = {}
     for segment in ledger.segments():
         for tp in segment.partitions:
-            result.setdefault(tp, []).append(Segment(segment.owner, (tp,), segment.start, segment.end))
+            result.setdefault(tp, []).append(segment)
     for segments in result.values():
         segments.sort(key=lambda s: (s.start, s.end is None, s.end or 0))
     return result
@@ -49,8 +49,25 @@ def test_gaps_read_the_timelines_of_the_partitions_created() -> None:
     ledger.start("b", [t1], 8_000)
     ledger.stop("a", 9_000)
     assert ledger.gaps({t0: 0, t1: 0, u0: 2_000}) == {
-        t0: [Gap(t0, 9_000, None)],
-        t1: [Gap(t1, 5_000, 8_000)],
-        u0: [Gap(u0, 2_000, None)],
+        t0: [Gap(9_000, None)],
+        t1: [Gap(5_000, 8_000)],
+        u0: [Gap(2_000, None)],
     }
-    assert Gap(t1, 5_000, 8_000).length(60_000) == 3_000 and Gap(t0, 9_000, None).length(60_000) == 51_000
+    assert Gap(5_000, 8_000).length(60_000) == 3_000 and Gap(9_000, None).length(60_000) == 51_000
+
+
+def test_partitions_that_always_moved_together_share_their_timeline_and_gaps() -> None:
+    """An eager hour's memory: a member's partitions move together, and each of their timelines is one list."""
+    t0, t1, t2, u0 = _PARTS[0], _PARTS[1], _PARTS[2], _PARTS[3]
+    ledger = ConsumptionLedger()
+    ledger.start("a", [t0, t1, t2, u0], 0)
+    ledger.stop("a", 4_000)
+    ledger.start("b", [t0, t1, u0], 6_000)
+    ledger.start("a", [t2], 6_000)
+    ledger.stop("b", 9_000, [u0])
+    timelines = ledger.timelines()
+    assert timelines[t0] is timelines[t1] and timelines[t0] is not timelines[t2] is not timelines[u0]
+    assert [s.owner for s in timelines[t0]] == ["a", "b"] and [s.owner for s in timelines[u0]] == ["a", "b"]
+    gaps = ledger.gaps({t0: 0, t1: 0, t2: 0, u0: 0})
+    assert gaps[t0] is gaps[t1] == [Gap(4_000, 6_000)] == gaps[t2]
+    assert gaps[u0] == [Gap(4_000, 6_000), Gap(9_000, None)]
