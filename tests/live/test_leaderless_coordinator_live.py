@@ -61,6 +61,13 @@ def test_every_command_on_a_group_without_a_coordinator_says_which_partition_and
     coordinator = kafka_broker.coordinator_of(nodes, group)
     led_before = {p for p, leader in _offsets_leaders(nodes).items() if leader == coordinator.node_id}
     assert led_before, "the coordinator leads no __consumer_offsets partition"
+    # `kgroup coordinator -b` names the node Kafka's FindCoordinator names, on a cluster of three.
+    located, _ = _kgroup("coordinator", group, "-o", "json", "-b", _bootstrap(nodes))
+    assert located.returncode == 0 and located.stderr == "", located.stderr
+    (where,) = json.loads(located.stdout)["groups"]
+    assert where["leader"] == {"id": coordinator.node_id, "address": coordinator.address}
+    assert where["partition"] in led_before and where["partitions"] == len(_offsets_leaders(nodes))
+    assert where["replicas"] == [coordinator.node_id] == where["isr"]
 
     coordinator.stop()
     assert not coordinator.running
@@ -76,6 +83,16 @@ def test_every_command_on_a_group_without_a_coordinator_says_which_partition_and
         time.sleep(0.5)
 
     common = ("-b", _bootstrap(nodes), "--timeout", str(TIMEOUT_S))
+    # Located still, from the metadata alone: no leader, and the node to bring back.
+    located, _ = _kgroup("coordinator", group, *common)
+    assert located.returncode == 0, located.stderr
+    (row,) = [line for line in located.stdout.splitlines() if line.startswith(group)]
+    assert f"{where['partition']} of {where['partitions']}" in row and "none (no leader)" in row, row
+    note = located.stderr.strip().splitlines()
+    assert len(note) == 1 and note[0].startswith("kgroup: note: "), located.stderr
+    named = LEADERLESS.search(note[0])
+    assert named is not None and (int(named.group(1)), named.group(2)) == (where["partition"], group), note[0]
+    assert f"node {coordinator.node_id}, which is not in the cluster now" in note[0], note[0]
     commands = {
         "describe": ["describe", group, *common],
         "snapshot": ["snapshot", group, "-o", str(tmp_path / "snapshot.yaml"), *common],
