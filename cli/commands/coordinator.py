@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -11,9 +11,6 @@ from kgroup.cli.errors import handle_errors
 from kgroup.cli.options import NOT_LIVE, LiveOptions, OutputOpt, live_options
 from kgroup.cli.output import OutputFormat, document, emit, warn
 from kgroup.inspectors.errors import InputError
-
-if TYPE_CHECKING:
-    from kgroup.inspectors.live.coordinator_location import Located
 
 
 @handle_errors
@@ -67,52 +64,45 @@ def coordinator(
                 f"{located[0].partitions} partitions"
             )
     if located is not None:
-        _emit_located(located, output)
-        return
-    count = partitions or 50
-    rows = [
-        {
-            "group_id": g,
-            "java_hash_code": java_string_hash(g),
-            "partitions": count,
-            "partition": coordinator_partition(g, count),
-        }
-        for g in group_ids
-    ]
-
-    def table(console):
-        from rich.table import Table
-
-        t = Table(show_edge=False, pad_edge=False)
-        for column in ("GROUP", "HASH-CODE", "__consumer_offsets PARTITION"):
-            t.add_column(column, justify="left" if column == "GROUP" else "right")
-        for row in rows:
-            t.add_row(row["group_id"], str(row["java_hash_code"]), f"{row['partition']} of {count}")
-        console.print(t)
-
-    emit(document("coordinator", {"groups": rows}), output, table)
-
-
-def _emit_located(located: list[Located], output: OutputFormat) -> None:
-    for one in located:
-        if one.why_none is not None:
-            warn(f"kgroup: note: {one.why_none}")
-
-    def table(console):
-        from rich.table import Table
-
-        t = Table(show_edge=False, pad_edge=False)
-        for column in ("GROUP", "HASH-CODE", "__consumer_offsets PARTITION", "COORDINATOR (ID)", "REPLICAS", "ISR"):
-            t.add_column(column, justify="right" if column in ("HASH-CODE", "__consumer_offsets PARTITION") else "left")
         for one in located:
-            t.add_row(
-                one.group_id,
-                str(java_string_hash(one.group_id)),
-                f"{one.partition} of {one.partitions}",
-                f"{one.address} ({one.leader})" if one.leader is not None else "none (no leader)",
-                ",".join(map(str, one.replicas)),
-                ",".join(map(str, one.isr)) or "-",
-            )
-        console.print(t)
+            if one.why_none is not None:
+                warn(f"kgroup: note: {one.why_none}")
+        rows = [one.body() for one in located]
+    else:
+        count = partitions or 50
+        rows = [
+            {
+                "group_id": g,
+                "java_hash_code": java_string_hash(g),
+                "partitions": count,
+                "partition": coordinator_partition(g, count),
+            }
+            for g in group_ids
+        ]
+    emit(document("coordinator", {"groups": rows}), output, lambda console: console.print(_table(rows)))
 
-    emit(document("coordinator", {"groups": [one.body() for one in located]}), output, table)
+
+_LIVE_COLUMNS = ("COORDINATOR (ID)", "REPLICAS", "ISR")  # a row read from a cluster (Located.body) has them
+
+
+def _table(rows: list[dict[str, Any]]) -> Any:
+    from rich.table import Table
+
+    live = bool(rows) and "leader" in rows[0]
+    t = Table(show_edge=False, pad_edge=False)
+    t.add_column("GROUP")
+    t.add_column("HASH-CODE", justify="right")
+    t.add_column("__consumer_offsets PARTITION", justify="right")
+    for column in _LIVE_COLUMNS if live else ():
+        t.add_column(column)
+    for row in rows:
+        cells = [row["group_id"], str(row["java_hash_code"]), f"{row['partition']} of {row['partitions']}"]
+        if live:
+            leader = row["leader"]
+            cells += [
+                f"{leader['address']} ({leader['id']})" if leader is not None else "none (no leader)",
+                ",".join(map(str, row["replicas"])),
+                ",".join(map(str, row["isr"])) or "-",
+            ]
+        t.add_row(*cells)
+    return t
