@@ -19,10 +19,11 @@ heartbeat), so start and end are each off by at most one interval, an end by two
 KafkaConsumer starting (a join), the consumer threads being scheduled, and the 20 ms log tail and 250 ms
 ConsumerGroupDescribe polling that time the broker's side. It stays well below what the scenarios tell
 apart: a crash is noticed at its 8 s session timeout, not when the JVM dies, and a static member back within
-its 10 s session causes no rebalance at all. The last seven files are the bundled scenarios' stories (storm,
-static-stuck, rolling-restart, gc-pause, and tour in three parts) scaled to seconds; in the last four, each
-event that starts a rebalance comes at least 8 s after the one before, so that a broker a few seconds late
-cannot fold two into one. docs/conformance.md says what of them does not scale.
+its 10 s session causes no rebalance at all. consumer-protocol-crash is the bundled compare-crash's story
+under the consumer protocol (a crash is an epoch bump at the member's session timeout). The last seven files
+are the bundled scenarios' stories (storm, static-stuck, rolling-restart, gc-pause, and tour in three parts)
+scaled to seconds; in the last four, each event that starts a rebalance comes at least 8 s after the one
+before, so that a broker a few seconds late cannot fold two into one. docs/conformance.md says what of them does not scale.
 """
 
 from __future__ import annotations
@@ -78,6 +79,8 @@ CASES = [
     pytest.param("classic-static-restart.yaml", "librdkafka", "classic", id="classic-static-restart"),
     pytest.param("classic-librdkafka-crash.yaml", "librdkafka", "classic", id="classic-librdkafka-crash"),
     pytest.param("consumer-protocol-join-leave.yaml", "java", "consumer", id="consumer-protocol-join-leave"),
+    # compare-crash's story on the consumer protocol: a crash is noticed at the member's session timeout.
+    pytest.param("consumer-protocol-crash.yaml", "java", "consumer", id="consumer-protocol-crash"),
     pytest.param("classic-subscribe.yaml", "java", "classic", id="classic-subscribe"),
     pytest.param("consumer-protocol-subscribe.yaml", "java", "consumer", id="consumer-protocol-subscribe"),
     pytest.param(
