@@ -16,7 +16,13 @@ from kgroup.cli.render.offsets import delete_tables, reset_tables
 from kgroup.inspectors.offsets.share_reset import reset_group_offsets
 from kgroup.inspectors.offsets.reset_csv import plan_csv
 from kgroup.inspectors.offsets.reset_request import ResetFlags, reset_request
-from kgroup.inspectors.offsets.results import delete_body, reset_body, reset_executed, reset_failures
+from kgroup.inspectors.offsets.results import (
+    delete_body,
+    reset_body,
+    reset_executed,
+    reset_failures,
+    reset_unconfirmed,
+)
 
 offsets = typer.Typer(
     name="offsets", help="Reset or delete a group's committed offsets (dry run unless --execute).", no_args_is_help=True
@@ -181,9 +187,17 @@ def reset(
             warn("kgroup: dry run: nothing was changed; add --execute to apply this plan")
         else:
             warn("kgroup: dry run: nothing was changed")
-    failed = reset_failures(outcomes)
+    failed, unconfirmed = reset_failures(outcomes), reset_unconfirmed(outcomes)
     if failed:
         warn(f"kgroup: error: {len(failed)} partition(s) not reset: " + "; ".join(failed))
+    if unconfirmed:  # the cluster could not be used within --timeout, and the commit may still take effect
+        warn(
+            "kgroup: error: "
+            + "; ".join(unconfirmed)
+            + "; the offsets read back unchanged for now: read them again (kgroup describe) before running this again"
+        )
+        raise typer.Exit(ExitCode.NOT_REACHABLE)
+    if failed:
         raise typer.Exit(ExitCode.RUNTIME_ERROR)
     if any(p.refused for p in plans):
         raise typer.Exit(ExitCode.REFUSED)

@@ -52,6 +52,15 @@ class GroupListing:
 
 
 @dataclass(frozen=True)
+class CommitAnswer:
+    """An offset commit's answer: the partitions the coordinator refused, each with why; and, when the coordinator
+    could not confirm the commit (every partition alike: one record batch), why: it may yet take effect."""
+
+    refused: dict[TopicPartition, str]
+    unconfirmed: str | None
+
+
+@dataclass(frozen=True)
 class Coordinator:
     id: int
     host: str
@@ -204,11 +213,11 @@ class LiveAdmin:
     def forget_metadata(self) -> None:
         self._metadata = None
 
-    def _wait(self, future: Any, what: str) -> Any:
-        """A request's answer within --timeout; a failure is the cluster lost (exit 4), an authentication
-        failure (exit 7), or the cluster's refusal (RunError, exit 1)."""
+    def _wait(self, future: Any, what: str, deadline: float | None = None) -> Any:
+        """A request's answer within --timeout (or by `deadline`, a retry's); a failure is the cluster lost
+        (exit 4), an authentication failure (exit 7), or the cluster's refusal (RunError, exit 1)."""
         since = len(self._errors)
-        deadline = time.monotonic() + self.timeout_s
+        deadline = time.monotonic() + self.timeout_s if deadline is None else deadline
         while True:
             try:
                 return future.result(timeout=_slice(deadline))
@@ -603,33 +612,95 @@ class LiveAdmin:
             partitions, OffsetSpec.for_timestamp(timestamp_ms), IsolationLevel.READ_UNCOMMITTED, KafkaTopicPartition
         )
 
-    def alter_offsets(self, group_id: str, offsets: dict[TopicPartition, int]) -> dict[TopicPartition, str | None]:
-        """Commit `offsets` for the group (AlterConsumerGroupOffsets); per partition, None or why it failed."""
+    def alter_offsets(self, group_id: str, offsets: dict[TopicPartition, int]) -> CommitAnswer:
+        """Commit `offsets` for the group (AlterConsumerGroupOffsets): what the coordinator refused per partition,
+        or why it could not confirm the commit.
+
+        A coordinator moving, loading or unable to replicate answers every partition of the commit (one record
+        batch) with COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE or NOT_COORDINATOR; Kafka's admin
+        client then sends it again until its timeout (AlterConsumerGroupOffsetsHandler.handleError), and so does
+        kgroup, until --timeout. A commit still answered so, or not answered at all while the group's
+        `__consumer_offsets` partition is short of in-sync replicas, is unconfirmed (unconfirmed_writes)."""
         from confluent_kafka import ConsumerGroupTopicPartitions
         from confluent_kafka import TopicPartition as KafkaTopicPartition
 
+        what = f"OffsetCommit of {group_id!r}"
         request = ConsumerGroupTopicPartitions(
             group_id, [KafkaTopicPartition(tp.topic, tp.partition, offset) for tp, offset in offsets.items()]
         )
-        future = self._admin.alter_consumer_group_offsets(
-            [request], request_timeout=_coordinator_request_timeout(self.timeout_s)
-        )[group_id]
-        try:
-            with self._closed_unless_answered(future):
-                result = self._wait(future, f"OffsetCommit of {group_id!r}")
-        except RunError as exc:  # the whole request failed: every partition did
-            return {tp: str(exc) for tp in offsets}  # the whole request failed: every partition did
-        errors = {TopicPartition(tp.topic, tp.partition): tp.error for tp in result.topic_partitions}
+        deadline, attempt, answered = time.monotonic() + self.timeout_s, 0, None
+        while True:
+            future = self._admin.alter_consumer_group_offsets(
+                [request], request_timeout=_coordinator_request_timeout(self.timeout_s)
+            )[group_id]
+            try:
+                with self._closed_unless_answered(future):
+                    result = self._wait(future, what, deadline)
+            except NotReachableError:
+                if answered is not None:  # a retry with no answer by --timeout
+                    return CommitAnswer({}, self._unconfirmed(group_id, answered))
+                why = self._write_stalled(group_id)
+                if why is None:
+                    raise
+                return CommitAnswer({}, f"no answer within {self.timeout_s:g} s: {why}")
+            except RunError as exc:  # the whole request failed: every partition did
+                return CommitAnswer({tp: str(exc) for tp in offsets}, None)
+            errors = {TopicPartition(tp.topic, tp.partition): tp.error for tp in result.topic_partitions}
+            moving = sorted({str(_error_name(e)) for e in errors.values() if _error_name(e) in _COORDINATOR_MOVING})
+            pause = min(0.1 * 2**attempt, 1.0)
+            if not moving:
+                break
+            answered = moving[0]
+            if deadline - time.monotonic() <= pause:
+                return CommitAnswer({}, self._unconfirmed(group_id, answered))
+            attempt += 1
+            time.sleep(pause)
         denied = sorted(
             (tp, _error_name(error)) for tp, error in errors.items() if is_authorization_error(_error_name(error))
         )
         if denied:  # Kafka's tool fails the whole reset on an AuthorizationException; so does kgroup
             (tp, name), rest = denied[0], len(offsets) - len(denied)
-            failure = authorization_failure(str(name), f"OffsetCommit of {group_id!r}", tp.topic, self.settings)
+            failure = authorization_failure(str(name), what, tp.topic, self.settings)
             if rest:
                 failure.args = (f"{failure}; {rest} other partition(s) were committed",)
             raise failure
-        return {tp: None if errors.get(tp) is None else _reason(Exception(errors[tp])) for tp in offsets}
+        return CommitAnswer({tp: _reason(Exception(errors[tp])) for tp in offsets if errors.get(tp) is not None}, None)
+
+    def _unconfirmed(self, group_id: str, error: str) -> str:
+        """Why a write the coordinator kept answering `error` until --timeout may or may not take effect."""
+        why = self._write_stalled(group_id) or (
+            "Kafka answers so to a write it never started (its coordinator moving or loading) and to one it "
+            "appended but could not replicate in time, which takes effect later"
+        )
+        return f"the group's coordinator answered {error} until --timeout ({self.timeout_s:g} s): {why}"
+
+    def _write_stalled(self, group_id: str) -> str | None:
+        """Why a write to `group_id`'s coordinator cannot be completed now, read afresh (the partition may have lost
+        a replica since the command began): its `__consumer_offsets` partition short of min.insync.replicas."""
+        from kgroup.inspectors.live.leaderless_coordinator import OFFSETS_TOPIC
+        from kgroup.inspectors.live.unconfirmed_writes import short_of_in_sync
+
+        try:
+            metadata = self._admin.list_topics(OFFSETS_TOPIC, timeout=min(self.timeout_s, 5.0))
+        except Exception:  # no answer: no diagnosis
+            return None
+        return short_of_in_sync(metadata, group_id, self._offsets_min_insync())
+
+    def _offsets_min_insync(self) -> int | None:
+        """`__consumer_offsets`' min.insync.replicas in force (its own, else the broker's default: DescribeConfigs
+        answers the effective value), or None where it cannot be read (no DESCRIBE_CONFIGS on the topic)."""
+        from confluent_kafka.admin import ConfigResource, ResourceType
+
+        from kgroup.inspectors.live.leaderless_coordinator import OFFSETS_TOPIC
+
+        try:
+            futures = self._admin.describe_configs(
+                [ConfigResource(ResourceType.TOPIC, OFFSETS_TOPIC)], request_timeout=min(self.timeout_s, 5.0)
+            )
+            entries = next(iter(futures.values())).result(min(self.timeout_s, 5.0))
+            return int(entries["min.insync.replicas"].value)
+        except Exception:  # an unreadable setting leaves the write's failure undiagnosed, never fatal
+            return None
 
     def check_topics_visible(self, names: list[str]) -> None:
         """For named topics the cluster's metadata does not list: Kafka leaves out of a Metadata answer for every

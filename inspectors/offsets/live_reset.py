@@ -48,12 +48,14 @@ class GroupOutcome:
     group_id: str
     applied: list[TopicPartition] = field(default_factory=list)
     failed: dict[TopicPartition, str] = field(default_factory=dict)
+    # Sent, not read back, and not confirmed by the coordinator (LiveAdmin.alter_offsets): may still take effect.
+    unconfirmed: dict[TopicPartition, str] = field(default_factory=dict)
     held_back: str | None = None  # why this group's plan was not sent although it was not refused
 
     @property
     def executed(self) -> bool:
         """The plan was sent and every partition of it reads back as planned."""
-        return self.held_back is None and bool(self.applied) and not self.failed
+        return self.held_back is None and bool(self.applied) and not self.failed and not self.unconfirmed
 
 
 def reset_offsets(
@@ -127,15 +129,17 @@ def apply_reset(admin: LiveAdmin, plans: list[GroupPlan], partial: bool = False)
             outcome.held_back = f"not applied: {', '.join(refused)} refused (all or nothing)"
             continue
         wanted = {p.tp: p.new for p in plan.offsets}
-        errors = admin.alter_offsets(plan.group_id, wanted)
+        answer = admin.alter_offsets(plan.group_id, wanted)
         now = admin.committed(plan.group_id)
         for tp, offset in wanted.items():
-            if errors.get(tp):
-                outcome.failed[tp] = errors[tp] or ""
-            elif now.get(tp) != offset:
-                outcome.failed[tp] = f"reads back as {now.get(tp, 'no commit')}, not {offset}"
-            else:
+            if tp in answer.refused:
+                outcome.failed[tp] = answer.refused[tp]
+            elif now.get(tp) == offset:
                 outcome.applied.append(tp)
+            elif answer.unconfirmed is not None:  # reads give what is committed: the commit may still come
+                outcome.unconfirmed[tp] = answer.unconfirmed
+            else:
+                outcome.failed[tp] = f"reads back as {now.get(tp, 'no commit')}, not {offset}"
     return outcomes
 
 

@@ -21,6 +21,8 @@ def reset_status(outcome: GroupOutcome | None, tp: TopicPartition, refused: bool
         return None
     if outcome.held_back:
         return "not applied"
+    if tp in outcome.unconfirmed:
+        return "unconfirmed"  # why: once per group (`reset_unconfirmed`), the same for each of its partitions
     return f"failed: {outcome.failed[tp]}" if tp in outcome.failed else "applied"
 
 
@@ -36,6 +38,8 @@ def reset_result(plan: GroupPlan, outcome: GroupOutcome | None) -> str:
         return outcome.held_back
     if outcome.failed:
         return f"failed: {len(outcome.failed)} of {len(plan.offsets)} partitions"
+    if outcome.unconfirmed:
+        return f"unconfirmed: {len(outcome.unconfirmed)} of {len(plan.offsets)} partitions"
     return "applied"
 
 
@@ -56,6 +60,7 @@ def reset_body(plan: GroupPlan, outcomes: list[GroupOutcome] | None) -> dict[str
         "refused": plan.refused,
         "executed": outcome is not None and outcome.executed,
         "result": reset_result(plan, outcome),
+        "unconfirmed": next(iter(outcome.unconfirmed.values()), None) if outcome is not None else None,
         "partitions": [
             {
                 "topic": o.tp.topic,
@@ -72,6 +77,16 @@ def reset_body(plan: GroupPlan, outcomes: list[GroupOutcome] | None) -> dict[str
 
 def reset_failures(outcomes: list[GroupOutcome] | None) -> list[str]:
     return [f"{o.group_id} {tp}: {why}" for o in outcomes or () for tp, why in o.failed.items()]
+
+
+def reset_unconfirmed(outcomes: list[GroupOutcome] | None) -> list[str]:
+    """Per group whose commit the coordinator could not confirm: how many partitions, and why (one reason per
+    group: the commit is one record batch)."""
+    return [
+        f"group {o.group_id}: {len(o.unconfirmed)} partition(s) unconfirmed, {next(iter(o.unconfirmed.values()))}"
+        for o in outcomes or ()
+        if o.unconfirmed
+    ]
 
 
 def delete_status(row: DeleteRow, outcome: OffsetDeleteOutcome | None) -> str | None:

@@ -378,6 +378,88 @@ def _check_rerun(
         assert again.returncode in (0, 5) and "Traceback" not in again.stderr, again.stderr
 
 
+# ------------------------------------------------------------------------------ writes: the coordinator cannot replicate
+
+
+def _offsets_min_insync(nodes: list[Node], value: str | None) -> None:
+    """Set `__consumer_offsets`' own min.insync.replicas (None: remove it, back to the cluster's 2)."""
+    from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource, ResourceType
+
+    operation = AlterConfigOpType.SET if value is not None else AlterConfigOpType.DELETE
+    entry = ConfigEntry("min.insync.replicas", value or "", incremental_operation=operation)
+    resource = ConfigResource(ResourceType.TOPIC, "__consumer_offsets", incremental_configs=[entry])
+    admin = AdminClient({"bootstrap.servers": _bootstrap([n for n in nodes if n.running])})
+    for future in admin.incremental_alter_configs([resource]).values():
+        future.result(60)
+
+
+def _group_partition_in_sync(nodes: list[Node], group: str) -> tuple[int, list[int]]:
+    metadata = AdminClient({"bootstrap.servers": _bootstrap([n for n in nodes if n.running])}).list_topics(
+        "__consumer_offsets", timeout=30
+    )
+    offsets = metadata.topics["__consumer_offsets"].partitions
+    index = _partition_for(group, len(offsets))
+    return index, sorted(offsets[index].isrs)
+
+
+def _admin_commits(nodes: list[Node], group: str, topic: str) -> dict[int, int]:
+    """The group's commits as the admin client reads them: what is committed, without waiting for pending writes
+    (OffsetFetch without require_stable; a consumer's, with it, waits for them and answers NOT_COORDINATOR)."""
+    from confluent_kafka import ConsumerGroupTopicPartitions
+
+    admin = AdminClient({"bootstrap.servers": _bootstrap([n for n in nodes if n.running])})
+    answer = admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group)])[group].result(60)
+    return {tp.partition: tp.offset for tp in answer.topic_partitions if tp.topic == topic}
+
+
+def test_a_reset_the_coordinator_cannot_replicate_is_unconfirmed_and_takes_effect_later(
+    restored_cluster: list[Node],
+) -> None:
+    """The group's `__consumer_offsets` partition short of min.insync.replicas (3 on the topic, one follower
+    stopped): the coordinator appends the commit, cannot complete it (the leader's high watermark waits), and
+    answers COORDINATOR_NOT_AVAILABLE after offsets.commit.timeout.ms (5 s). kgroup sends it again until
+    --timeout, as Kafka's admin client does, then says the reset is unconfirmed, naming the partition and the
+    node to bring back (exit 4); the offsets read back unchanged meanwhile. Once the node is back in sync the
+    reset has taken effect, as kgroup said it would: reporting it as failed would have been wrong."""
+    nodes = restored_cluster
+    topic, group = _seed(nodes)
+    _offsets_min_insync(nodes, "3")
+    try:
+        follower = next(n for n in nodes if n is not kafka_broker.coordinator_of(nodes, group))
+        follower.stop()
+        deadline = time.monotonic() + 60  # the controller takes a stopped node out of the ISR (controlled shutdown)
+        while follower.node_id in (in_sync := _group_partition_in_sync(nodes, group))[1]:
+            assert time.monotonic() < deadline, f"node {follower.node_id} is still in sync: {in_sync}"
+            time.sleep(0.2)
+        index = in_sync[0]
+        running = _bootstrap([n for n in nodes if n.running])
+        done = _kgroup(
+            "offsets", "reset", group, "--topic", topic, "--to-earliest", "--execute", "-b", running,
+            "--timeout", "8", "-o", "json",
+        )  # fmt: skip
+        assert done.returncode == 4 and "Traceback" not in done.stderr, done.stderr
+        line = _first_line(done)
+        assert line.startswith(f"kgroup: error: group {group}: 3 partition(s) unconfirmed"), line
+        assert f"__consumer_offsets-{index}, the partition that holds group '{group}'" in line, line
+        assert "below its min.insync.replicas 3" in line and f"node(s) {follower.node_id} are back in sync" in line
+        body = json.loads(done.stdout)
+        assert body["executed"] is False
+        assert [p["status"] for p in body["groups"][0]["partitions"]] == ["unconfirmed"] * len(COMMITTED)
+        assert _admin_commits(nodes, group, topic) == COMMITTED  # what is committed: not yet the reset
+
+        follower.start()
+        kafka_broker.wait_fully_replicated(nodes)
+        assert _committed(nodes, group, topic) == dict.fromkeys(COMMITTED, 0)  # the reset, taken effect
+        record(
+            "offsets-reset --execute (__consumer_offsets short of min.insync.replicas)",
+            done.returncode,
+            done.stderr,
+            "Kafka: appended, not completed; unchanged until the node was back, then applied; output: unconfirmed",
+        )
+    finally:
+        _offsets_min_insync(nodes, None)
+
+
 # ------------------------------------------------------------------------------ lag record: coordinator moves
 
 

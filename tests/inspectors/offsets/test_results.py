@@ -13,6 +13,7 @@ from kgroup.inspectors.offsets.results import (
     reset_executed,
     reset_failures,
     reset_result,
+    reset_unconfirmed,
 )
 
 T0, T1 = TopicPartition("t", 0), TopicPartition("t", 1)
@@ -80,3 +81,16 @@ def test_a_delete_with_a_subscribed_topic_refused_deletes_the_rest_only_when_par
     partial = OffsetDeleteOutcome(deleted=[T1])
     assert delete_result(plan, partial) == "deleted; 1 partition(s) refused"
     assert delete_body(plan, partial)["executed"] is False  # not every partition asked for was deleted
+
+
+def test_a_commit_the_coordinator_could_not_confirm_is_unconfirmed_not_failed() -> None:
+    plans = [_plan("g")]
+    why = "the group's coordinator answered COORDINATOR_NOT_AVAILABLE until --timeout (8 s): ..."
+    outcomes = [GroupOutcome("g", unconfirmed={T0: why, T1: why})]
+    assert reset_result(plans[0], outcomes[0]) == "unconfirmed: 2 of 2 partitions"
+    assert not reset_executed(plans, outcomes)
+    body = reset_body(plans[0], outcomes)
+    assert [p["status"] for p in body["partitions"]] == ["unconfirmed", "unconfirmed"]
+    assert body["unconfirmed"] == why
+    assert reset_failures(outcomes) == []
+    assert reset_unconfirmed(outcomes) == [f"group g: 2 partition(s) unconfirmed, {why}"]
