@@ -737,12 +737,26 @@ class LiveAdmin:
         """Delete each group with its committed offsets (DeleteGroups); per group, None or why it failed."""
         failed: dict[str, str | None] = {}
         for group_id in dict.fromkeys(group_ids):
+            what = f"DeleteGroups of {group_id!r}"
             try:
-                self._at_coordinator("delete_consumer_groups", [group_id], group_id, f"DeleteGroups of {group_id!r}")
+                self._at_coordinator("delete_consumer_groups", [group_id], group_id, what)
                 failed[group_id] = None
             except RunError as exc:
                 failed[group_id] = str(exc)
+            except NotReachableError as exc:
+                raise self.unconfirmed_write(exc, what, group_id) from None
         return failed
+
+    def unconfirmed_write(self, error: NotReachableError, what: str, group_id: str) -> NotReachableError:
+        """`error`, a write to `group_id`'s coordinator with no answer by --timeout, said as unconfirmed where the
+        group's `__consumer_offsets` partition is short of in-sync replicas (unconfirmed_writes: the coordinator
+        appended it and completes it once they are back); else `error` as it is."""
+        why = self._write_stalled(group_id)
+        if why is None:
+            return error
+        return NotReachableError(
+            f"{what} unconfirmed: the group's coordinator did not confirm it within {self.timeout_s:g} s: {why}"
+        )
 
     def _offsets(self, partitions: list[TopicPartition], spec: Any, level: Any, make: Any) -> dict[TopicPartition, int]:
         """ListOffsets at each partition's leader. librdkafka sends it to the leader its metadata knew and waits

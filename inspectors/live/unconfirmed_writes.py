@@ -7,8 +7,9 @@ factor (Partition.maybeIncrementLeaderHW, isUnderMinIsr, effectiveMinIsr). The w
 (offsets.commit.timeout.ms) and the coordinator answers COORDINATOR_NOT_AVAILABLE (CoordinatorOperationExceptionHelper
 maps REQUEST_TIMED_OUT to it), while the record stays in the log: once the missing replicas are back in sync, the high
 watermark passes it and the write takes effect. Reads keep answering from what is committed. So such a write is
-unconfirmed, not failed: measured on Apache Kafka 4.2.1 (tests/live/test_cluster_faults_live.py), a reset answered
-COORDINATOR_NOT_AVAILABLE read back unchanged, and applied once the stopped replica was back.
+unconfirmed, not failed: measured on Apache Kafka 4.2.1 (tests/live/test_cluster_faults_live.py), an offsets reset,
+an offsets delete and a group delete each read back unchanged meanwhile, and each took effect once the stopped
+replica was back.
 """
 
 from __future__ import annotations

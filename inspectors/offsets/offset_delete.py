@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from kgroup.assignors.model import TopicPartition, sort_partitions
 from kgroup.assignors.offsets.delete_rules import group_refusal, subscribed_topics, topic_refusal
-from kgroup.inspectors.errors import NotFoundError, RunError
+from kgroup.inspectors.errors import NotFoundError, NotReachableError, RunError
 from kgroup.inspectors.live.admin import LiveAdmin, enum_name, state_label
 from kgroup.inspectors.live.leader_view import leader_views
 from kgroup.inspectors.live.offset_delete_sender import offset_delete_unsupported, send_offset_delete
@@ -117,7 +117,10 @@ def apply_offset_delete(admin: LiveAdmin, plan: OffsetDeletePlan, partial: bool 
     if plan.unsupported:
         raise RunError(f"{plan.unsupported}; nothing was changed")
     wanted = [r.tp for r in plan.deletable]
-    answer = send_offset_delete(admin.settings, plan.group_id, wanted, admin.timeout_s)
+    try:
+        answer = send_offset_delete(admin.settings, plan.group_id, wanted, admin.timeout_s)
+    except NotReachableError as exc:
+        raise admin.unconfirmed_write(exc, f"OffsetDelete of {plan.group_id!r}", plan.group_id) from None
     if answer.error is not None:  # DeleteConsumerGroupOffsetsHandler: a group error fails every partition
         target = outcome.refused if answer.error.startswith(BROKER_REFUSALS) else outcome.failed
         target.update({tp: f"{answer.error} (OffsetDelete on {answer.coordinator})" for tp in wanted})

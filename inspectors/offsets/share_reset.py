@@ -33,7 +33,7 @@ from kgroup.assignors.offsets.reset_plan import (
     refusal,
 )
 from kgroup.inspectors.errors import InputError, NotFoundError
-from kgroup.inspectors.live.admin import LiveAdmin
+from kgroup.inspectors.live.admin import CommitAnswer, LiveAdmin
 from kgroup.inspectors.live.share_group_writes import send_alter_share_offsets, share_group_ids
 from kgroup.inspectors.live.share_groups import ShareGroup, read_share_groups
 from kgroup.inspectors.offsets.live_reset import (
@@ -134,11 +134,12 @@ class _StartOffsets:
     def __init__(self, admin: LiveAdmin) -> None:
         self.admin = admin
 
-    def alter_offsets(self, group_id: str, offsets: dict[TopicPartition, int]) -> dict[TopicPartition, str | None]:
+    def alter_offsets(self, group_id: str, offsets: dict[TopicPartition, int]) -> CommitAnswer:
         answer = send_alter_share_offsets(self.admin.settings, group_id, offsets, self.admin.timeout_s)
         if answer.error is not None:  # AlterShareGroupOffsetsHandler: a top-level error fails every partition
-            return {tp: answer.error for tp in offsets}
-        return {tp: answer.partitions.get((tp.topic, tp.partition)) for tp in offsets}
+            return CommitAnswer({tp: answer.error for tp in offsets}, None)
+        errors = {tp: answer.partitions.get((tp.topic, tp.partition)) for tp in offsets}
+        return CommitAnswer({tp: error for tp, error in errors.items() if error is not None}, None)
 
     def committed(self, group_id: str) -> dict[TopicPartition, int]:
         read = read_share_groups(self.admin, [group_id]).get(group_id)

@@ -412,50 +412,84 @@ def _admin_commits(nodes: list[Node], group: str, topic: str) -> dict[int, int]:
     return {tp.partition: tp.offset for tp in answer.topic_partitions if tp.topic == topic}
 
 
-def test_a_reset_the_coordinator_cannot_replicate_is_unconfirmed_and_takes_effect_later(
+def _groups_on_one_partition(nodes: list[Node], count: int) -> list[str]:
+    """`count` new group names that `__consumer_offsets` keeps in one partition (so one coordinator)."""
+    metadata = AdminClient({"bootstrap.servers": _bootstrap(nodes)}).list_topics("__consumer_offsets", timeout=30)
+    partitions = len(metadata.topics["__consumer_offsets"].partitions)
+    first = f"billing-{uuid.uuid4().hex[:8]}"
+    names = [first]
+    while len(names) < count:
+        name = f"billing-{uuid.uuid4().hex[:8]}"
+        if _partition_for(name, partitions) == _partition_for(first, partitions):
+            names.append(name)
+    return names
+
+
+def test_writes_the_coordinator_cannot_replicate_are_unconfirmed_and_take_effect_later(
     restored_cluster: list[Node],
 ) -> None:
-    """The group's `__consumer_offsets` partition short of min.insync.replicas (3 on the topic, one follower
-    stopped): the coordinator appends the commit, cannot complete it (the leader's high watermark waits), and
-    answers COORDINATOR_NOT_AVAILABLE after offsets.commit.timeout.ms (5 s). kgroup sends it again until
-    --timeout, as Kafka's admin client does, then says the reset is unconfirmed, naming the partition and the
-    node to bring back (exit 4); the offsets read back unchanged meanwhile. Once the node is back in sync the
-    reset has taken effect, as kgroup said it would: reporting it as failed would have been wrong."""
+    """The groups' `__consumer_offsets` partition short of min.insync.replicas (3 on the topic, one follower
+    stopped): the coordinator appends each write, cannot complete it (the leader's high watermark waits), and
+    answers COORDINATOR_NOT_AVAILABLE after offsets.commit.timeout.ms (5 s). An offsets reset is sent again until
+    --timeout, as Kafka's admin client does, an offsets delete and a group delete too; kgroup then says each is
+    unconfirmed, naming the partition and the node to bring back (exit 4), and the offsets read back unchanged
+    meanwhile. Once the node is back in sync, each has taken effect, as kgroup said it would: reporting them as
+    failed would have been wrong."""
     nodes = restored_cluster
-    topic, group = _seed(nodes)
+    topic = f"orders-{uuid.uuid4().hex[:8]}"
+    topic_with_records(_bootstrap(nodes), topic, [5, 4, 3])
+    reset, offsets_deleted, deleted = _groups_on_one_partition(nodes, 3)
+    for group in (reset, offsets_deleted, deleted):
+        commit(_bootstrap(nodes), group, {(topic, p): o for p, o in COMMITTED.items()})
     _offsets_min_insync(nodes, "3")
     try:
-        follower = next(n for n in nodes if n is not kafka_broker.coordinator_of(nodes, group))
+        follower = next(n for n in nodes if n is not kafka_broker.coordinator_of(nodes, reset))
         follower.stop()
         deadline = time.monotonic() + 60  # the controller takes a stopped node out of the ISR (controlled shutdown)
-        while follower.node_id in (in_sync := _group_partition_in_sync(nodes, group))[1]:
+        while follower.node_id in (in_sync := _group_partition_in_sync(nodes, reset))[1]:
             assert time.monotonic() < deadline, f"node {follower.node_id} is still in sync: {in_sync}"
             time.sleep(0.2)
-        index = in_sync[0]
-        running = _bootstrap([n for n in nodes if n.running])
+        where = f"__consumer_offsets-{in_sync[0]}, the partition that holds group "
+        why = "below its min.insync.replicas 3: its leader appends a write but cannot complete it, and the write "
+        why += f"takes effect once node(s) {follower.node_id} are back in sync"
+        running = ("-b", _bootstrap([n for n in nodes if n.running]), "--timeout", "8")
+
         done = _kgroup(
-            "offsets", "reset", group, "--topic", topic, "--to-earliest", "--execute", "-b", running,
-            "--timeout", "8", "-o", "json",
-        )  # fmt: skip
+            "offsets", "reset", reset, "--topic", topic, "--to-earliest", "--execute", *running, "-o", "json"
+        )
         assert done.returncode == 4 and "Traceback" not in done.stderr, done.stderr
         line = _first_line(done)
-        assert line.startswith(f"kgroup: error: group {group}: 3 partition(s) unconfirmed"), line
-        assert f"__consumer_offsets-{index}, the partition that holds group '{group}'" in line, line
-        assert "below its min.insync.replicas 3" in line and f"node(s) {follower.node_id} are back in sync" in line
+        assert line.startswith(f"kgroup: error: group {reset}: 3 partition(s) unconfirmed"), line
+        assert f"{where}'{reset}'" in line and why in line, line
         body = json.loads(done.stdout)
         assert body["executed"] is False
         assert [p["status"] for p in body["groups"][0]["partitions"]] == ["unconfirmed"] * len(COMMITTED)
-        assert _admin_commits(nodes, group, topic) == COMMITTED  # what is committed: not yet the reset
+        outcomes = {"offsets-reset": done}
+        for command, group, args in (
+            ("offsets-delete", offsets_deleted, ("offsets", "delete", offsets_deleted, "--topic", topic)),
+            ("groups-delete", deleted, ("groups", "delete", deleted)),
+        ):
+            done = outcomes[command] = _kgroup(*args, "--execute", *running)
+            assert done.returncode == 4 and "Traceback" not in done.stderr, done.stderr
+            request = "OffsetDelete" if command == "offsets-delete" else "DeleteGroups"
+            assert _first_line(done).startswith(f"kgroup: error: {request} of '{group}' unconfirmed: "), done.stderr
+            assert f"{where}'{group}'" in done.stderr and why in done.stderr, done.stderr
+        for group in (reset, offsets_deleted, deleted):  # what is committed: none of the three writes yet
+            assert _admin_commits(nodes, group, topic) == COMMITTED, group
 
         follower.start()
         kafka_broker.wait_fully_replicated(nodes)
-        assert _committed(nodes, group, topic) == dict.fromkeys(COMMITTED, 0)  # the reset, taken effect
-        record(
-            "offsets-reset --execute (__consumer_offsets short of min.insync.replicas)",
-            done.returncode,
-            done.stderr,
-            "Kafka: appended, not completed; unchanged until the node was back, then applied; output: unconfirmed",
-        )
+        assert _committed(nodes, reset, topic) == dict.fromkeys(COMMITTED, 0)  # each write, taken effect
+        assert _admin_commits(nodes, offsets_deleted, topic) == {}
+        listed = AdminClient({"bootstrap.servers": _bootstrap(nodes)}).list_consumer_groups().result(60)
+        assert deleted not in {g.group_id for g in listed.valid}
+        for command, done in outcomes.items():
+            record(
+                f"{command} --execute (__consumer_offsets short of min.insync.replicas)",
+                done.returncode,
+                done.stderr,
+                "Kafka: appended, not completed; unchanged until the node was back, then done; output: unconfirmed",
+            )
     finally:
         _offsets_min_insync(nodes, None)
 
