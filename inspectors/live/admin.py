@@ -37,6 +37,9 @@ from kgroup.inspectors.live.wire.errors import AuthenticationFailed, KafkaClient
 
 READ_UNCOMMITTED, READ_COMMITTED = "read_uncommitted", "read_committed"
 _LEADER_WAIT_S = 3.0  # a live partition leader answers ListOffsets within this on a busy machine
+# The diagnosis of a write unconfirmed at --timeout (a Metadata and a DescribeConfigs read): a cluster that
+# answers does so in milliseconds, so a few seconds on a busy machine; more would only delay the line.
+_DIAGNOSIS_S = 3.0
 _SLICE_S = 0.25  # how often a wait looks at librdkafka's errors (a refused connection ends it early)
 # A broker on a reachable address answers Metadata within this on a busy machine; past it kgroup looks at what
 # the address is (kgroup.inspectors.live.probe) rather than waiting out --timeout.
@@ -636,13 +639,11 @@ class LiveAdmin:
             try:
                 with self._closed_unless_answered(future):
                     result = self._wait(future, what, deadline)
-            except NotReachableError:
-                if answered is not None:  # a retry with no answer by --timeout
-                    return CommitAnswer({}, self._unconfirmed(group_id, answered))
-                why = self._write_stalled(group_id)
+            except NotReachableError:  # no answer by --timeout (to the first request, or to a retry)
+                why = self._unconfirmed(group_id, answered)
                 if why is None:
                     raise
-                return CommitAnswer({}, f"no answer within {self.timeout_s:g} s: {why}")
+                return CommitAnswer({}, why)
             except RunError as exc:  # the whole request failed: every partition did
                 return CommitAnswer({tp: str(exc) for tp in offsets}, None)
             errors = {TopicPartition(tp.topic, tp.partition): tp.error for tp in result.topic_partitions}
@@ -666,38 +667,51 @@ class LiveAdmin:
             raise failure
         return CommitAnswer({tp: _reason(Exception(errors[tp])) for tp in offsets if errors.get(tp) is not None}, None)
 
-    def _unconfirmed(self, group_id: str, error: str) -> str:
-        """Why a write the coordinator kept answering `error` until --timeout may or may not take effect."""
-        why = self._write_stalled(group_id) or (
+    def _unconfirmed(self, group_id: str, answered: str | None) -> str | None:
+        """Why a write to `group_id`'s coordinator is unconfirmed at --timeout, or None where it is not.
+
+        `answered`: the error the coordinator kept answering (COORDINATOR_NOT_AVAILABLE, ...), which Kafka gives
+        both to a write it never started and to one it appended but could not replicate in time: unconfirmed
+        either way. None: it never answered, which is unconfirmed only where the group's `__consumer_offsets`
+        partition is short of in-sync replicas (else the cluster is simply not answering)."""
+        why = self._write_stalled(group_id)
+        if answered is None:
+            return None if why is None else f"the group's coordinator did not answer within {self.timeout_s:g} s: {why}"
+        why = why or (
             "Kafka answers so to a write it never started (its coordinator moving or loading) and to one it "
             "appended but could not replicate in time, which takes effect later"
         )
-        return f"the group's coordinator answered {error} until --timeout ({self.timeout_s:g} s): {why}"
+        return f"the group's coordinator answered {answered} until --timeout ({self.timeout_s:g} s): {why}"
 
     def _write_stalled(self, group_id: str) -> str | None:
         """Why a write to `group_id`'s coordinator cannot be completed now, read afresh (the partition may have lost
-        a replica since the command began): its `__consumer_offsets` partition short of min.insync.replicas."""
+        a replica since the command began): its `__consumer_offsets` partition short of min.insync.replicas.
+
+        Asked once --timeout has run out, so both reads share a budget of at most _DIAGNOSIS_S: a cluster that
+        stopped answering meanwhile delays the command's line by that much, never by another --timeout."""
         from kgroup.inspectors.live.leaderless_coordinator import OFFSETS_TOPIC
         from kgroup.inspectors.live.unconfirmed_writes import short_of_in_sync
 
+        deadline = time.monotonic() + min(self.timeout_s, _DIAGNOSIS_S)
         try:
-            metadata = self._admin.list_topics(OFFSETS_TOPIC, timeout=min(self.timeout_s, 5.0))
+            metadata = self._admin.list_topics(OFFSETS_TOPIC, timeout=max(0.1, deadline - time.monotonic()))
         except Exception:  # no answer: no diagnosis
             return None
-        return short_of_in_sync(metadata, group_id, self._offsets_min_insync())
+        return short_of_in_sync(metadata, group_id, self._offsets_min_insync(max(0.1, deadline - time.monotonic())))
 
-    def _offsets_min_insync(self) -> int | None:
+    def _offsets_min_insync(self, within_s: float) -> int | None:
         """`__consumer_offsets`' min.insync.replicas in force (its own, else the broker's default: DescribeConfigs
-        answers the effective value), or None where it cannot be read (no DESCRIBE_CONFIGS on the topic)."""
+        answers the effective value), or None where it cannot be read within `within_s` (no DESCRIBE_CONFIGS on
+        the topic, no answer)."""
         from confluent_kafka.admin import ConfigResource, ResourceType
 
         from kgroup.inspectors.live.leaderless_coordinator import OFFSETS_TOPIC
 
         try:
             futures = self._admin.describe_configs(
-                [ConfigResource(ResourceType.TOPIC, OFFSETS_TOPIC)], request_timeout=min(self.timeout_s, 5.0)
+                [ConfigResource(ResourceType.TOPIC, OFFSETS_TOPIC)], request_timeout=within_s
             )
-            entries = next(iter(futures.values())).result(min(self.timeout_s, 5.0))
+            entries = next(iter(futures.values())).result(within_s)
             return int(entries["min.insync.replicas"].value)
         except Exception:  # an unreadable setting leaves the write's failure undiagnosed, never fatal
             return None
@@ -751,12 +765,8 @@ class LiveAdmin:
         """`error`, a write to `group_id`'s coordinator with no answer by --timeout, said as unconfirmed where the
         group's `__consumer_offsets` partition is short of in-sync replicas (unconfirmed_writes: the coordinator
         appended it and completes it once they are back); else `error` as it is."""
-        why = self._write_stalled(group_id)
-        if why is None:
-            return error
-        return NotReachableError(
-            f"{what} unconfirmed: the group's coordinator did not confirm it within {self.timeout_s:g} s: {why}"
-        )
+        why = self._unconfirmed(group_id, None)
+        return error if why is None else NotReachableError(f"{what} unconfirmed: {why}")
 
     def _offsets(self, partitions: list[TopicPartition], spec: Any, level: Any, make: Any) -> dict[TopicPartition, int]:
         """ListOffsets at each partition's leader. librdkafka sends it to the leader its metadata knew and waits

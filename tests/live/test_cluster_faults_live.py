@@ -122,13 +122,9 @@ def _offsets_partition_state(nodes: list[Node], group: str) -> str:
     """The group's `__consumer_offsets` partition as the cluster's metadata gives it (leader and in-sync
     replicas: did the group have a coordinator to answer?), and what each node's log last said of it."""
     try:
-        metadata = AdminClient({"bootstrap.servers": _bootstrap([n for n in nodes if n.running])}).list_topics(
-            timeout=30
-        )
+        index, partition = _group_offsets_partition(nodes, group)
     except KafkaException as exc:
         return f"no metadata ({exc})"
-    index = _partition_for(group, len(metadata.topics["__consumer_offsets"].partitions))
-    partition = metadata.topics["__consumer_offsets"].partitions[index]
     name = f"__consumer_offsets-{index}"
     return f"{name}, leader {partition.leader}, isr {sorted(partition.isrs)}; " + "; ".join(
         f"node {n.node_id}'s log on it: {_log_lines(n, name)}" for n in nodes
@@ -393,13 +389,15 @@ def _offsets_min_insync(nodes: list[Node], value: str | None) -> None:
         future.result(60)
 
 
-def _group_partition_in_sync(nodes: list[Node], group: str) -> tuple[int, list[int]]:
+def _group_offsets_partition(nodes: list[Node], group: str) -> tuple[int, Any]:
+    """The group's `__consumer_offsets` partition: its index and its metadata (leader, replicas, in-sync replicas)
+    as the running nodes give them."""
     metadata = AdminClient({"bootstrap.servers": _bootstrap([n for n in nodes if n.running])}).list_topics(
         "__consumer_offsets", timeout=30
     )
     offsets = metadata.topics["__consumer_offsets"].partitions
     index = _partition_for(group, len(offsets))
-    return index, sorted(offsets[index].isrs)
+    return index, offsets[index]
 
 
 def _admin_commits(nodes: list[Node], group: str, topic: str) -> dict[int, int]:
@@ -446,10 +444,10 @@ def test_writes_the_coordinator_cannot_replicate_are_unconfirmed_and_take_effect
         follower = next(n for n in nodes if n is not kafka_broker.coordinator_of(nodes, reset))
         follower.stop()
         deadline = time.monotonic() + 60  # the controller takes a stopped node out of the ISR (controlled shutdown)
-        while follower.node_id in (in_sync := _group_partition_in_sync(nodes, reset))[1]:
-            assert time.monotonic() < deadline, f"node {follower.node_id} is still in sync: {in_sync}"
+        while follower.node_id in (held := _group_offsets_partition(nodes, reset))[1].isrs:
+            assert time.monotonic() < deadline, f"node {follower.node_id} is still in sync: {sorted(held[1].isrs)}"
             time.sleep(0.2)
-        where = f"__consumer_offsets-{in_sync[0]}, the partition that holds group "
+        where = f"__consumer_offsets-{held[0]}, the partition that holds group "
         why = "below its min.insync.replicas 3: its leader appends a write but cannot complete it, and the write "
         why += f"takes effect once node(s) {follower.node_id} are back in sync"
         running = ("-b", _bootstrap([n for n in nodes if n.running]), "--timeout", "8")
