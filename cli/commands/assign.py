@@ -10,7 +10,7 @@ from kgroup.cli.render import documents
 from kgroup.cli.errors import handle_errors
 from kgroup.cli.options import NOT_LIVE, ClientOpt, FixtureArg, GroupOpt, LiveOptions, OutputOpt, live_options, load
 from kgroup.cli.output import OutputFormat, document, emit, warn
-from kgroup.cli.render.tables import print_run
+from kgroup.cli.render.tables import client_ids, print_run
 from kgroup.inspectors.errors import RunError
 from kgroup.inspectors.simulation.whatif_run import WhatIfFlags, leader_client, require_valid, simulate
 
@@ -69,4 +69,5 @@ def assign(
         body["threads"] = {t: documents.partitions(p) for t, p in run.threads.items()}
     for line in loaded.warnings:
         warn(line)
-    emit(document("assignment", body), output, lambda console: print_run(console, run, run.assignor))
+    clients = client_ids(sim.before.group.members)
+    emit(document("assignment", body), output, lambda console: print_run(console, run, run.assignor, clients))

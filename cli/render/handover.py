@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from rich.console import Console
@@ -49,8 +50,14 @@ def handover_body(h: Handover) -> dict[str, Any]:
     }
 
 
-def print_handover(console: Console, h: Handover, assignor: str) -> None:
-    """The reconciliation path under the heartbeat interval (worst case over the members' phases)."""
+def print_handover(console: Console, h: Handover, assignor: str, clients: Mapping[str, str] | None = None) -> None:
+    """The reconciliation path under the heartbeat interval (worst case over the members' phases). `clients`:
+    client.id by member id (tables.client_ids), said beside each member id it names."""
+    clients = clients or {}
+
+    def named(member: str) -> str:
+        return f"{member} ({clients[member]})" if member in clients else member
+
     epoch = f" (epoch {h.group_epoch})" if h.group_epoch is not None else ""
     default = ", the group's" if h.interval_known else ", Kafka's default, assumed: the group's own is not known"
     console.print(
@@ -71,18 +78,20 @@ def print_handover(console: Console, h: Handover, assignor: str) -> None:
             parts.append(f"takes {_list(step.receives_free)} at its next heartbeat")
         if step.receives_after_revocation:
             parts.append(
-                f"gets {_list(step.receives_after_revocation)} once {', '.join(step.waits_for)} "
+                f"gets {_list(step.receives_after_revocation)} once {', '.join(map(named, step.waits_for))} "
                 "acknowledged revoking them"
             )
         if parts:
             console.print(
-                f"  {step.member_id}: " + "; ".join(parts) + f" [{step.state}]",
+                f"  {named(step.member_id)}: " + "; ".join(parts) + f" [{step.state}]",
                 markup=False,
                 highlight=False,
                 soft_wrap=True,
             )
     for member in h.departed:
-        console.print(f"  {member}: left; its partitions were released when it did", markup=False, highlight=False)
+        console.print(
+            f"  {named(member)}: left; its partitions were released when it did", markup=False, highlight=False
+        )
     handed = [m for m in h.moves if m.target is not None]
     console.print(
         f"  {len(h.revoked_first)} of {len(handed)} partitions taking a new owner wait for a revocation; "

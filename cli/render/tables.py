@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from itertools import groupby
 from typing import Any
 
@@ -12,7 +12,7 @@ from rich.table import Table as AnyTable
 from kgroup.assignors.analysis.checks import CheckResult
 from kgroup.assignors.analysis.diff import AssignmentDiff
 from kgroup.assignors.analysis.evaluate import AssignorRun
-from kgroup.assignors.model import Assignment, TopicPartition
+from kgroup.assignors.model import Assignment, Member, TopicPartition
 from kgroup.cli.render.titled import Table
 from kgroup.assignors.analysis.whatif import AddMember, AddTopic, RemoveMember, Subscribe, WhatIf
 
@@ -56,12 +56,29 @@ def _clipped(text: str) -> str:
     return " ".join(chunks[: CELL_LINES - 1] + [f"... {len(chunks) - CELL_LINES + 1} more"])
 
 
-def assignment_table(title: str, value: Assignment, change: AssignmentDiff | None = None) -> Table:
+def client_ids(members: Iterable[Member]) -> dict[str, str]:
+    """Each member's client.id where its member id does not already say it: a consumer-protocol member's id is a
+    random Uuid, so the application's name for it is only in client.id (a classic member's id starts with it)."""
+    return {m.member_id: m.client_id for m in members if m.client_id and m.client_id not in m.member_id}
+
+
+def assignment_table(
+    title: str, value: Assignment, change: AssignmentDiff | None = None, clients: Mapping[str, str] | None = None
+) -> Table:
+    """`clients`: client_ids(); a CLIENT-ID column follows MEMBER when some member has one (as in
+    kafka-consumer-groups.sh --describe --members)."""
     table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
-    for column in ("MEMBER", "PARTITIONS", "COUNT") + (("GAINED", "REVOKED") if change else ()):
+    listed = list(value.owners) + ([c.member_id for c in change.members] if change else [])
+    clients = {m: clients[m] for m in listed if clients and m in clients}
+    columns = ("MEMBER",) + (("CLIENT-ID",) if clients else ()) + ("PARTITIONS", "COUNT")
+    for column in columns + (("GAINED", "REVOKED") if change else ()):
         table.add_column(
-            column, justify="right" if column == "COUNT" else "left", overflow="fold", no_wrap=column == "MEMBER"
+            column,
+            justify="right" if column == "COUNT" else "left",
+            overflow="fold",
+            no_wrap=column in ("MEMBER", "CLIENT-ID"),
         )
+    named = (lambda member: [member, clients.get(member, "")]) if clients else (lambda member: [member])
     changes = {c.member_id: c for c in change.members} if change else {}
     shown = value.owners.items()
     if len(value.owners) > TABLE_MEMBERS:  # a table of 2,000 members is for nobody; the documents list all
@@ -70,7 +87,7 @@ def assignment_table(title: str, value: Assignment, change: AssignmentDiff | Non
     large = len(value.owners) > TABLE_MEMBERS or sum(map(len, value.owners.values())) > TABLE_PARTITIONS
     cell = _clipped if large else (lambda text: text)
     for member, parts in shown:
-        row = [member, cell(compact(parts)), str(len(parts))]
+        row = [*named(member), cell(compact(parts)), str(len(parts))]
         if change:
             c = changes.get(member)
             row += [
@@ -81,7 +98,8 @@ def assignment_table(title: str, value: Assignment, change: AssignmentDiff | Non
     if change:  # members that left still lose their partitions
         for c in change.members:
             if c.member_id not in value.owners and c.revoked:
-                table.add_row(f"{c.member_id} (left)", "-", "0", "", _signed(c.revoked, "-"))
+                left = named(c.member_id)
+                table.add_row(f"{left[0]} (left)", *left[1:], "-", "0", "", _signed(c.revoked, "-"))
     return table
 
 
@@ -168,16 +186,16 @@ def handover_lines(run: AssignorRun) -> list[str]:
     return lines
 
 
-def print_run(console: Console, run: AssignorRun, title: str) -> None:
+def print_run(console: Console, run: AssignorRun, title: str, clients: Mapping[str, str] | None = None) -> None:
     if run.assignment is not None:
         if len(run.rounds) > 1:
             for number, value in enumerate(run.rounds, start=1):
                 label = f"{title}: rebalance {number} of {len(run.rounds)}"
                 if number == len(run.rounds):
                     label += " (settled)" if run.settled else " (not settled)"
-                console.print(assignment_table(label, value.assignment, value.diff))
+                console.print(assignment_table(label, value.assignment, value.diff, clients))
         else:
-            console.print(assignment_table(title, run.assignment, run.diff))
+            console.print(assignment_table(title, run.assignment, run.diff, clients))
         if run.threads:
             console.print(threads_table(run.threads))
     else:

@@ -10,7 +10,7 @@ from kgroup.cli.render import documents
 from kgroup.cli.render.alternatives import alternatives_body, alternatives_notes
 from kgroup.cli.render.explanations import explanation_body, print_explanations
 from kgroup.cli.render.handover import handover_body, print_handover
-from kgroup.cli.render.tables import comparison_table, describe_change, print_run, summary_line
+from kgroup.cli.render.tables import client_ids, comparison_table, describe_change, print_run, summary_line
 from kgroup.assignors.analysis.evaluate import AssignorRun
 from kgroup.assignors.model import TopicPartition
 from kgroup.assignors.registry import share_names
@@ -129,15 +129,16 @@ def print_whatif(console: Console, answer: WhatIfAnswer, kind: str) -> None:
     if sim.changes:
         console.print("What if: " + "; ".join(describe_change(c) for c in sim.changes), markup=False)
     console.print()
+    clients = client_ids((*before.members, *after.members))
     for run in sim.runs:
         if kind == "simulation":
-            print_run(console, run, f"{run.assignor}")
+            print_run(console, run, f"{run.assignor}", clients)
         else:
             console.print(
                 f"{run.assignor}: " + summary_line(run), markup=False, highlight=False, style="bold", soft_wrap=True
             )
         if run.assignor in sim.handovers and kind == "simulation":
-            print_handover(console, sim.handovers[run.assignor], run.assignor)
+            print_handover(console, sim.handovers[run.assignor], run.assignor, clients)
         if before.protocol == "share":
             for line in _share_lines(answer, run):
                 console.print(line, markup=False, highlight=False, soft_wrap=True)

@@ -47,3 +47,40 @@ def test_the_groups_own_heartbeat_interval_times_the_path(tmp_path) -> None:
     assert reconciliation["heartbeat_interval_ms"] == 500 and not reconciliation["heartbeat_interval_assumed"]
     assert reconciliation["unconsumed_at_most_ms"] == 500 and reconciliation["settled_within_ms"] == 1000
     assert "(uniform, heartbeat interval 0.5 s, the group's):" in run(*args).stdout
+
+
+def test_members_are_named_by_client_id_beside_their_random_member_ids() -> None:
+    """A consumer-protocol member id is a random Uuid: the table has a CLIENT-ID column (the fixture's client_id,
+    as kafka-consumer-groups.sh --members lists it), blank for the newcomer that has none, and each reconciliation
+    line says the client.id beside the member id."""
+    lines = run(*ARGS).stdout.splitlines()
+    header = next(line for line in lines if line.startswith("MEMBER"))
+    assert header.split()[:4] == ["MEMBER", "┃", "CLIENT-ID", "┃"]
+    rows = {line.split()[0]: line.split("│")[1].strip() for line in lines if "│" in line}
+    assert rows == {
+        "6fJcIHAuTBKJ0bXL1tvcFw": "billing-0",
+        "Xq3c3A2aTn6ROfDt2sRX9A": "billing-1",
+        "hZbXj9PXQWi1mGbzkS5p3w": "billing-2",
+        "c4": "",
+    }
+    steps = [line.strip() for line in lines if line.startswith("  ") and "[" in line]
+    assert steps and all(
+        s.startswith(
+            (
+                "6fJcIHAuTBKJ0bXL1tvcFw (billing-0): ",
+                "Xq3c3A2aTn6ROfDt2sRX9A (billing-1): ",
+                "hZbXj9PXQWi1mGbzkS5p3w (billing-2): ",
+                "c4: ",
+            )
+        )
+        for s in steps
+    ), steps
+    (c4,) = [s for s in steps if s.startswith("c4: ")]
+    assert "(billing-" in c4.split(" once ")[1], c4
+
+
+def test_a_classic_member_id_already_says_its_client_id() -> None:
+    """A classic member id is client.id-Uuid (demo.yaml: orders-service-0-5f1c9a for orders-service-0): no
+    CLIENT-ID column repeats it."""
+    out = run("assign", "demo").stdout
+    assert "orders-service-0-5f1c9a" in out and "CLIENT-ID" not in out
