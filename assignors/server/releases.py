@@ -1,11 +1,12 @@
 """Which Apache Kafka release's server-side assignor behaviour a run follows.
 
 The KIP-848 assignors run inside the broker, so the broker's release decides their output. Between 4.0 and
-4.2.1 (kafka-group-coordinator, `coordinator.group.assignor`) exactly one change reaches the output:
+4.4.0 (kafka-group-coordinator, `coordinator.group.assignor`) exactly one change reaches the output:
 KAFKA-18688 (4.1.0) in `UniformHomogeneousAssignmentBuilder.maybeRevokePartitions`, where a member that
 keeps no more than the minimum quota gives up its claim to an extra partition unless it is one of the last
 members that must take one. `RangeAssignor` and `UniformHeterogeneousAssignmentBuilder` are the same in
-4.0.0, 4.1.0 and 4.2.1 but for `Collections.emptyMap()` becoming `Map.of()`.
+4.0.0, 4.1.0 and 4.2.1 but for `Collections.emptyMap()` becoming `Map.of()`; tests/oracle checks both
+assignors against Kafka's own classes of 4.0.0, 4.2.1 and 4.4.0 (and 4.3.2 when asked).
 
 A known release selects its behaviour; none given, kgroup follows the newest it reproduces (`NEWEST`).
 Releases before 4.0 are not reproduced (their builders differ again: KAFKA-16864 in 3.9, KAFKA-17710 in
@@ -16,9 +17,9 @@ from __future__ import annotations
 
 import re
 
-NEWEST = "4.2"  # the newest Kafka release whose server assignors kgroup reproduces (checked against 4.2.1)
+NEWEST = "4.4"  # the newest Kafka release whose server assignors kgroup reproduces (checked against 4.4.0)
 UNIFORM_4_0 = "4.0"  # UniformHomogeneousAssignmentBuilder before KAFKA-18688
-UNIFORM_4_1 = "4.1"  # after KAFKA-18688 (4.1.0 through 4.2.1)
+UNIFORM_4_1 = "4.1"  # after KAFKA-18688 (4.1.0 through 4.4.0)
 
 _RELEASE = re.compile(r"^\s*(\d+)\.(\d+)")
 
@@ -49,6 +50,6 @@ def uniform_release(release: str | None) -> str:
         return f"Kafka 4.0 (the oldest kgroup reproduces; the group's broker runs {release})"
     if parsed < (4, 1):
         return f"Kafka 4.0 (the group's broker runs {release})"
-    if parsed > (4, 2):
+    if parsed > (4, 4):
         return f"Kafka {NEWEST} (the newest kgroup reproduces; the group's broker runs {release})"
     return f"Kafka {parsed[0]}.{parsed[1]} (the group's broker runs {release})"

@@ -190,8 +190,8 @@ def test_kip848_group_on_kafka_4_0_uniform_worked_by_hand(tmp_path) -> None:  # 
 
 
 def test_kip848_group_defaults_to_the_newest_uniform_worked_by_hand() -> None:
-    # The same group with no release: Kafka 4.2's builder (KAFKA-18688). Order hZb, 6fJ, Xq3; minimum 3,
-    # two extras. hZb claims an extra but holds nothing, and two members still follow: it gives the claim
+    # The same group with no release: the newest builder, 4.1's to 4.4's (KAFKA-18688). Order hZb, 6fJ, Xq3;
+    # minimum 3, two extras. hZb claims an extra but holds nothing, and two members still follow: it gives the claim
     # up (quota 3). 6fJ keeps 4 of its 6 (refunds 0-1, payments 0-1) and its extra; Xq3 keeps 4 of its 5
     # (refunds 2, payments 4-6) and the last extra. hZb gets the revoked payments 2, 3, 7.
     doc = run_json("simulate", "kip848-uniform")
@@ -201,7 +201,7 @@ def test_kip848_group_defaults_to_the_newest_uniform_worked_by_hand() -> None:
         "Xq3c3A2aTn6ROfDt2sRX9A": ["payments-4", "payments-5", "payments-6", "refunds-2"],
         "hZbXj9PXQWi1mGbzkS5p3w": ["payments-2", "payments-3", "payments-7"],
     }
-    assert any("followed Kafka 4.2" in w and "no Kafka release known" in w for w in doc["warnings"])
+    assert any("followed Kafka 4.4" in w and "no Kafka release known" in w for w in doc["warnings"])
 
 
 def test_consumer_group_range_is_the_coordinators(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -2,7 +2,7 @@
 
 Every test here that uses the sidecar is marked `kafka_oracle` (deselect offline with
 `-m "not kafka_oracle"`). It needs java, javac and mvn and the release's jars (tests/kafka/jars.py, fetched
-here when missing: 4.0.0 and 4.2.1 for the server assignors besides the pinned release); without them it is
+here when missing: 4.0.0, 4.2.1 and 4.4.0 for the server assignors besides the pinned release); without them it is
 skipped with the reason, and in CI (`CI` set) that is a failure.
 """
 

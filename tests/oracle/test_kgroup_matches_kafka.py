@@ -1,8 +1,8 @@
 """Differential tests: hypothesis draws group states, Apache Kafka's assignor classes (the sidecar) and
 kgroup's assignors both assign them, and the assignments must be equal, member by member.
 
-`KGROUP_ORACLE_CASES` sets the cases per assignor and release (default 600: 4,800 in all, the four client
-assignors against the rig's release, uniform and server-range against 4.0.0 and 4.2.1 each); a
+`KGROUP_ORACLE_CASES` sets the cases per assignor and release (default 600: 6,000 in all, the four client
+assignors against the rig's release, uniform and server-range against 4.0.0, 4.2.1 and 4.4.0 each); a
 nightly-size run sets it to thousands, and
 `KGROUP_ORACLE_SEED` to explore new states (without it the draws are derandomized, so a CI run is
 reproducible). A failure prints the shrunk state as one JSON line: fix kgroup, then keep the state with
@@ -30,9 +30,9 @@ SEED = os.environ.get("KGROUP_ORACLE_SEED")
 OTHER_RULES = {"4.0.0": "4.2.1", "4.2.1": "4.0.0"}
 # The server assignors run in the broker, so kgroup follows the broker's release for them
 # (kgroup.assignors.server.releases): each is checked against the oldest and the newest release it
-# reproduces, kgroup told which one. uniform's homogeneous builder changed in 4.1 (KAFKA-18688); range
-# has not changed since 3.9 (KAFKA-16944), which the 4.0.0 and 4.2.1 runs both confirm.
-SERVER_RELEASES = ("4.0.0", "4.2.1")
+# reproduces, and the rig's, kgroup told which one. uniform's homogeneous builder changed in 4.1 (KAFKA-18688);
+# range has not changed since 3.9 (KAFKA-16944), which the 4.0.0, 4.2.1 and 4.4.0 runs all confirm.
+SERVER_RELEASES = ("4.0.0", "4.2.1", "4.4.0")
 
 
 def runs() -> list[tuple[str, str]]:

@@ -2,13 +2,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 
-import org.apache.kafka.common.utils.LogContext;
 import org.apache.kafka.timeline.SnapshotRegistry;
 import org.apache.kafka.timeline.TimelineHashMap;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.lang.reflect.Constructor;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -23,6 +23,21 @@ import java.nio.charset.StandardCharsets;
 public class TimelineOrder {
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    /**
+     * A new SnapshotRegistry(new LogContext()). LogContext moved from org.apache.kafka.common.utils (4.0-4.3) to
+     * org.apache.kafka.common.utils.internals (4.4), so it is reached through the constructor's own parameter type:
+     * one source compiles against every 4.x release.
+     */
+    private static SnapshotRegistry registry() throws Exception {
+        for (Constructor<?> constructor : SnapshotRegistry.class.getConstructors()) {
+            Class<?>[] types = constructor.getParameterTypes();
+            if (types.length == 1 && types[0].getSimpleName().equals("LogContext")) {
+                return (SnapshotRegistry) constructor.newInstance(types[0].getConstructor().newInstance());
+            }
+        }
+        throw new IllegalStateException("this Kafka release has no SnapshotRegistry(LogContext) constructor");
+    }
+
     public static void main(String[] args) throws Exception {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
@@ -32,7 +47,7 @@ public class TimelineOrder {
             ArrayNode answers = JSON.createArrayNode();
             for (JsonNode ops : JSON.readTree(line)) {
                 TimelineHashMap<String, String> members =
-                    new TimelineHashMap<>(new SnapshotRegistry(new LogContext()), 0);
+                    new TimelineHashMap<>(registry(), 0);
                 ArrayNode orders = answers.addArray();
                 for (JsonNode op : ops) {
                     switch (op.get(0).asText()) {
