@@ -525,7 +525,7 @@ def _reconciling_text(member: dict[str, Any], verbose: bool) -> str:
     """`-` for a reconciled member; `yes` for one still on its way to its target and, with --verbose, what it
     must still revoke, what it awaits, and its epoch when it is behind the target's (`revoke orders:1 await
     orders:4,5`, `epoch 7 < 8`: a member revoking, whose partitions pending revocation ConsumerGroupDescribe
-    does not list)."""
+    lists from Kafka 4.3 on, not before)."""
     if not member.get("reconciling"):
         return "-"
     if not verbose:

@@ -54,10 +54,12 @@ class LiveGroup:
         (ConsumerGroupMember's MemberState STABLE, CurrentAssignmentBuilder). Otherwise it still has to
         revoke what it owns outside its target (UNREVOKED_PARTITIONS: its epoch stays behind until it
         does) or waits for partitions another member has not released yet (UNRELEASED_PARTITIONS).
-        ConsumerGroupDescribe lists a member's `assignedPartitions` only: once the coordinator has told a
-        member what to revoke, those partitions are pending revocation and no longer in its described
-        assignment, so `to_revoke` holds what it owns beyond its target only until then; after, the member
-        shows as behind on epoch, and the partitions it still holds as awaited by another member.
+        Once the coordinator has told a member what to revoke, those partitions are pending revocation.
+        ConsumerGroupDescribe lists them in the member's assignment from Kafka 4.3 on (ConsumerGroupMember.
+        asConsumerGroupDescribeMember: assigned and pending revocation), so `to_revoke` holds them until the
+        member acknowledges; before 4.3 it listed `assignedPartitions` only, so `to_revoke` holds what it owns
+        beyond its target only until it is told, and after that the member shows as behind on epoch, and the
+        partitions it still holds as awaited by another member.
         """
         if member_id not in self.member_epochs:
             return None

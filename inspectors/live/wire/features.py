@@ -2,10 +2,11 @@
 
 ApiVersions v3 and later carry SupportedFeatures as a tagged field; the highest `metadata.version` level a
 broker supports is the last production level of its own release (`MetadataVersion.LATEST_PRODUCTION`,
-server-common), so it names the release down to the minor version: 25 is 4.0, 27 is 4.1, 29 is 4.2.
+server-common), so it names the release down to the minor version: 25 is 4.0, 27 is 4.1, 29 is 4.2, 30 is
+4.3, 33 is 4.4.
 The patch release cannot be told (4.2.0 and 4.2.1 support the same levels). A broker started with
 `unstable.feature.versions.enable=true` advertises the next release's level too, and is then read as that
-release; a level outside the table is reported as the level itself.
+release; a level outside the table leaves the release unknown (None).
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from kgroup.inspectors.live.wire.coordinator import bootstrap
 OUR_API_VERSIONS = (3, 4)  # v4 also lists features whose lowest level is 0 (KAFKA-17011)
 METADATA_VERSION = "metadata.version"
 # MetadataVersion's levels and the release each belongs to (org.apache.kafka.server.common.MetadataVersion,
-# Kafka 4.2): IBP_3_3_IV3 (7) is the lowest a 4.x broker accepts, IBP_4_3_IV0 (30) the first unstable one.
+# read from the 4.0.0 to 4.4.0 jars): IBP_3_3_IV3 (7) is the lowest a 4.x broker accepts; 4.4.0's production
+# levels are IBP_4_4_IV0-IV2 (31-33), and IBP_4_5_IV0 (34) its first unstable one.
 RELEASE_OF_LEVEL = {
     7: "3.3",
     8: "3.4",
@@ -43,6 +45,10 @@ RELEASE_OF_LEVEL = {
     28: "4.2",
     29: "4.2",
     30: "4.3",
+    31: "4.4",
+    32: "4.4",
+    33: "4.4",
+    34: "4.5",
 }
 
 
