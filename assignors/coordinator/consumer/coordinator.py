@@ -273,6 +273,10 @@ class ConsumerCoordinator:
         self.assignor = assignor
         self.timers = timers if timers is not None else TimerQueue()
         self.groups: dict[str, ConsumerGroup] = {}
+        # The epoch a group created by its first member's heartbeat starts at, before that member bumps it: 0 up
+        # to Kafka 4.2; from 4.3.0 ModernGroup's constructor sets groupEpoch to 1, so the first member brings the
+        # group to epoch 2 (measured on Apache Kafka 4.4.0: "Bumped group epoch to 2"). new_group_epoch().
+        self.created_group_epoch = 0
         self.now = 0
         self.on_fenced: Callable[[str, str], None] | None = None  # (group, member) after a timer fences it
         self._sessions: dict[tuple[str, str], tuple[str, Callable[[], None], str]] = {}  # see _session
@@ -307,7 +311,7 @@ class ConsumerCoordinator:
         if group is None:
             if request.member_epoch != 0:
                 return HeartbeatResponse("GROUP_ID_NOT_FOUND")
-            group = self.groups[group_id] = ConsumerGroup(group_id)
+            group = self.groups[group_id] = ConsumerGroup(group_id, self.created_group_epoch)
         if len(group.members) >= self.config.max_size and (
             not request.member_id or request.member_id not in group.members
         ):
@@ -674,3 +678,13 @@ def _decrement(counts: Counter[_T], key: _T) -> None:
 
 def _new_member(member_id: str) -> ConsumerMember:
     return ConsumerMember(member_id, Reconciliation(0, 0, STABLE, frozenset()))
+
+
+def new_group_epoch(kafka_version: str | None) -> int:
+    """The epoch Kafka `kafka_version` gives a consumer group it creates (ModernGroup's constructor): 1 from 4.3.0
+    on, else 0. No release given keeps 0, the rule of the 4.0-4.2 releases the bundled scenarios and the
+    conformance cases were written for."""
+    from kgroup.assignors.server.releases import parse_release
+
+    parsed = parse_release(kafka_version)
+    return 1 if parsed is not None and parsed >= (4, 3) else 0

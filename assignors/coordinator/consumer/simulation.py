@@ -25,6 +25,7 @@ from kgroup.assignors.coordinator.consumer.coordinator import (
     HeartbeatResponse,
     NONE,
     STATIC_LEAVE_EPOCH,
+    new_group_epoch,
 )
 from kgroup.assignors.coordinator.consumer.reconcile import STABLE, Reconciliation
 from kgroup.assignors.base import gc_paused
@@ -89,9 +90,11 @@ class ConsumerSimulation:
         kafka_version: str | None = None,
     ) -> ConsumerSimulation:
         """`topic_ids`: the topics' Kafka ids where known; they order the coordinator's maps (else derived).
-        `kafka_version`: the broker's release, whose server assignors it runs (None: the newest)."""
+        `kafka_version`: the broker's release, whose server assignors it runs (None: the newest) and whose rule
+        for a new group's epoch it follows (new_group_epoch)."""
         coordinator = ConsumerCoordinator(config, topics, lambda *_: {})
         coordinator.assignor = server_assignor(coordinator, topic_ids, kafka_version)
+        coordinator.created_group_epoch = new_group_epoch(kafka_version)
         sim = cls(coordinator, group_id, client)
         coordinator.on_fenced = lambda group, member: sim._after_request(sim._group_epoch() - 1)
         sim.created = {TopicPartition(t, p): 0 for t, n in topics.items() for p in range(n)}
