@@ -27,6 +27,7 @@ from kgroup.assignors.coordinator.consumer.reconcile import (
 )
 from kgroup.assignors.java.timeline_table import TimelineHashTable
 from kgroup.assignors.model import TopicPartition
+from kgroup.assignors.server.releases import parse_release
 from kgroup.assignors.coordinator.timer_queue import TimerQueue, run_due
 
 
@@ -684,7 +685,5 @@ def new_group_epoch(kafka_version: str | None) -> int:
     """The epoch Kafka `kafka_version` gives a consumer group it creates (ModernGroup's constructor): 1 from 4.3.0
     on, else 0. No release given keeps 0, the rule of the 4.0-4.2 releases the bundled scenarios and the
     conformance cases were written for."""
-    from kgroup.assignors.server.releases import parse_release
-
     parsed = parse_release(kafka_version)
     return 1 if parsed is not None and parsed >= (4, 3) else 0
