@@ -6,7 +6,8 @@ from collections.abc import Iterable, Mapping
 from itertools import groupby
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
 from rich.table import Table as AnyTable
 
 from kgroup.assignors.analysis.checks import CheckResult
@@ -64,13 +65,42 @@ def client_ids(members: Iterable[Member]) -> dict[str, str]:
 
 def assignment_table(
     title: str, value: Assignment, change: AssignmentDiff | None = None, clients: Mapping[str, str] | None = None
-) -> Table:
+) -> Table | _ClientIdsFitted:
     """`clients`: client_ids(); a CLIENT-ID column follows MEMBER when some member has one (as in
-    kafka-consumer-groups.sh --describe --members)."""
-    table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
+    kafka-consumer-groups.sh --describe --members), where the output is wide enough for it."""
     listed = list(value.owners) + ([c.member_id for c in change.members] if change else [])
     clients = {m: clients[m] for m in listed if clients and m in clients}
-    columns = ("MEMBER",) + (("CLIENT-ID",) if clients else ()) + ("PARTITIONS", "COUNT")
+    if not clients:
+        return _assignment_table(title, value, change, {}, client_column=False)
+    return _ClientIdsFitted(
+        _assignment_table(title, value, change, clients, client_column=True),
+        _assignment_table(title, value, change, clients, client_column=False),
+    )
+
+
+_UNBOUNDED = 1_000_000
+
+
+class _ClientIdsFitted:
+    """An assignment table with its CLIENT-ID column where the output is wide enough for the table's widest
+    rendering, else with each client.id in parentheses under its member id: beside a 22-character KIP-848
+    member id, the column left an 80-column terminal too little room to keep a partition's name whole."""
+
+    def __init__(self, with_column: Table, under_member: Table) -> None:
+        self.with_column, self.under_member = with_column, under_member
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        # rich clamps a table's measure to the width it is given: measured unbounded, it is the widest rendering.
+        widest = Measurement.get(console, options.update_width(_UNBOUNDED), self.with_column).maximum
+        fits = widest <= options.max_width
+        yield self.with_column if fits else self.under_member
+
+
+def _assignment_table(
+    title: str, value: Assignment, change: AssignmentDiff | None, clients: Mapping[str, str], client_column: bool
+) -> Table:
+    table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
+    columns = ("MEMBER",) + (("CLIENT-ID",) if client_column else ()) + ("PARTITIONS", "COUNT")
     for column in columns + (("GAINED", "REVOKED") if change else ()):
         table.add_column(
             column,
@@ -78,7 +108,12 @@ def assignment_table(
             overflow="fold",
             no_wrap=column in ("MEMBER", "CLIENT-ID"),
         )
-    named = (lambda member: [member, clients.get(member, "")]) if clients else (lambda member: [member])
+
+    def named(member: str, suffix: str = "") -> list[str]:
+        if client_column:
+            return [member + suffix, clients.get(member, "")]
+        return [f"{member}{suffix}\n({clients[member]})" if member in clients else member + suffix]
+
     changes = {c.member_id: c for c in change.members} if change else {}
     shown = value.owners.items()
     if len(value.owners) > TABLE_MEMBERS:  # a table of 2,000 members is for nobody; the documents list all
@@ -98,8 +133,7 @@ def assignment_table(
     if change:  # members that left still lose their partitions
         for c in change.members:
             if c.member_id not in value.owners and c.revoked:
-                left = named(c.member_id)
-                table.add_row(f"{left[0]} (left)", *left[1:], "-", "0", "", _signed(c.revoked, "-"))
+                table.add_row(*named(c.member_id, " (left)"), "-", "0", "", _signed(c.revoked, "-"))
     return table
 
 

@@ -84,3 +84,25 @@ def test_a_classic_member_id_already_says_its_client_id() -> None:
     CLIENT-ID column repeats it."""
     out = run("assign", "demo").stdout
     assert "orders-service-0-5f1c9a" in out and "CLIENT-ID" not in out
+
+
+def test_where_a_client_id_column_does_not_fit_each_client_id_goes_under_its_member_id() -> None:
+    """On an 80-column terminal the CLIENT-ID column left too little room to keep partition names whole; the
+    client.id then goes in parentheses under its member id, and no cell splits a partition's name."""
+    result = run("--width", "80", *ARGS)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    header = next(line for line in lines if line.startswith("MEMBER"))
+    assert "CLIENT-ID" not in header
+    first = [line.split("│")[0].strip() for line in lines if "│" in line]
+    assert first[:2] == ["6fJcIHAuTBKJ0bXL1tvcFw", "(billing-0)"]
+    assert "(billing-1)" in first and "(billing-2)" in first and "c4" in first
+    assert all(len(line) <= 80 for line in lines if "│" in line or "┃" in line)
+    assert "-payments-1" in result.stdout and "+payments-6" in result.stdout
+
+
+def test_a_wide_output_keeps_the_client_id_column() -> None:
+    """The same table at 150 columns, as wide as it needs: the column stays."""
+    result = run("--width", "150", *ARGS)
+    header = next(line for line in result.stdout.splitlines() if line.startswith("MEMBER"))
+    assert header.split()[:4] == ["MEMBER", "┃", "CLIENT-ID", "┃"]
