@@ -230,10 +230,9 @@ def _root(
     ),
 ) -> None:
     """Inspect Kafka consumer groups and predict their assignments and rebalances, exactly as Kafka would."""
-    if width is not None:
-        from kgroup.cli import output
+    from kgroup.cli import output
 
-        output.chosen_width = width
+    output.chosen_width = width  # every invocation sets it: one run in a process (a test's) leaves none to the next
 
 
 def main() -> None:
