@@ -63,7 +63,9 @@ class Sidecar:
             stdout=subprocess.PIPE,
             stderr=self._log,
             env=jars.java_env(),
-            start_new_session=True,
+            # Its own process group, not a session: the kernel's autogroup scheduling weighs sessions against each
+            # other, and the JVM keeps the priority CI runs the offline tests at (.ci/run) only in theirs.
+            process_group=0,
         )
         self._buffer = b""
         self.requests = 0

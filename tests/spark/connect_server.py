@@ -57,7 +57,9 @@ def loopback_connect_server(folder: Path, *spark_args: str) -> Iterator[tuple[st
             env=env,
             stdout=log,
             stderr=subprocess.STDOUT,
-            start_new_session=True,
+            # A process group to stop it by, not a session: the kernel's autogroup scheduling weighs sessions
+            # against each other, and the server keeps the priority CI runs the Spark tests at (.ci/run) only in theirs.
+            process_group=0,
         )
         deadline = time.monotonic() + 180
         try:
