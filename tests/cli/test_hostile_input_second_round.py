@@ -1,7 +1,7 @@
 """The families a second fuzz run over every reader found (issue 36's stop of 2026-11-28): each refused with
 one line naming the file and the field, exit 2, in bounded time and memory, and nothing half-written.
 
-The runner (a forked child under a memory limit and an alarm) is test_hostile_input's.
+The runner (a forked child under a memory limit and a cpu-time limit) is test_hostile_input's.
 """
 
 from __future__ import annotations
