@@ -3,10 +3,12 @@ seconds.
 
 Kafka fixes that timeout at 5 minutes (`GroupCoordinatorConfig.CLASSIC_GROUP_NEW_MEMBER_JOIN_TIMEOUT_MS`); the
 coordinator reads it only through `GroupCoordinatorConfig.classicGroupNewMemberJoinTimeoutMs()`, in
-`GroupMetadataManager.addMemberThenRebalanceOrCompleteJoin`. This module compiles the release's own
-`GroupCoordinatorConfig.java` (its sources jar, from Maven Central) with that accessor alone changed to read
-`PROPERTY`, Kafka's constant its default, against the release's jars. First on a broker's classpath
-(`Node.classpath_prefix`), the class replaces Kafka's and nothing else runs differently.
+`GroupMetadataManager.addMemberThenRebalanceOrCompleteJoin`. This module rewrites that one method of the release's
+own compiled class (from its kafka-group-coordinator jar) to read `PROPERTY`, Kafka's constant its default
+(java/PatchNewMemberTimeout.java, with the JDK's own copy of ASM): every other byte of the class stays the
+release's. First on a broker's classpath (`Node.classpath_prefix`), the class replaces Kafka's and nothing else
+runs differently. It works from the binary jar alone: Maven Central serves no sources jar for some releases
+(4.3.2 and 4.4.0 here), which an earlier version of this module compiled the class from.
 
     python -m tests.kafka.new_member_timeout [RELEASE]
 """
@@ -23,9 +25,9 @@ from pathlib import Path
 from tests.kafka import jars
 
 PROPERTY = "kgroup.classicGroupNewMemberJoinTimeoutMs"
-_SOURCE = "org/apache/kafka/coordinator/group/GroupCoordinatorConfig.java"
-_ACCESSOR = "return CLASSIC_GROUP_NEW_MEMBER_JOIN_TIMEOUT_MS;"
-_PATCHED = f'return Integer.getInteger("{PROPERTY}", CLASSIC_GROUP_NEW_MEMBER_JOIN_TIMEOUT_MS);'
+_CLASS = "org/apache/kafka/coordinator/group/GroupCoordinatorConfig.class"
+_PATCHER = Path(__file__).parent / "java" / "PatchNewMemberTimeout.java"
+_ASM = ("--add-exports", "java.base/jdk.internal.org.objectweb.asm=ALL-UNNAMED")
 
 
 def java_option(timeout_ms: int) -> str:
@@ -38,36 +40,25 @@ def classes(release: str | None = None) -> Path:
     out = jars.cache_root() / release / "new-member-timeout"
     if (out / "READY").exists():
         return out
-    jars.fetch(release)
+    lib = jars.fetch(release)
     with tempfile.TemporaryDirectory(dir=out.parent) as work:
         folder = Path(work)
-        _run(
-            "Maven could not fetch the group coordinator's sources",
-            "mvn",
-            "-B",
-            "-q",
-            "dependency:copy",
-            f"-Dartifact=org.apache.kafka:kafka-group-coordinator:{release}:jar:sources",
-            f"-DoutputDirectory={folder}",
-        )
-        with zipfile.ZipFile(folder / f"kafka-group-coordinator-{release}-sources.jar") as sources:
-            text = sources.read(_SOURCE).decode()
-        if text.count(_ACCESSOR) != 1:
-            raise RuntimeError(f"Kafka {release}'s {_SOURCE} no longer returns the timeout as `{_ACCESSOR}`")
-        source = folder / "src" / _SOURCE
-        source.parent.mkdir(parents=True)
-        source.write_text(text.replace(_ACCESSOR, _PATCHED))
+        with zipfile.ZipFile(lib / f"kafka-group-coordinator-{release}.jar") as jar:
+            (folder / "Original.class").write_bytes(jar.read(_CLASS))
+        _run("javac could not compile the patcher", "javac", *_ASM, "-d", str(folder), str(_PATCHER))
         staging = folder / "classes"
+        patched = staging / _CLASS
+        patched.parent.mkdir(parents=True)
         _run(
-            "javac could not compile the patched GroupCoordinatorConfig",
-            "javac",
-            "-nowarn",
-            "-proc:none",
+            f"Kafka {release}'s GroupCoordinatorConfig could not be patched",
+            "java",
+            *_ASM,
             "-cp",
-            jars.classpath(release),
-            "-d",
-            str(staging),
-            str(source),
+            str(folder),
+            "PatchNewMemberTimeout",
+            str(folder / "Original.class"),
+            str(patched),
+            PROPERTY,
         )
         (staging / "READY").write_text(release + "\n")
         if out.exists():
