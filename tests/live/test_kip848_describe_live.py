@@ -268,12 +268,16 @@ def test_a_member_that_has_not_revoked_is_reconciling_and_its_successor_awaits(
         pump.held.add("first")
         pump.join("second", [topic], "uniform")
         deadline, kafka = time.monotonic() + SETTLE_TIMEOUT_S, None
-        while time.monotonic() < deadline:  # until the coordinator holds `first` back, revoking
+        # Until the coordinator holds `first` back, revoking, and `second` is at the target epoch, awaiting what
+        # `first` holds: it gets there at its first heartbeat after the target (CurrentAssignmentBuilder, to
+        # UNRELEASED_PARTITIONS), a moment after the target itself, and from then on nothing moves.
+        while time.monotonic() < deadline:
             kafka = java.describe([group])[group]
             members = {m["client_id"]: m for m in kafka["members"]}
             if (
                 set(members) == {"first", "second"}
                 and members["second"]["target_assignment"]
+                and members["second"]["member_epoch"] == kafka["target_assignment_epoch"]
                 and members["first"]["member_epoch"] < kafka["target_assignment_epoch"]
                 and members["first"]["target_assignment"]
                 and (
